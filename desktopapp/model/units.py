@@ -1,0 +1,203 @@
+"""Units and number formatting, in one place for the GUI, the CLI and reports.
+
+FLOPs use SI prefixes (1 PFLOP = 1e15 FLOP), bytes use IEC prefixes (1 GiB = 2**30 B),
+durations go from seconds to years, money is US dollars.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+# --- constants -------------------------------------------------------------------------------
+KIB = 1024
+MIB = 1024**2
+GIB = 1024**3
+TIB = 1024**4
+
+TERA = 1e12
+PETA = 1e15
+
+SECONDS_PER_HOUR = 3600.0
+SECONDS_PER_DAY = 86400.0
+HOURS_PER_DAY = 24.0
+# Average Gregorian month/year, so "per month" figures agree with "per year" ones / 12.
+HOURS_PER_YEAR = 365.25 * 24.0
+HOURS_PER_MONTH = HOURS_PER_YEAR / 12.0
+SECONDS_PER_YEAR = HOURS_PER_YEAR * SECONDS_PER_HOUR
+
+DASH = "—"  # shown instead of a number that cannot be computed (never "nan")
+
+_SI_PREFIXES = [
+    (1e24, "Y"),
+    (1e21, "Z"),
+    (1e18, "E"),
+    (1e15, "P"),
+    (1e12, "T"),
+    (1e9, "G"),
+    (1e6, "M"),
+    (1e3, "k"),
+]
+
+_IEC_PREFIXES = [(TIB * 1024, "PiB"), (TIB, "TiB"), (GIB, "GiB"), (MIB, "MiB"), (KIB, "KiB")]
+
+
+def _finite(value: float | None) -> bool:
+    return value is not None and isinstance(value, int | float) and math.isfinite(value)
+
+
+def _sig(value: float, digits: int) -> str:
+    """Format with ``digits`` significant figures, without scientific notation for 1e-3..1e6."""
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    decimals = max(0, digits - 1 - magnitude)
+    text = f"{value:.{decimals}f}"
+    return text
+
+
+def format_si(value: float | None, unit: str = "", digits: int = 3) -> str:
+    """``2.178e18, "FLOP"`` → ``"2.18 EFLOP"``. Non-finite values give the dash."""
+    if not _finite(value):
+        return DASH
+    assert value is not None
+    sign = "-" if value < 0 else ""
+    magnitude = abs(value)
+    for factor, prefix in _SI_PREFIXES:
+        if magnitude >= factor:
+            return f"{sign}{_sig(magnitude / factor, digits)} {prefix}{unit}".rstrip()
+    return f"{sign}{_sig(magnitude, digits)} {unit}".rstrip()
+
+
+def format_flops(flops: float | None, digits: int = 3) -> str:
+    """Total floating-point operations, e.g. ``"2.18 EFLOP"``."""
+    return format_si(flops, "FLOP", digits)
+
+
+def format_flop_rate(flop_per_second: float | None, digits: int = 3) -> str:
+    """Throughput in FLOP/s, e.g. ``"312 TFLOP/s"``."""
+    return format_si(flop_per_second, "FLOP/s", digits)
+
+
+def format_bytes(num_bytes: float | None, digits: int = 3) -> str:
+    """Bytes with IEC prefixes: ``"13.0 GiB"``."""
+    if not _finite(num_bytes):
+        return DASH
+    assert num_bytes is not None
+    sign = "-" if num_bytes < 0 else ""
+    magnitude = abs(num_bytes)
+    for factor, suffix in _IEC_PREFIXES:
+        if magnitude >= factor:
+            return f"{sign}{_sig(magnitude / factor, digits)} {suffix}"
+    return f"{sign}{magnitude:.0f} B"
+
+
+def format_duration(seconds: float | None) -> str:
+    """Seconds to the most readable unit: ``"36.4 min"``, ``"3.2 days"``, ``"1.4 years"``."""
+    if not _finite(seconds):
+        return DASH
+    assert seconds is not None
+    s = abs(seconds)
+    sign = "-" if seconds < 0 else ""
+    if s < 1e-3:
+        return f"{sign}{_sig(s * 1e6, 3)} µs"
+    if s < 1:
+        return f"{sign}{_sig(s * 1e3, 3)} ms"
+    if s < 60:
+        return f"{sign}{_sig(s, 3)} s"
+    if s < 3600:
+        return f"{sign}{_sig(s / 60, 3)} min"
+    if s < 2 * SECONDS_PER_DAY:
+        return f"{sign}{_sig(s / 3600, 3)} h"
+    if s < 2 * SECONDS_PER_YEAR / 12 * 3:  # below ~6 months, days read best
+        return f"{sign}{_sig(s / SECONDS_PER_DAY, 3)} days"
+    return f"{sign}{_sig(s / SECONDS_PER_YEAR, 3)} years"
+
+
+def format_hours(hours: float | None) -> str:
+    """A duration given in hours."""
+    if not _finite(hours):
+        return DASH
+    assert hours is not None
+    return format_duration(hours * SECONDS_PER_HOUR)
+
+
+def format_money(usd: float | None, digits: int = 3) -> str:
+    """US dollars: ``$9.70``, ``$1,234``, ``$2.35M``, ``$0.0042``."""
+    if not _finite(usd):
+        return DASH
+    assert usd is not None
+    sign = "-" if usd < 0 else ""
+    v = abs(usd)
+    if v >= 1e9:
+        return f"{sign}${_sig(v / 1e9, digits)}B"
+    if v >= 1e6:
+        return f"{sign}${_sig(v / 1e6, digits)}M"
+    if v >= 1000:
+        return f"{sign}${v:,.0f}"
+    if v >= 1:
+        return f"{sign}${v:,.2f}"
+    if v == 0:
+        return "$0.00"
+    return f"{sign}${_sig(v, 2)}"
+
+
+def format_percent(fraction: float | None, digits: int = 1) -> str:
+    """A fraction as a percentage: ``0.4`` → ``"40.0%"``."""
+    if not _finite(fraction):
+        return DASH
+    assert fraction is not None
+    return f"{fraction * 100:.{digits}f}%"
+
+
+def format_count(value: float | None, digits: int = 3) -> str:
+    """A plain count with SI prefix and no unit: ``7e9`` → ``"7.00 G"``; params read as ``7B``."""
+    return format_si(value, "", digits)
+
+
+_SCALE_WORDS = {
+    "": 1.0,
+    "k": 1e3,
+    "K": 1e3,
+    "m": 1e6,  # "110m params" is common shorthand for million
+    "M": 1e6,
+    "b": 1e9,
+    "B": 1e9,
+    "g": 1e9,
+    "G": 1e9,
+    "t": 1e12,
+    "T": 1e12,
+    "p": 1e15,
+    "P": 1e15,
+}
+
+_QUANTITY_RE = re.compile(r"^\s*([-+]?(?:\d+(?:[.,_]\d*)*|\.\d+)(?:[eE][-+]?\d+)?)\s*([kKmMbBgGtTpP]?)\s*$")
+
+
+def parse_quantity(text: str | float | int, field: str = "value") -> float:
+    """Parse ``"110M"``, ``"7B"``, ``"1.5e9"``, ``"3.3 T"`` or a number into a float.
+
+    Suffixes: k=1e3, M=1e6, B/G=1e9, T=1e12, P=1e15 (case-insensitive). Raises ``ValueError``
+    naming ``field`` for anything else, including NaN and infinities.
+    """
+    if isinstance(text, bool):
+        raise ValueError(f"{field}: expected a number, got {text!r}")
+    if isinstance(text, int | float):
+        value = float(text)
+    else:
+        match = _QUANTITY_RE.match(str(text))
+        if not match:
+            raise ValueError(
+                f"{field}: {text!r} is not a number (examples: 110M, 7B, 1.5e9, 3.3T)"
+            )
+        number, suffix = match.groups()
+        number = number.replace("_", "")
+        if number.count(",") and "." not in number:
+            number = number.replace(",", "")  # thousands separators: 1,000,000
+        try:
+            value = float(number) * _SCALE_WORDS[suffix]
+        except ValueError as exc:
+            raise ValueError(f"{field}: {text!r} is not a number") from exc
+    if not math.isfinite(value):
+        raise ValueError(f"{field}: must be a finite number, got {text!r}")
+    return value

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Set up a virtual environment in .venv with the app and its test tools.
+#
+#   scripts/setup.sh            # install (idempotent; fast when already done)
+#
+# Torch: installs TORCH_SPEC (default "torch==2.13.0") unless a torch is already in .venv.
+# On the project's build machines that pin resolves to a local CPU wheel, so no CUDA packages
+# are downloaded. A GPU user installs a CUDA build into .venv first (see README), and this
+# script keeps it.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+PYTHON=${PYTHON:-python3}
+VENV=${VENV:-.venv}
+TORCH_SPEC=${TORCH_SPEC:-torch==2.13.0}
+
+# Offscreen Qt needs a few shared libraries that a minimal Debian/Ubuntu may lack.
+qt_libs=(libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0 fonts-dejavu-core)
+if command -v dpkg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    missing=()
+    for pkg in "${qt_libs[@]}"; do
+        dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+    done
+    if ((${#missing[@]})); then
+        if [ "$(id -u)" = 0 ]; then
+            echo "setup: installing system packages for Qt: ${missing[*]}"
+            (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null \
+                || echo "setup: warning: could not install ${missing[*]} (Qt may fail to start)"
+        else
+            echo "setup: note: Qt may need: sudo apt-get install ${missing[*]}"
+        fi
+    fi
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+    echo "setup: creating $VENV"
+    "$PYTHON" -m venv "$VENV"
+fi
+PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
+
+if ! "$VENV/bin/python" -c "import torch" >/dev/null 2>&1; then
+    echo "setup: installing $TORCH_SPEC"
+    "${PIP[@]}" install "$TORCH_SPEC"
+fi
+
+# Reinstall the project only when pyproject.toml changed since the last install.
+stamp="$VENV/.desktopapp-installed"
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    echo "setup: installing desktopapp and test tools"
+    "${PIP[@]}" install -e ".[test]"
+    touch "$stamp"
+fi

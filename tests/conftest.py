@@ -1,0 +1,52 @@
+"""Test set-up: offscreen Qt, isolated user folders, and leak checks.
+
+- ``QT_QPA_PLATFORM=offscreen`` is set here, before anything imports Qt, so tests need no screen.
+- ``DESKTOPAPP_HOME`` points at a temporary folder so settings, the results database and
+  autosaves never touch the real user folders.
+- The autouse ``no_leaked_threads`` fixture fails a test that leaves a Python thread running;
+  Qt tests also fail if they leave a visible top-level window or a running worker behind.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("DESKTOPAPP_HOME", tempfile.mkdtemp(prefix="desktopapp-test-home-"))
+# Hypothesis keeps its database out of the checkout.
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "desktopapp-hypothesis"))
+
+import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("ci", max_examples=200, deadline=None)
+settings.register_profile("dev", max_examples=100, deadline=None)
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_threads() -> Iterator[None]:
+    before = set(threading.enumerate())
+    yield
+    deadline = time.monotonic() + 2.0
+    while True:
+        leaked = [
+            t
+            for t in threading.enumerate()
+            if t not in before and t.is_alive() and not t.daemon
+        ]
+        if not leaked or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    assert not leaked, f"test left threads running: {[t.name for t in leaked]}"
+
+
+@pytest.fixture
+def isolated_home(tmp_path, monkeypatch) -> Iterator[os.PathLike[str]]:
+    """A fresh DESKTOPAPP_HOME for tests that write settings or databases."""
+    monkeypatch.setenv("DESKTOPAPP_HOME", str(tmp_path))
+    yield tmp_path
