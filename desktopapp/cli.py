@@ -38,7 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
         "Run with no arguments to open the desktop app.",
     )
     parser.add_argument("--version", action="version", version=f"desktopapp {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineErrorParser)
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=OneLineErrorParser
+    )
     import importlib
 
     for name in COMMAND_MODULES:

@@ -18,10 +18,12 @@ from collections.abc import Iterator
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("DESKTOPAPP_HOME", tempfile.mkdtemp(prefix="desktopapp-test-home-"))
 # Hypothesis keeps its database out of the checkout.
-os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "desktopapp-hypothesis"))
+os.environ.setdefault(
+    "HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "desktopapp-hypothesis")
+)
 
-import pytest  # noqa: E402
-from hypothesis import settings  # noqa: E402
+import pytest
+from hypothesis import settings
 
 settings.register_profile("ci", max_examples=200, deadline=None)
 settings.register_profile("dev", max_examples=100, deadline=None)
@@ -35,9 +37,7 @@ def no_leaked_threads() -> Iterator[None]:
     deadline = time.monotonic() + 2.0
     while True:
         leaked = [
-            t
-            for t in threading.enumerate()
-            if t not in before and t.is_alive() and not t.daemon
+            t for t in threading.enumerate() if t not in before and t.is_alive() and not t.daemon
         ]
         if not leaked or time.monotonic() > deadline:
             break

@@ -73,8 +73,7 @@ class Accelerator:
         except KeyError:
             supported = ", ".join(self.precisions) or "none"
             raise ValueError(
-                f"precision: {self.name} has no published {precision} peak "
-                f"(supported: {supported})"
+                f"precision: {self.name} has no published {precision} peak (supported: {supported})"
             ) from None
 
     def to_dict(self) -> dict[str, Any]:
@@ -128,7 +127,9 @@ class CloudOffer:
     def price(self, pricing: str) -> float | None:
         """Per-GPU-hour price for ``on_demand``/``committed_1yr``/``committed_3yr``/``spot``."""
         if pricing not in PRICING_MODELS:
-            raise ValueError(f"pricing: must be one of {', '.join(PRICING_MODELS)}, got {pricing!r}")
+            raise ValueError(
+                f"pricing: must be one of {', '.join(PRICING_MODELS)}, got {pricing!r}"
+            )
         value: float | None = getattr(self, pricing)
         return value
 

@@ -171,7 +171,9 @@ _SCALE_WORDS = {
     "P": 1e15,
 }
 
-_QUANTITY_RE = re.compile(r"^\s*([-+]?(?:\d+(?:[.,_]\d*)*|\.\d+)(?:[eE][-+]?\d+)?)\s*([kKmMbBgGtTpP]?)\s*$")
+_QUANTITY_RE = re.compile(
+    r"^\s*([-+]?(?:\d+(?:[.,_]\d*)*|\.\d+)(?:[eE][-+]?\d+)?)\s*([kKmMbBgGtTpP]?)\s*$"
+)
 
 
 def parse_quantity(text: str | float | int, field: str = "value") -> float:
@@ -187,9 +189,7 @@ def parse_quantity(text: str | float | int, field: str = "value") -> float:
     else:
         match = _QUANTITY_RE.match(str(text))
         if not match:
-            raise ValueError(
-                f"{field}: {text!r} is not a number (examples: 110M, 7B, 1.5e9, 3.3T)"
-            )
+            raise ValueError(f"{field}: {text!r} is not a number (examples: 110M, 7B, 1.5e9, 3.3T)")
         number, suffix = match.groups()
         number = number.replace("_", "")
         if number.count(",") and "." not in number:
