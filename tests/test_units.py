@@ -1,0 +1,101 @@
+"""Units and parsing: one place for every number the app shows."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from desktopapp.model import units
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("110M", 110e6),
+        ("7B", 7e9),
+        ("7b", 7e9),
+        ("1.5e9", 1.5e9),
+        ("3.3T", 3.3e12),
+        ("3.3 T", 3.3e12),
+        (" 42 ", 42.0),
+        ("1,000,000", 1e6),
+        ("2k", 2000.0),
+        ("1_000", 1000.0),
+        (".5", 0.5),
+        (12, 12.0),
+        (2.5, 2.5),
+    ],
+)
+def test_parse_quantity_accepts_common_spellings(text, expected):
+    assert units.parse_quantity(text) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(
+    "text", ["", "abc", "7 billion", "nan", "inf", "1e400", "--3", "7BB", True]
+)
+def test_parse_quantity_rejects_with_field_name(text):
+    with pytest.raises(ValueError, match=r"^params: "):
+        units.parse_quantity(text, field="params")
+
+
+@given(st.floats(min_value=1e-3, max_value=1e30, allow_nan=False))
+def test_parse_round_trips_plain_repr(value):
+    assert units.parse_quantity(repr(value)) == value
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(2.178e18, "2.18 EFLOP"), (312e12, "312 TFLOP"), (999.0, "999 FLOP"), (0.0, "0 FLOP")],
+)
+def test_format_flops(value, expected):
+    assert units.format_flops(value) == expected
+
+
+def test_format_bytes_uses_iec_prefixes():
+    assert units.format_bytes(80 * units.GIB) == "80.0 GiB"
+    assert units.format_bytes(1536) == "1.50 KiB"
+    assert units.format_bytes(12) == "12 B"
+
+
+@pytest.mark.parametrize(
+    ("seconds", "expected"),
+    [
+        (0.0005, "500 µs"),
+        (0.25, "250 ms"),
+        (42, "42.0 s"),
+        (0.606 * 3600, "36.4 min"),
+        (5 * 3600, "5.00 h"),
+        (10 * 86400, "10.0 days"),
+        (3 * units.SECONDS_PER_YEAR, "3.00 years"),
+    ],
+)
+def test_format_duration_picks_readable_unit(seconds, expected):
+    assert units.format_duration(seconds) == expected
+
+
+@pytest.mark.parametrize(
+    ("usd", "expected"),
+    [(9.7, "$9.70"), (1234.4, "$1,234"), (2.35e6, "$2.35M"), (0.0042, "$0.0042"), (0, "$0.00")],
+)
+def test_format_money(usd, expected):
+    assert units.format_money(usd) == expected
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, None])
+def test_non_finite_values_render_as_dash_never_nan(bad):
+    for fmt in (
+        units.format_flops,
+        units.format_bytes,
+        units.format_duration,
+        units.format_money,
+        units.format_percent,
+    ):
+        assert fmt(bad) == units.DASH
+
+
+def test_month_is_a_twelfth_of_a_year():
+    assert pytest.approx(units.HOURS_PER_YEAR) == units.HOURS_PER_MONTH * 12
+    assert pytest.approx(730.5) == units.HOURS_PER_MONTH
