@@ -119,6 +119,9 @@ class CloudOffer:
     confidence: str
     notes: str = ""
     kind: str = "hyperscaler"  # "hyperscaler" | "neocloud" | "marketplace" | "custom"
+    # False for what cannot be rented as listed: market indexes, a paper's assumed rate, an
+    # expired reservation-block price. cheapest_offer() prefers rentable offers.
+    rentable: bool = True
 
     @property
     def name(self) -> str:
@@ -151,6 +154,7 @@ class CloudOffer:
             "confidence": self.confidence,
             "notes": self.notes,
             "kind": self.kind,
+            "rentable": self.rentable,
         }
 
 
@@ -232,9 +236,13 @@ def accelerator_catalog() -> AcceleratorCatalog:
 
 
 @cache
+def _cloud_document() -> dict[str, Any]:
+    return _load_json(resource_path("cloud_prices.json"), "desktopapp-cloud-prices")
+
+
+@cache
 def cloud_offers() -> tuple[CloudOffer, ...]:
-    data = _load_json(resource_path("cloud_prices.json"), "desktopapp-cloud-prices")
-    return tuple(CloudOffer(**raw) for raw in data["offers"])
+    return tuple(CloudOffer(**raw) for raw in _cloud_document()["offers"])
 
 
 def offers_for(accelerator_id: str) -> list[CloudOffer]:
@@ -243,11 +251,253 @@ def offers_for(accelerator_id: str) -> list[CloudOffer]:
 
 
 def cheapest_offer(accelerator_id: str, pricing: str = "on_demand") -> CloudOffer | None:
-    """The offer with the lowest per-GPU-hour price of the given kind, or None."""
+    """The offer with the lowest per-GPU-hour price of the given kind, or None.
+
+    Rentable offers come first; market indexes, assumed rates and expired block prices
+    (``rentable`` False) are used only when no rentable offer lists that kind of price.
+    """
+    if pricing not in PRICING_MODELS:
+        raise ValueError(f"pricing: must be one of {', '.join(PRICING_MODELS)}, got {pricing!r}")
     priced = [o for o in offers_for(accelerator_id) if o.price(pricing) is not None]
-    if not priced:
+    pool = [o for o in priced if o.rentable] or priced
+    if not pool:
         return None
-    return min(priced, key=lambda o: o.price(pricing) or 0.0)
+    return min(pool, key=lambda o: (o.price(pricing) or 0.0, o.id))
+
+
+def offer_by_id(offer_id: str) -> CloudOffer:
+    """An offer by its ``provider/instance/region`` id (case-insensitive)."""
+    wanted = offer_id.strip().lower()
+    for offer in cloud_offers():
+        if offer.id == wanted:
+            return offer
+    ids = [o.id for o in cloud_offers()]
+    close = difflib.get_close_matches(wanted, ids, n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise ValueError(f"offer: unknown id {offer_id!r}{hint} (`desktopapp catalog cloud` lists all)")
+
+
+def vendors() -> tuple[str, ...]:
+    """Vendors in catalog order, without repeats."""
+    return tuple(dict.fromkeys(a.vendor for a in accelerator_catalog().accelerators))
+
+
+@dataclass(frozen=True)
+class SourcedValue:
+    """A default with its unit, source and confidence (and, for sampled figures, the spread)."""
+
+    value: float
+    unit: str
+    source: str
+    confidence: str
+    notes: str = ""
+    low: float | None = None
+    high: float | None = None
+    samples: int | None = None
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> SourcedValue:
+        return cls(
+            value=float(raw["value"]),
+            unit=str(raw.get("unit", "")),
+            source=str(raw.get("source", "")),
+            confidence=str(raw.get("confidence", "")),
+            notes=str(raw.get("notes", "")),
+            low=None if raw.get("low") is None else float(raw["low"]),
+            high=None if raw.get("high") is None else float(raw["high"]),
+            samples=None if raw.get("samples") is None else int(raw["samples"]),
+        )
+
+
+@dataclass(frozen=True)
+class CloudDefaults:
+    """General cloud facts from ``cloud_prices.json`` ``defaults``: typical discounts off the
+    on-demand price, the default spot interruption overhead, and providers' own statements."""
+
+    committed_1yr_discount: SourcedValue
+    committed_3yr_discount: SourcedValue
+    spot_discount: SourcedValue
+    spot_overhead: SourcedValue
+    statements: tuple[Mapping[str, str], ...] = ()
+
+    def discount(self, pricing: str) -> SourcedValue | None:
+        """Typical discount off on-demand for a pricing model (None for on_demand)."""
+        if pricing not in PRICING_MODELS:
+            raise ValueError(
+                f"pricing: must be one of {', '.join(PRICING_MODELS)}, got {pricing!r}"
+            )
+        if pricing == "on_demand":
+            return None
+        found: SourcedValue = getattr(self, f"{pricing}_discount")
+        return found
+
+
+@cache
+def cloud_defaults() -> CloudDefaults:
+    raw = _cloud_document()["defaults"]
+    return CloudDefaults(
+        committed_1yr_discount=SourcedValue.from_dict(raw["committed_1yr_discount"]),
+        committed_3yr_discount=SourcedValue.from_dict(raw["committed_3yr_discount"]),
+        spot_discount=SourcedValue.from_dict(raw["spot_discount"]),
+        spot_overhead=SourcedValue.from_dict(raw["spot_overhead"]),
+        statements=tuple(dict(s) for s in raw.get("statements", ())),
+    )
+
+
+@dataclass(frozen=True)
+class PriceEstimate:
+    """A per-GPU-hour price for one pricing model, listed or derived, and where it is from."""
+
+    price: float  # USD per GPU-hour
+    pricing: str
+    offer: CloudOffer
+    derived: bool  # True: the offer lists no such price; on-demand × (1 − typical discount)
+    basis: str  # one line saying where the number comes from
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "price": self.price,
+            "pricing": self.pricing,
+            "offer_id": self.offer.id,
+            "offer": self.offer.name,
+            "region": self.offer.region,
+            "price_date": self.offer.price_date,
+            "derived": self.derived,
+            "basis": self.basis,
+            "source": self.offer.source,
+            "confidence": self.offer.confidence,
+        }
+
+
+def price_estimate(offer: CloudOffer, pricing: str) -> PriceEstimate | None:
+    """The offer's listed price, else its on-demand price less the typical discount."""
+    listed = offer.price(pricing)
+    if listed is not None:
+        basis = (
+            f"{offer.name} ({offer.region}) {pricing} ${listed:.4g}/GPU-h, "
+            f"{offer.price_date} [{offer.id}]"
+        )
+        return PriceEstimate(listed, pricing, offer, False, basis)
+    discount = cloud_defaults().discount(pricing)
+    if discount is None or offer.on_demand is None:
+        return None
+    price = offer.on_demand * (1.0 - discount.value)
+    basis = (
+        f"derived: {offer.name} ({offer.region}) on-demand ${offer.on_demand:.4g}/GPU-h "
+        f"({offer.price_date}) × (1 − {discount.value:.0%} typical {pricing} discount) "
+        f"[{offer.id}]"
+    )
+    return PriceEstimate(price, pricing, offer, True, basis)
+
+
+def cheapest_price(accelerator_id: str, pricing: str = "on_demand") -> PriceEstimate | None:
+    """Cheapest listed ``pricing`` price for an accelerator; when no offer lists one, the
+    cheapest on-demand price less the typical discount (``derived``). None if nothing fits."""
+    offer = cheapest_offer(accelerator_id, pricing)
+    if offer is not None:
+        return price_estimate(offer, pricing)
+    on_demand = cheapest_offer(accelerator_id, "on_demand")
+    if on_demand is None:
+        return None
+    return price_estimate(on_demand, pricing)
+
+
+@dataclass(frozen=True)
+class ServerQuote:
+    name: str
+    price_usd: float
+    date: str
+    source: str
+    confidence: str
+
+
+@dataclass(frozen=True)
+class ServerPrice:
+    """A purchasable server (or rack) for one accelerator, from ``tco_defaults.json``.
+
+    ``price_usd`` is None where the reference has only partial quotes (a kit without a host).
+    """
+
+    accelerator_id: str
+    name: str
+    gpus: int
+    price_usd: float | None
+    price_date: str
+    power_kw: float | None  # maximum power draw of the whole server, where published
+    power_source: str
+    source: str
+    confidence: str
+    notes: str = ""
+    quotes: tuple[ServerQuote, ...] = ()
+
+
+@dataclass(frozen=True)
+class ElectricityPrice:
+    region: str
+    commercial: float  # USD per kWh
+    industrial: float
+    year: int
+    source: str
+    confidence: str
+
+
+@dataclass(frozen=True)
+class TcoDefaults:
+    """On-prem defaults (``values``), server prices, electricity prices and PUE references."""
+
+    values: Mapping[str, SourcedValue]
+    servers: tuple[ServerPrice, ...]
+    electricity_prices: tuple[ElectricityPrice, ...]
+    pue_references: tuple[Mapping[str, Any], ...]
+
+    def get(self, name: str) -> SourcedValue:
+        try:
+            return self.values[name]
+        except KeyError:
+            raise ValueError(
+                f"{name}: no such TCO default (known: {', '.join(self.values)})"
+            ) from None
+
+    def value(self, name: str) -> float:
+        return self.get(name).value
+
+    def server_for(self, accelerator_id: str) -> ServerPrice | None:
+        for server in self.servers:
+            if server.accelerator_id == accelerator_id:
+                return server
+        return None
+
+
+@cache
+def tco_defaults() -> TcoDefaults:
+    data = _load_json(resource_path("tco_defaults.json"), "desktopapp-tco-defaults")
+    servers = []
+    for raw in data["servers"]:
+        raw = dict(raw)
+        raw["quotes"] = tuple(ServerQuote(**q) for q in raw.get("quotes", ()))
+        servers.append(ServerPrice(**raw))
+    return TcoDefaults(
+        values={k: SourcedValue.from_dict(v) for k, v in data["values"].items()},
+        servers=tuple(servers),
+        electricity_prices=tuple(
+            ElectricityPrice(**row) for row in data["electricity_prices_usd_per_kwh"]
+        ),
+        pue_references=tuple(dict(r) for r in data.get("pue_references", ())),
+    )
+
+
+def estimated_server_power_kw(accelerator: Accelerator, gpus: int) -> float | None:
+    """Server power (kW, maximum) for ``gpus`` accelerators: the catalog server's figure when it
+    has one for the same GPU count, else GPU TDP × gpus × the DGX-H100-derived system ratio.
+    None when the accelerator has no published TDP."""
+    defaults = tco_defaults()
+    server = defaults.server_for(accelerator.id)
+    if server is not None and server.power_kw is not None and server.gpus == gpus:
+        return server.power_kw
+    if accelerator.tdp_w is None:
+        return None
+    ratio = defaults.value("server_power_per_gpu_tdp")
+    return gpus * accelerator.tdp_w / 1000.0 * ratio
 
 
 def get_accelerator(key: str) -> Accelerator:

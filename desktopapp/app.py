@@ -1,0 +1,212 @@
+"""GUI entry point: ``desktopapp`` with no arguments, GUI options, or a scenario file.
+
+Options::
+
+    desktopapp [SCENARIO.json] [--scenario FILE] [--tab estimate|cost|hardware|monitor]
+               [--screenshot FILE.png [--size WxH]]
+
+``--screenshot`` renders the window offscreen (``QT_QPA_PLATFORM=offscreen`` unless a platform
+is set) once the tab has its first data, writes the PNG and exits 0. Bad options exit 2 with
+one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import re
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from desktopapp import APP_NAME, __version__
+from desktopapp.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, OneLineErrorParser
+from desktopapp.ui import TAB_NAMES
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
+
+    from desktopapp.ui.main_window import MainWindow
+
+SCREENSHOT_READY_TIMEOUT_S = 8.0
+SCENARIO_LATER = "Scenario files arrive in a later version; {name} was not opened."
+_SIZE_RE = re.compile(r"^\s*(\d{2,5})\s*[xX×]\s*(\d{2,5})\s*$")
+MIN_SIZE = (640, 480)
+MAX_SIZE = (7680, 4320)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineErrorParser(
+        prog="desktopapp",
+        description=f"{APP_NAME}: open the desktop app.",
+    )
+    parser.add_argument("--version", action="version", version=f"desktopapp {__version__}")
+    parser.add_argument("scenario_path", nargs="?", metavar="SCENARIO", help="scenario file")
+    parser.add_argument("--scenario", metavar="FILE", help="open a scenario file")
+    parser.add_argument("--tab", choices=TAB_NAMES, help="tab to show first")
+    parser.add_argument(
+        "--screenshot", metavar="FILE.png", help="render the window into a PNG and exit"
+    )
+    parser.add_argument("--size", metavar="WxH", help="window size, e.g. 1400x900")
+    return parser
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``"1400x900"`` → (1400, 900); ValueError naming ``--size`` otherwise."""
+    match = _SIZE_RE.match(text)
+    if not match:
+        raise ValueError(f"--size: expected WIDTHxHEIGHT such as 1400x900, got {text!r}")
+    width, height = int(match.group(1)), int(match.group(2))
+    if not (MIN_SIZE[0] <= width <= MAX_SIZE[0] and MIN_SIZE[1] <= height <= MAX_SIZE[1]):
+        raise ValueError(
+            f"--size: must be between {MIN_SIZE[0]}x{MIN_SIZE[1]} and "
+            f"{MAX_SIZE[0]}x{MAX_SIZE[1]}, got {text!r}"
+        )
+    return width, height
+
+
+def _usage_error(message: str) -> int:
+    sys.stderr.write(f"desktopapp: error: {message}\n")
+    return EXIT_USAGE
+
+
+def _ensure_application() -> QApplication:
+    from desktopapp.ui.common.qt_compat import guard_singleton_refcounts
+
+    guard_singleton_refcounts()  # PySide6 6.12 on Python < 3.12 leaks references to None
+
+    from PySide6.QtWidgets import QApplication
+
+    from desktopapp.ui.common.icons import app_icon
+    from desktopapp.ui.common.theme import apply_theme
+
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(sys.argv[:1])
+    app.setApplicationName(APP_NAME)
+    app.setApplicationDisplayName(APP_NAME)
+    app.setApplicationVersion(__version__)
+    app.setOrganizationName("desktopapp")
+    app.setDesktopFileName("desktopapp")
+    apply_theme(app)
+    app.setWindowIcon(app_icon())
+    return app
+
+
+def open_scenario(window: MainWindow, path: Path) -> bool:
+    """Open a scenario file when the model supports them; otherwise say so in the status bar."""
+    if importlib.util.find_spec("desktopapp.model.scenario") is None:
+        window.state.show_status(SCENARIO_LATER.format(name=path.name), 0)
+        return False
+    from desktopapp.model import scenario
+
+    loader = getattr(scenario, "load_scenario", None) or getattr(scenario, "load", None)
+    if not callable(loader):
+        window.state.show_status(SCENARIO_LATER.format(name=path.name), 0)
+        return False
+    try:
+        loaded = loader(path)
+    except (OSError, ValueError) as exc:
+        window.state.show_status(f"Could not open {path.name}: {exc}", 0)
+        return False
+    from desktopapp.ui.state import KEEP
+
+    window.state.set_workload(
+        training=getattr(loaded, "training", KEEP),
+        memory=getattr(loaded, "memory", KEEP),
+        inference=getattr(loaded, "inference", KEEP),
+    )
+    window.state.show_status(f"Opened scenario {path.name}", 8000)
+    return True
+
+
+def wait_until_ready(window: MainWindow, timeout_s: float = SCREENSHOT_READY_TIMEOUT_S) -> bool:
+    """Process events until the current tab reports ready (or the timeout passes)."""
+    from PySide6.QtCore import QEventLoop
+    from PySide6.QtWidgets import QApplication
+
+    deadline = time.monotonic() + timeout_s
+    ready = False
+    while time.monotonic() < deadline:
+        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        if window.is_tab_ready():
+            ready = True
+            break
+        time.sleep(0.01)
+    # A few more rounds so layouts, plots and deferred paints settle.
+    for _ in range(5):
+        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+    return ready
+
+
+def save_screenshot(window: MainWindow, path: Path) -> None:
+    pixmap = window.grab()
+    if pixmap.isNull() or not pixmap.save(str(path), "PNG"):
+        raise OSError(f"--screenshot: could not write {path}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as exc:  # argparse: --help/--version (0) or a usage error (2)
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+
+    size: tuple[int, int] | None = None
+    if args.size is not None:
+        try:
+            size = parse_size(args.size)
+        except ValueError as exc:
+            return _usage_error(str(exc))
+    if args.scenario and args.scenario_path and args.scenario != args.scenario_path:
+        return _usage_error("give one scenario file, either positionally or with --scenario")
+    scenario_text = args.scenario or args.scenario_path
+    scenario = Path(scenario_text) if scenario_text else None
+    if scenario is not None and not scenario.is_file():
+        return _usage_error(f"scenario: no such file: {scenario}")
+    screenshot = Path(args.screenshot) if args.screenshot else None
+    if screenshot is not None:
+        if screenshot.suffix.lower() != ".png":
+            return _usage_error(f"--screenshot: expected a .png file name, got {screenshot}")
+        if not screenshot.parent.exists():
+            return _usage_error(f"--screenshot: folder does not exist: {screenshot.parent}")
+        if not os.environ.get("QT_QPA_PLATFORM"):
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
+
+    app = _ensure_application()
+    from desktopapp.ui.main_window import DEFAULT_SIZE, MainWindow
+
+    # A screenshot neither uses nor changes the remembered geometry and tab.
+    window = MainWindow(initial_tab=args.tab, remember=screenshot is None)
+    if size is not None:
+        window.resize(*size)
+    elif screenshot is not None:
+        window.resize(DEFAULT_SIZE)
+    window.show()
+    if scenario is not None:
+        open_scenario(window, scenario)
+
+    if screenshot is None:
+        return int(app.exec())
+
+    ready = wait_until_ready(window)
+    if not ready:
+        sys.stderr.write(
+            f"desktopapp: warning: the {window.current_tab_name()} tab did not report ready "
+            f"within {SCREENSHOT_READY_TIMEOUT_S:g} s; saving what is shown\n"
+        )
+    try:
+        save_screenshot(window, screenshot)
+    except OSError as exc:
+        sys.stderr.write(f"desktopapp: error: {exc}\n")
+        window.close()
+        return EXIT_FAILURE
+    window.close()
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,181 @@
+"""``desktopapp catalog accelerators|cloud``: list the bundled catalogs with sources and dates."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from desktopapp.commands.output import print_json, print_table
+from desktopapp.model import units
+from desktopapp.model.catalog import (
+    Accelerator,
+    CloudOffer,
+    accelerator_catalog,
+    cloud_offers,
+    get_accelerator,
+    vendors,
+)
+
+SOURCE_WIDTH = 48
+NAME_WIDTH = 34
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "catalog",
+        help="list the accelerator and cloud-price catalogs",
+        description="List the bundled catalogs. Every row shows its source, confidence and date.",
+    )
+    lists = parser.add_subparsers(dest="catalog_command", metavar="LIST", required=True)
+
+    acc = lists.add_parser(
+        "accelerators",
+        help="accelerators with dense datasheet peaks, memory, power and price",
+        description="Accelerators with dense (non-sparse) datasheet peaks, memory, bandwidth, "
+        "TDP and street price.",
+    )
+    acc.add_argument("--vendor", metavar="V", help="only this vendor (NVIDIA, AMD, Google, …)")
+    acc.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    acc.set_defaults(handler=run_accelerators)
+
+    cloud = lists.add_parser(
+        "cloud",
+        help="cloud offers with per-GPU-hour prices",
+        description="Cloud offers with on-demand, 1-/3-year committed and spot prices per "
+        "GPU-hour (USD).",
+    )
+    cloud.add_argument("--accelerator", metavar="ID", help="only offers for this accelerator")
+    cloud.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
+    cloud.set_defaults(handler=run_cloud)
+
+
+def _short(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
+def select_accelerators(vendor: str | None) -> list[Accelerator]:
+    rows = list(accelerator_catalog().accelerators)
+    if vendor is None:
+        return rows
+    wanted = vendor.strip().lower()
+    chosen = [a for a in rows if a.vendor.lower() == wanted]
+    if not chosen:
+        raise ValueError(
+            f"vendor: no accelerators from {vendor!r} (vendors: {', '.join(vendors())})"
+        )
+    return chosen
+
+
+def _peak(acc: Accelerator, *precisions: str) -> str:
+    """The first of ``precisions`` the accelerator supports, formatted with its unit."""
+    precision = next((p for p in precisions if p in acc.peak_tflops), None)
+    if precision is None:
+        return units.DASH
+    unit = "OP/s" if precision.startswith("int") else "FLOP/s"
+    return units.format_si(acc.peak_flops(precision), unit)
+
+
+def accelerator_row(acc: Accelerator) -> list[str]:
+    bandwidth = acc.memory_bandwidth_gbs
+    return [
+        acc.id,
+        _short(acc.name, NAME_WIDTH),
+        f"{acc.memory_gb:g} GB",
+        units.format_si(None if bandwidth is None else bandwidth * 1e9, "B/s"),
+        _peak(acc, "bf16", "fp16"),
+        _peak(acc, "fp8"),
+        units.format_si(acc.tdp_w, "W"),
+        units.format_money(acc.street_price_usd),
+        units.format_percent(acc.typical_utilization, 0),
+        acc.confidence,
+        acc.source_date,
+        _short(acc.source, SOURCE_WIDTH),
+    ]
+
+
+ACCELERATOR_HEADERS = (
+    "ID",
+    "NAME",
+    "MEMORY",
+    "BANDWIDTH",
+    "BF16/FP16",
+    "FP8 DENSE",
+    "TDP",
+    "PRICE",
+    "MFU",
+    "CONF.",
+    "DATE",
+    "SOURCE",
+)
+
+
+def run_accelerators(args: argparse.Namespace) -> int:
+    rows = select_accelerators(args.vendor)
+    if args.json:
+        print_json([a.to_dict() for a in rows])
+        return 0
+    print_table([accelerator_row(a) for a in rows], ACCELERATOR_HEADERS)
+    print(
+        f"\n{len(rows)} accelerators. Peaks are dense datasheet figures; MFU is the typical "
+        "utilization from published training runs (— where none); BF16/FP16 shows bf16, or "
+        "fp16 where there is no bf16; `--json` shows every field, sources and notes."
+    )
+    return 0
+
+
+def select_offers(accelerator: str | None) -> list[CloudOffer]:
+    offers = list(cloud_offers())
+    if accelerator is None:
+        return offers
+    acc = get_accelerator(accelerator)
+    return [o for o in offers if o.accelerator_id == acc.id]
+
+
+def _price(value: float | None) -> str:
+    return units.format_money(value) if value is not None else units.DASH
+
+
+def offer_row(offer: CloudOffer) -> list[str]:
+    return [
+        offer.id + ("" if offer.rentable else " *"),
+        offer.accelerator_id,
+        str(offer.gpus),
+        _price(offer.on_demand),
+        _price(offer.committed_1yr),
+        _price(offer.committed_3yr),
+        _price(offer.spot),
+        offer.kind,
+        offer.confidence,
+        offer.price_date,
+        _short(offer.source, SOURCE_WIDTH),
+    ]
+
+
+OFFER_HEADERS = (
+    "ID",
+    "ACCELERATOR",
+    "GPUS",
+    "ON-DEMAND",
+    "1-YR",
+    "3-YR",
+    "SPOT",
+    "KIND",
+    "CONF.",
+    "DATE",
+    "SOURCE",
+)
+
+
+def run_cloud(args: argparse.Namespace) -> int:
+    offers = select_offers(args.accelerator)
+    if args.json:
+        print_json([o.to_dict() for o in offers])
+        return 0
+    print_table([offer_row(o) for o in offers], OFFER_HEADERS)
+    print(
+        f"\n{len(offers)} offers. Prices in USD per GPU-hour; * = not rentable as listed "
+        "(market index, assumed rate or expired block price). `--json` shows notes with "
+        "historical prices."
+    )
+    return 0

@@ -1,0 +1,238 @@
+"""``desktopapp detect`` (what this machine has) and ``desktopapp bench`` (what it delivers)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from desktopapp.commands.output import print_json, print_key_values, print_table
+from desktopapp.model.units import DASH, format_bytes, format_duration
+
+
+def register(subparsers: Any) -> None:
+    detect = subparsers.add_parser(
+        "detect",
+        help="show CPU, RAM, GPUs and torch of this machine",
+        description="Detect the CPU (model, cores, ISA features, estimated peak), RAM, NVIDIA "
+        "GPUs (through NVML) and what torch can use. Never fails: missing parts are listed "
+        "under problems.",
+    )
+    detect.add_argument("--json", action="store_true", help="machine-readable output")
+    detect.add_argument(
+        "--no-torch", action="store_true", help="skip the torch part (faster: no torch import)"
+    )
+    detect.set_defaults(handler=run_detect)
+
+    bench = subparsers.add_parser(
+        "bench",
+        help="measure matmul TFLOP/s, bandwidth, mixed precision, batching on this machine",
+        description="Run benchmark suites on one device; progress goes to stderr, results to "
+        "stdout, and the run is saved to the results database unless --no-save.",
+    )
+    bench.add_argument("--quick", action="store_true", help="small sizes and budgets (~30 s)")
+    bench.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N or mps (default cpu)")
+    bench.add_argument(
+        "--suite",
+        default=None,
+        help="comma-separated: matmul,bandwidth,amp,batching,quantization,profile "
+        "(default: all but profile)",
+    )
+    bench.add_argument(
+        "--dtype",
+        default=None,
+        help="matmul dtypes, comma-separated: fp32,tf32,fp16,bf16,fp8 (default per device)",
+    )
+    bench.add_argument("--max-size", type=int, default=None, help="largest matmul side N")
+    bench.add_argument(
+        "--budget-s", type=float, default=None, help="time budget per measurement step (s)"
+    )
+    bench.add_argument("--json", action="store_true", help="machine-readable output")
+    bench.add_argument("--no-save", action="store_true", help="do not save to the results store")
+    bench.add_argument("--notes", default="", help="free text stored with the run")
+    bench.set_defaults(handler=run_bench)
+
+
+# --- detect ----------------------------------------------------------------------------------
+
+
+def _clock_text(value: float | None) -> str:
+    return f"{value:.2f} GHz" if value else DASH
+
+
+def run_detect(args: argparse.Namespace) -> int:
+    from desktopapp.devices.detect import detect_system
+
+    report = detect_system(include_torch=not args.no_torch)
+    if args.json:
+        print_json(report.to_dict())
+        return 0
+    cpu = report.cpu
+    topology = f"{cpu.sockets} socket(s), {cpu.cores} cores, {cpu.threads} threads"
+    if cpu.virtualized:
+        topology += " (virtual machine)"
+    caches = ", ".join(f"{c.label} {format_bytes(c.size_bytes)} ×{c.instances}" for c in cpu.caches)
+    pairs: list[tuple[str, str]] = [
+        ("CPU", f"{cpu.model} ({cpu.vendor}, {cpu.arch})"),
+        ("", topology),
+        (
+            "Clock",
+            f"base {_clock_text(cpu.base_clock_ghz)}, max {_clock_text(cpu.max_clock_ghz)}, "
+            f"reported {_clock_text(cpu.reported_clock_ghz)}",
+        ),
+        ("ISA (ML)", " ".join(cpu.features) or DASH),
+        ("Caches", caches or DASH),
+    ]
+    if cpu.peak is not None:
+        pairs.append(("Peak FP32", f"estimate: {cpu.peak.formula}"))
+        pairs.append(("", f"clock: {cpu.clock_assumption}"))
+        pairs.extend(("", f"assumes {a}") for a in cpu.peak.assumptions[:2])
+    else:
+        pairs.append(("Peak FP32", "unknown (no clock could be read)"))
+    mem = report.memory
+    pairs.append(
+        (
+            "RAM",
+            f"{format_bytes(mem.total_bytes)} total, {format_bytes(mem.available_bytes)} available"
+            if mem.total_bytes
+            else mem.reason,
+        )
+    )
+    if not report.gpus:
+        pairs.append(("GPUs", "none"))
+    for gpu in report.gpus:
+        where = f"{gpu.torch_device}" if gpu.torch_device else "not visible to torch"
+        pcie = (
+            f"PCIe gen {gpu.pcie_gen_current}/{gpu.pcie_gen_max} x{gpu.pcie_width_current}/"
+            f"{gpu.pcie_width_max}"
+            if gpu.pcie_gen_max
+            else "PCIe —"
+        )
+        pairs.append(
+            (
+                f"GPU {gpu.index}",
+                f"{gpu.name}, {format_bytes(gpu.memory_total_bytes)}, "
+                f"CC {gpu.compute_capability or DASH}, {where}",
+            )
+        )
+        pairs.append(
+            (
+                "",
+                f"driver {gpu.driver_version or DASH} (CUDA {gpu.cuda_driver_version or DASH}), "
+                f"power limit {gpu.power_limit_w or DASH} W, {pcie}, MIG {gpu.mig_mode}, "
+                f"ECC {gpu.ecc_mode}",
+            )
+        )
+        if gpu.catalog is not None:
+            pairs.append(("", gpu.catalog.note))
+    torch = report.torch
+    if torch is None:
+        pairs.append(("torch", "not probed (--no-torch)"))
+    elif not torch.installed:
+        pairs.append(("torch", torch.reason))
+    else:
+        accel = ", ".join(d.id for d in torch.devices) or "CPU only"
+        pairs.append(
+            (
+                "torch",
+                f"{torch.version} (CUDA {torch.cuda_version or DASH}, ROCm "
+                f"{torch.hip_version or DASH}, cuDNN {torch.cudnn_version or DASH})",
+            )
+        )
+        pairs.append(
+            (
+                "",
+                f"devices: {accel}; threads {torch.num_threads}; BLAS {torch.blas or DASH}; "
+                f"CPU kernels {torch.cpu_capability or DASH}",
+            )
+        )
+    print_key_values(pairs)
+    if report.problems:
+        print("\nProblems:")
+        for problem in report.problems:
+            print(f"  - {problem}")
+    return 0
+
+
+# --- bench -----------------------------------------------------------------------------------
+
+
+def _split(text: str | None) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    items = tuple(p.strip().lower() for p in text.split(",") if p.strip())
+    return items or None
+
+
+def _progress_line(event: Any) -> str:
+    eta = f"ETA {format_duration(event.eta_s)}" if event.eta_s is not None else ""
+    return f"[{event.fraction * 100:3.0f}%] {eta:>12}  {event.message}"
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    from desktopapp.devices.bench.runner import DEFAULT_SUITES, BenchConfig, run_and_collect
+    from desktopapp.devices.bench.target import resolve_device
+
+    config = BenchConfig(
+        device=args.device,
+        suites=_split(args.suite) or DEFAULT_SUITES,
+        dtypes=_split(args.dtype),
+        max_size=args.max_size,
+        budget_s=args.budget_s,
+        quick=args.quick,
+    )
+    target = resolve_device(config.device)  # ValueError("device: …") → exit 2
+
+    def on_event(event: Any) -> None:
+        sys.stderr.write(_progress_line(event) + "\n")
+        if event.warning:
+            sys.stderr.write(f"        note: {event.warning}\n")
+        sys.stderr.flush()
+
+    run = run_and_collect(config, on_event=on_event, target=target)
+    run_id: int | None = None
+    notes = list(run.warnings)
+    saved_to: str | None = None
+    if not args.no_save:
+        from desktopapp.devices.results_store import ResultsStore, ResultsStoreError, save_bench_run
+
+        try:
+            store = ResultsStore()
+            run_id = save_bench_run(run, notes=args.notes, store=store)
+            saved_to = str(store.path)
+        except ResultsStoreError as exc:
+            notes.append(f"not saved: {exc}")
+            sys.stderr.write(f"desktopapp bench: warning: not saved: {exc}\n")
+    if args.json:
+        payload = run.to_dict()
+        payload["notes"] = notes
+        payload["run_id"] = run_id
+        payload["saved_to"] = saved_to
+        print_json(payload)
+        return 0
+    rows = []
+    for r in run.results:
+        value = DASH if r.value is None else f"{r.value:,.4g} {r.metric}"
+        pct = DASH if r.percent_of_peak is None else f"{r.percent_of_peak:.0f}%"
+        rows.append(
+            [
+                r.suite,
+                r.dtype,
+                r.variant or DASH,
+                r.size,
+                value,
+                format_duration(r.seconds),
+                pct,
+            ]
+        )
+    print(f"{target.name} ({target.spec}); peaks: {target.peak_source or DASH}")
+    print_table(rows, headers=["suite", "dtype", "variant", "size", "result", "time/op", "% peak"])
+    if notes:
+        print("\nNotes:")
+        for note in notes:
+            print(f"  - {note}")
+    if run_id is not None:
+        print(f"\nSaved as run #{run_id} in {saved_to}")
+    if run.cancelled:
+        print("\nCancelled: partial results.")
+    return 0

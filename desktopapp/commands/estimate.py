@@ -1,0 +1,611 @@
+"""``desktopapp estimate train|memory|inference`` (and ``tco`` where that module exists).
+
+Options map one to one onto the model's input fields (``--zero-stage`` → ``zero_stage``), so
+a ``ValueError`` from the model names the option. Numeric options accept ``110M``, ``7B``,
+``1.5e9``; a value argparse cannot read ends as exit status 2 with one line naming the option.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from desktopapp.commands.output import print_json, print_key_values, print_table
+from desktopapp.model import units
+from desktopapp.model.assumptions import Assumption
+from desktopapp.model.catalog import PRICING_MODELS
+from desktopapp.model.inference import (
+    INFERENCE_PRECISIONS,
+    InferenceEstimate,
+    InferenceInputs,
+    estimate_inference,
+    inference_sweep_batch,
+)
+from desktopapp.model.inference import with_catalog_price as inference_catalog_price
+from desktopapp.model.memory import (
+    INFERENCE_PRECISIONS as MEMORY_PRECISIONS,
+)
+from desktopapp.model.memory import (
+    MODES,
+    OPTIMIZERS,
+    MemoryEstimate,
+    MemoryInputs,
+    estimate_memory,
+)
+from desktopapp.model.presets import get_preset
+from desktopapp.model.scenario import (
+    inference_inputs_from_scenario,
+    memory_inputs_from_scenario,
+    training_inputs_from_scenario,
+)
+from desktopapp.model.training import (
+    METHODS,
+    TRAINING_PRECISIONS,
+    TrainingEstimate,
+    TrainingInputs,
+    estimate_training,
+    with_catalog_price,
+)
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+SWEEP_BATCH_SIZES: tuple[int, ...] = tuple(2**i for i in range(11))  # 1 … 1024
+
+
+# --- argparse value types --------------------------------------------------------------------
+
+
+def quantity(text: str) -> float:
+    """``110M``, ``7B``, ``1.5e9`` → float; anything else is an argparse error (exit 2)."""
+    try:
+        return units.parse_quantity(text, "value")
+    except ValueError as exc:
+        message = str(exc).removeprefix("value: ")
+        raise argparse.ArgumentTypeError(message) from None
+
+
+def count(text: str) -> float | int:
+    """Like :func:`quantity`, but a whole number comes back as ``int`` (``8``, ``1k``)."""
+    value = quantity(text)
+    return int(value) if value.is_integer() else value
+
+
+def _add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _choices_help(text: str, choices: Sequence[str]) -> str:
+    return f"{text} ({', '.join(choices)})"
+
+
+# --- register --------------------------------------------------------------------------------
+
+
+def register(subparsers: Any) -> None:
+    estimate = subparsers.add_parser(
+        "estimate",
+        help="training compute/time/cost, memory per device, inference roofline, rent vs buy",
+        description="Estimate what ML work needs. Add --json for machine-readable output.",
+    )
+
+    def no_subcommand(args: argparse.Namespace) -> int:
+        estimate.print_help(sys.stderr)
+        return EXIT_USAGE
+
+    estimate.set_defaults(handler=no_subcommand)
+    sub = estimate.add_subparsers(dest="estimate_command", metavar="WHAT")
+    _register_train(sub)
+    _register_memory(sub)
+    _register_inference(sub)
+    try:
+        tco = importlib.import_module("desktopapp.commands.tco")
+    except ModuleNotFoundError as exc:
+        if exc.name != "desktopapp.commands.tco":
+            raise
+    else:
+        tco.register_tco(sub)
+
+
+def _register_train(sub: Any) -> None:
+    p = sub.add_parser(
+        "train",
+        help="training compute, wall time, GPU-hours and cost",
+        description="C = 6·N·D (--params, --tokens) or C = 3 × forward × samples × epochs "
+        "(--forward-flops, --samples, --epochs); T = C / (peak × utilization × devices).",
+    )
+    p.add_argument("--preset", help="start from a workload preset (options given override it)")
+    p.add_argument(
+        "--scenario", metavar="FILE", help="start from a saved scenario (options given override it)"
+    )
+    p.add_argument("--params", type=quantity, help="parameters N (e.g. 110M, 7B)")
+    p.add_argument("--tokens", type=quantity, help="training tokens D per epoch (e.g. 3.3B)")
+    p.add_argument("--forward-flops", type=quantity, help="forward FLOPs per sample (2 × MACs)")
+    p.add_argument("--samples", type=quantity, help="training samples per epoch")
+    p.add_argument("--epochs", type=quantity, help="passes over the data (default 1)")
+    p.add_argument("--method", help=_choices_help("compute rule, default auto", METHODS))
+    p.add_argument("--accelerator", help="catalog id (desktopapp catalog accelerators)")
+    p.add_argument("--peak-tflops", type=quantity, help="per-device dense peak in TFLOP/s")
+    p.add_argument(
+        "--precision", help=_choices_help("compute precision, default bf16", TRAINING_PRECISIONS)
+    )
+    p.add_argument("--gpus", type=count, help="devices (default 1)")
+    p.add_argument("--utilization", type=quantity, help="model FLOPs utilization in (0, 1]")
+    p.add_argument("--price", type=quantity, help="USD per GPU-hour")
+    p.add_argument(
+        "--pricing",
+        default="on_demand",
+        help=_choices_help("catalog price used when --price is omitted", PRICING_MODELS),
+    )
+    p.add_argument(
+        "--goodput-overhead",
+        type=quantity,
+        help="extra wall-time fraction for restarts, evaluation, failures (default 0)",
+    )
+    p.add_argument(
+        "--project-margin", type=quantity, help="whole-project multiplier (default 3; brief: 2-3×)"
+    )
+    _add_json(p)
+    p.set_defaults(handler=_guard(run_train))
+
+
+def _register_memory(sub: Any) -> None:
+    p = sub.add_parser(
+        "memory",
+        help="memory per device: weights, gradients, optimizer, activations, KV cache",
+        description="Memory per device for training (ZeRO 0-3) or inference, and whether it "
+        "fits the accelerator's memory.",
+    )
+    p.add_argument("--preset", help="start from a workload preset (options given override it)")
+    p.add_argument(
+        "--scenario", metavar="FILE", help="start from a saved scenario (options given override it)"
+    )
+    p.add_argument("--params", type=quantity, help="parameters (e.g. 7B)")
+    p.add_argument(
+        "--precision",
+        help=_choices_help("default mixed (train) / bf16 (inference)", MEMORY_PRECISIONS),
+    )
+    p.add_argument("--optimizer", help=_choices_help("default adamw", OPTIMIZERS))
+    p.add_argument("--mode", help=_choices_help("default train", MODES))
+    p.add_argument("--layers", type=count, help="transformer layers")
+    p.add_argument("--hidden", type=count, help="hidden size")
+    p.add_argument("--heads", type=count, help="attention heads")
+    p.add_argument("--kv-heads", type=count, help="key/value heads (GQA; default = heads)")
+    p.add_argument("--seq-len", type=count, help="sequence length")
+    p.add_argument("--batch-size", type=count, help="micro-batch per device (default 1)")
+    p.add_argument(
+        "--checkpointing",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="full activation checkpointing",
+    )
+    p.add_argument(
+        "--flash-attention",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="attention scores not stored (FlashAttention / selective recomputation)",
+    )
+    p.add_argument("--zero-stage", type=count, help="ZeRO stage 0-3 (default 0)")
+    p.add_argument("--gpus", type=count, help="devices to shard across (default 1)")
+    p.add_argument("--accelerator", help="catalog id: check the fit against its memory")
+    p.add_argument("--memory-gb", type=quantity, help="device memory in GB (overrides catalog)")
+    p.add_argument(
+        "--overhead-gib", type=quantity, help="runtime overhead per device in GiB (default 1)"
+    )
+    _add_json(p)
+    p.set_defaults(handler=_guard(run_memory))
+
+
+def _register_inference(sub: Any) -> None:
+    p = sub.add_parser(
+        "inference",
+        help="inference roofline: step time, throughput, latency, cost per million",
+        description="Step time = max(FLOPs / (peak × utilization), bytes / (bandwidth × "
+        "efficiency)); language models by default, --forward-flops for per-sample models.",
+    )
+    p.add_argument("--preset", help="start from a workload preset (options given override it)")
+    p.add_argument(
+        "--scenario", metavar="FILE", help="start from a saved scenario (options given override it)"
+    )
+    p.add_argument("--params", type=quantity, help="parameters (e.g. 7B)")
+    p.add_argument(
+        "--forward-flops",
+        type=quantity,
+        help="FLOPs per sample for non-language models (predictions instead of tokens)",
+    )
+    p.add_argument("--accelerator", help="catalog id")
+    p.add_argument("--peak-tflops", type=quantity, help="per-device dense peak in TFLOP/s")
+    p.add_argument("--bandwidth-gbs", type=quantity, help="per-device memory bandwidth, GB/s")
+    p.add_argument("--precision", help=_choices_help("default bf16", INFERENCE_PRECISIONS))
+    p.add_argument("--batch-size", type=count, help="concurrent sequences (default 1)")
+    p.add_argument("--prompt-tokens", type=count, help="prompt length (default 512)")
+    p.add_argument("--output-tokens", type=count, help="generated tokens (default 256)")
+    p.add_argument("--layers", type=count, help="layers (adds the KV cache)")
+    p.add_argument("--hidden", type=count, help="hidden size")
+    p.add_argument("--heads", type=count, help="attention heads")
+    p.add_argument("--kv-heads", type=count, help="key/value heads (GQA; default = heads)")
+    p.add_argument("--gpus", type=count, help="devices the model is split over (default 1)")
+    p.add_argument("--utilization", type=quantity, help="compute utilization in (0, 1]")
+    p.add_argument(
+        "--bandwidth-efficiency", type=quantity, help="achieved share of bandwidth (default 0.8)"
+    )
+    p.add_argument("--price", type=quantity, help="USD per GPU-hour")
+    p.add_argument(
+        "--pricing",
+        default="on_demand",
+        help=_choices_help("catalog price used when --price is omitted", PRICING_MODELS),
+    )
+    p.add_argument(
+        "--sweep",
+        action="store_true",
+        help="add the throughput-vs-batch curve (batch 1 … 1024)",
+    )
+    _add_json(p)
+    p.set_defaults(handler=_guard(run_inference))
+
+
+def _guard(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """Missing resources (a broken install) become one line and exit 1, not a traceback."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except FileNotFoundError as exc:
+            sys.stderr.write(f"desktopapp estimate: error: {exc}\n")
+            return EXIT_FAILURE
+
+    return run
+
+
+# --- building inputs -------------------------------------------------------------------------
+
+
+def _given(args: argparse.Namespace, names: Sequence[str]) -> dict[str, Any]:
+    return {n: getattr(args, n) for n in names if getattr(args, n, None) is not None}
+
+
+def _check_pricing(args: argparse.Namespace) -> None:
+    if args.pricing not in PRICING_MODELS:
+        raise ValueError(
+            f"pricing: must be one of {', '.join(PRICING_MODELS)}, got {args.pricing!r}"
+        )
+
+
+TRAIN_OPTIONS = (
+    "params",
+    "tokens",
+    "forward_flops",
+    "samples",
+    "epochs",
+    "method",
+    "accelerator",
+    "peak_tflops",
+    "precision",
+    "gpus",
+    "utilization",
+    "price",
+    "goodput_overhead",
+    "project_margin",
+)
+
+
+def _check_one_source(args: argparse.Namespace) -> None:
+    if args.scenario is not None and args.preset is not None:
+        raise ValueError("scenario: give --scenario or --preset, not both")
+
+
+def training_inputs_from_args(args: argparse.Namespace) -> TrainingInputs:
+    _check_pricing(args)
+    given = _given(args, TRAIN_OPTIONS)
+    _check_one_source(args)
+    if args.scenario is not None:
+        inputs = training_inputs_from_scenario(args.scenario, given)
+    elif args.preset is not None:
+        preset = get_preset(args.preset)
+        other_rule = {"6nd": {"forward_flops", "samples"}, "forward": {"params", "tokens"}}
+        if given.keys() & other_rule.get(preset.method, set()):
+            # The other compute rule: keep the preset's hardware, not its workload figures.
+            hardware = {"accelerator": preset.accelerator, "precision": preset.precision}
+            inputs = TrainingInputs(**(hardware | {"gpus": preset.devices} | given))
+        else:
+            inputs = preset.to_training_inputs(**given)
+    else:
+        inputs = TrainingInputs(**given)
+    if inputs.price is None and inputs.accelerator is not None:
+        priced = with_catalog_price(inputs, args.pricing)
+        if priced.price is None:
+            priced = dataclasses.replace(
+                inputs,
+                price_source=f"no {args.pricing.replace('_', '-')} catalog offer for "
+                f"{inputs.accelerator}; give --price",
+            )
+        inputs = priced
+    return inputs
+
+
+MEMORY_OPTIONS = (
+    "params",
+    "mode",
+    "precision",
+    "optimizer",
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "seq_len",
+    "batch_size",
+    "checkpointing",
+    "flash_attention",
+    "zero_stage",
+    "gpus",
+    "accelerator",
+    "memory_gb",
+    "overhead_gib",
+)
+
+
+def memory_inputs_from_args(args: argparse.Namespace) -> MemoryInputs:
+    given = _given(args, MEMORY_OPTIONS)
+    _check_one_source(args)
+    if args.scenario is not None:
+        return memory_inputs_from_scenario(args.scenario, given)
+    if args.preset is not None:
+        preset = get_preset(args.preset)
+        if given.get("mode") == "inference" and "precision" not in given:
+            given["precision"] = None  # the inference default, not the preset's training one
+        return preset.to_memory_inputs(**given)
+    if "params" not in given:
+        raise ValueError("params: required (e.g. --params 7B)")
+    return MemoryInputs(**given)
+
+
+INFERENCE_OPTIONS = (
+    "params",
+    "forward_flops",
+    "accelerator",
+    "peak_tflops",
+    "bandwidth_gbs",
+    "precision",
+    "batch_size",
+    "prompt_tokens",
+    "output_tokens",
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "gpus",
+    "utilization",
+    "bandwidth_efficiency",
+    "price",
+)
+
+
+def inference_inputs_from_args(args: argparse.Namespace) -> InferenceInputs:
+    _check_pricing(args)
+    given = _given(args, INFERENCE_OPTIONS)
+    _check_one_source(args)
+    scenario_inputs: InferenceInputs | None = None
+    if args.scenario is not None:
+        scenario_inputs = inference_inputs_from_scenario(args.scenario, given)
+    elif args.preset is not None:
+        preset = get_preset(args.preset)
+        if preset.params is None:
+            raise ValueError(f"preset: {preset.id!r} has no parameter count for inference")
+        base: dict[str, Any] = {"params": preset.params, "accelerator": preset.accelerator}
+        if preset.method == "forward":
+            base["forward_flops"] = preset.forward_flops
+        elif preset.layers is not None:
+            base.update(layers=preset.layers, hidden=preset.hidden, heads=preset.heads)
+        if "peak_tflops" in given and "bandwidth_gbs" in given and "accelerator" not in given:
+            base["accelerator"] = None
+        given = base | given
+    if scenario_inputs is not None:
+        inputs = scenario_inputs
+    elif "params" not in given:
+        raise ValueError("params: required (e.g. --params 7B)")
+    else:
+        inputs = InferenceInputs(**given)
+    if inputs.price is None and inputs.accelerator is not None:
+        priced = inference_catalog_price(inputs, args.pricing)
+        if priced.price is None:
+            priced = dataclasses.replace(
+                inputs,
+                price_source=f"no {args.pricing.replace('_', '-')} catalog offer for "
+                f"{inputs.accelerator}; give --price",
+            )
+        inputs = priced
+    return inputs
+
+
+# --- handlers --------------------------------------------------------------------------------
+
+
+def run_train(args: argparse.Namespace) -> int:
+    est = estimate_training(training_inputs_from_args(args))
+    if args.json:
+        print_json(est.to_dict())
+    else:
+        print_training(est)
+    return EXIT_OK
+
+
+def run_memory(args: argparse.Namespace) -> int:
+    est = estimate_memory(memory_inputs_from_args(args))
+    if args.json:
+        print_json(est.to_dict())
+    else:
+        print_memory(est)
+    return EXIT_OK
+
+
+def run_inference(args: argparse.Namespace) -> int:
+    inputs = inference_inputs_from_args(args)
+    est = estimate_inference(inputs)
+    sweep = inference_sweep_batch(inputs, SWEEP_BATCH_SIZES) if args.sweep else None
+    if args.json:
+        payload = est.to_dict()
+        if sweep is not None:
+            payload["sweep"] = {
+                "batch_size": sweep.batch_size.astype(int).tolist(),
+                "step_seconds": sweep.step_seconds.tolist(),
+                "throughput_per_second": sweep.throughput_per_second.tolist(),
+                "latency_seconds": sweep.latency_seconds.tolist(),
+                "bound": ["compute" if c else "memory" for c in sweep.compute_bound.tolist()],
+                "cost_per_million": (
+                    None if sweep.cost_per_million is None else sweep.cost_per_million.tolist()
+                ),
+                "memory_per_device_bytes": sweep.memory_per_device_bytes.tolist(),
+            }
+        print_json(payload)
+    else:
+        print_inference(est)
+        if sweep is not None:
+            print("\nThroughput against batch size:")
+            rows = []
+            for i, b in enumerate(sweep.batch_size.astype(int).tolist()):
+                cost = None if sweep.cost_per_million is None else sweep.cost_per_million[i]
+                rows.append(
+                    [
+                        str(b),
+                        units.format_duration(float(sweep.step_seconds[i])),
+                        f"{float(sweep.throughput_per_second[i]):,.4g} {est.unit}s/s",
+                        units.format_duration(float(sweep.latency_seconds[i])),
+                        "compute" if sweep.compute_bound[i] else "memory",
+                        units.format_money(None if cost is None else float(cost)),
+                    ]
+                )
+            print_table(
+                rows,
+                headers=["batch", "step", "throughput", "latency", "bound", f"$/M {est.unit}s"],
+            )
+    return EXIT_OK
+
+
+# --- text output -----------------------------------------------------------------------------
+
+
+def _print_footer(formula: str, assumptions: Sequence[Assumption]) -> None:
+    print("\nFormula:")
+    for line in formula.splitlines():
+        print(f"  {line}")
+    print("\nAssumptions:")
+    for a in assumptions:
+        source = f"  [{a.source}]" if a.source else ""
+        print(f"  - {a.name}: {a.value}{source}")
+
+
+def print_training(e: TrainingEstimate) -> None:
+    rule = "C = 6·N·D" if e.method == "6nd" else "C = 3 × forward × samples × epochs"
+    print(f"Training estimate ({rule})")
+    device = e.accelerator_name or "given peak"
+    cost = units.format_money(e.estimated_cost_usd)
+    if e.price_per_gpu_hour is not None:
+        cost += f" at {units.format_money(e.price_per_gpu_hour)}/GPU-hour"
+    elif e.price_source:
+        cost += f" ({e.price_source})"
+    low_cost = units.format_money(e.planning_low_cost_usd)
+    high_cost = units.format_money(e.planning_high_cost_usd)
+    rows = [
+        ("total compute", f"{units.format_flops(e.total_flops)} ({e.total_pflops:,.4g} PFLOP)"),
+        ("device", f"{e.devices} × {device}"),
+        ("peak per device", f"{e.peak_tflops:,.4g} TFLOP/s ({e.inputs.precision}, dense)"),
+        ("utilization", units.format_percent(e.utilization)),
+        (
+            "training time",
+            f"{units.format_duration(e.training_seconds)} ({e.training_hours:,.4g} h, "
+            f"{e.training_days:,.4g} days)",
+        ),
+        ("GPU-hours", f"{e.gpu_hours:,.4g}"),
+        ("estimated cost", cost),
+        (
+            f"planning range (×1 … ×{e.project_margin:g})",
+            f"{units.format_hours(e.planning_low_hours)} … "
+            f"{units.format_hours(e.planning_high_hours)}; {low_cost} … {high_cost}",
+        ),
+    ]
+    if e.price_per_gpu_hour is not None and e.price_source not in ("", "given"):
+        rows.append(("price source", e.price_source))
+    print_key_values(rows)
+    _print_footer(e.formula, e.assumptions)
+
+
+def print_memory(e: MemoryEstimate) -> None:
+    inp = e.inputs
+    fb = units.format_bytes
+    title = "training" if inp.mode == "train" else "inference"
+    print(f"Memory estimate ({title}, {inp.precision}, {inp.gpus} device(s))")
+    rows = [
+        ("component", "total", "per device"),
+        ("weights", fb(e.weights_bytes), fb(e.per_device_weights_bytes)),
+        ("gradients", fb(e.gradients_bytes), fb(e.per_device_gradients_bytes)),
+        ("optimizer", fb(e.optimizer_bytes), fb(e.per_device_optimizer_bytes)),
+        ("activations", fb(e.activations_bytes), fb(e.per_device_activations_bytes)),
+        ("KV cache", fb(e.kv_cache_bytes), fb(e.per_device_kv_cache_bytes)),
+        ("runtime overhead", fb(e.overhead_bytes), fb(e.overhead_bytes)),
+        ("total", fb(e.total_bytes), fb(e.per_device_bytes)),
+    ]
+    print_table(rows[1:], headers=rows[0])
+    if e.device_memory_bytes is None:
+        print("\nfits: — (give --accelerator or --memory-gb to check)")
+    else:
+        name = e.accelerator_name or "device"
+        verdict = "fits" if e.fits else "does NOT fit"
+        headroom = e.headroom_bytes or 0.0
+        print(
+            f"\n{verdict} in {name} ({fb(e.device_memory_bytes)}): headroom {fb(headroom)} "
+            f"({units.format_percent(e.headroom_fraction)})"
+        )
+    if e.suggestions:
+        print("\nWhat would make it fit:")
+        for s in e.suggestions:
+            mark = "fits" if s.fits else "still too big"
+            print(f"  - {s.description}: {fb(s.per_device_bytes)} per device ({mark})")
+    _print_footer(e.formula, e.assumptions)
+
+
+def print_inference(e: InferenceEstimate) -> None:
+    inp = e.inputs
+    device = e.accelerator_name or "given peak/bandwidth"
+    print(f"Inference estimate ({inp.precision}, batch {inp.batch_size}, {inp.gpus} × {device})")
+    rate = f"{e.throughput_per_second:,.4g} {e.unit}s/s"
+    rows = [
+        ("step time", f"{units.format_duration(e.step_seconds)} ({e.bound}-bound)"),
+        ("compute time per step", units.format_duration(e.compute_seconds)),
+        ("memory time per step", units.format_duration(e.memory_seconds)),
+    ]
+    if inp.is_language_model:
+        rows += [
+            ("prefill", units.format_duration(e.prefill_seconds)),
+            (
+                "latency per request",
+                f"{units.format_duration(e.latency_seconds)} ({inp.prompt_tokens} prompt + "
+                f"{inp.output_tokens} output tokens)",
+            ),
+            ("throughput", f"{rate} (decode {e.decode_tokens_per_second:,.4g} tokens/s)"),
+        ]
+    else:
+        rows += [
+            ("latency per batch", units.format_duration(e.latency_seconds)),
+            ("throughput", rate),
+        ]
+    cost = units.format_money(e.cost_per_million)
+    if e.price_per_gpu_hour is not None:
+        cost += f" at {units.format_money(e.price_per_gpu_hour)}/GPU-hour"
+    elif e.price_source:
+        cost += f" ({e.price_source})"
+    rows.append((f"cost per million {e.unit}s", cost))
+    if e.compute_bound_batch_size is not None:
+        rows.append(("compute-bound from batch", f"{e.compute_bound_batch_size:,.0f}"))
+    memory = units.format_bytes(e.memory_per_device_bytes)
+    if e.device_memory_bytes is not None:
+        memory += f" of {units.format_bytes(e.device_memory_bytes)}"
+        memory += " (fits)" if e.fits else " (does NOT fit)"
+    rows.append(("memory per device", memory))
+    if e.price_per_gpu_hour is not None and e.price_source not in ("", "given"):
+        rows.append(("price source", e.price_source))
+    print_key_values(rows)
+    _print_footer(e.formula, e.assumptions)

@@ -1,0 +1,398 @@
+"""``desktopapp estimate tco``: owning servers against renting cloud GPUs.
+
+``commands/estimate.py`` creates the ``estimate`` group and calls :func:`register_tco`. Options
+left out take catalog defaults (server price and power for the accelerator, the cheapest cloud
+offer, PUE, $/kWh …); the output lists which ones, with their sources.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from desktopapp.commands.output import print_json, print_key_values
+from desktopapp.model import units
+from desktopapp.model.catalog import (
+    PRICING_MODELS,
+    Accelerator,
+    PriceEstimate,
+    cheapest_price,
+    cloud_defaults,
+    estimated_server_power_kw,
+    get_accelerator,
+    tco_defaults,
+)
+from desktopapp.model.tco import (
+    DEFAULT_FACILITY_USD_PER_KW_MONTH,
+    DEFAULT_GPUS_PER_SERVER,
+    DEFAULT_KWH_PRICE,
+    DEFAULT_LIFE_YEARS,
+    DEFAULT_OPS_FRACTION,
+    DEFAULT_PUE,
+    DEFAULT_UTILIZATION,
+    CloudInputs,
+    OnPremInputs,
+    TcoResult,
+    estimate_tco,
+)
+from desktopapp.model.units import parse_quantity
+from desktopapp.model.validation import require_int
+
+# option dest → (metavar, help)
+_NUMBER_OPTIONS: dict[str, tuple[str, str]] = {
+    "gpus": ("N", "GPUs owned in total (default: one server)"),
+    "gpus_per_server": ("N", "GPUs per server (default: the catalog server's, else 8)"),
+    "server_price": (
+        "USD",
+        "capex per server, all in (default: catalog server price + 20%% fabric/storage/install)",
+    ),
+    "life_years": ("Y", f"straight-line depreciation life (default {DEFAULT_LIFE_YEARS:g})"),
+    "power_kw": ("KW", "server power at full load (default: catalog server or GPU TDP based)"),
+    "power_kw_idle": ("KW", "server power when idle (default: same as --power-kw)"),
+    "pue": ("X", f"data-center PUE (default {DEFAULT_PUE:g})"),
+    "kwh_price": ("USD", f"electricity price per kWh (default {DEFAULT_KWH_PRICE:g})"),
+    "ops_fraction": (
+        "F",
+        f"staff, maintenance and space per year, as a fraction of capex "
+        f"(default {DEFAULT_OPS_FRACTION:g})",
+    ),
+    "facility_usd_per_kw_month": (
+        "USD",
+        f"colocation cost per kW-month (default {DEFAULT_FACILITY_USD_PER_KW_MONTH:g}: "
+        "space is in --ops-fraction)",
+    ),
+    "utilization": (
+        "F",
+        f"fraction of hours the owned GPUs are busy (default {DEFAULT_UTILIZATION:g})",
+    ),
+    "cloud_price": ("USD", "cloud price per GPU-hour (default: cheapest catalog offer)"),
+    "spot_overhead": ("F", "extra GPU-hours lost to spot interruptions (default 0.10)"),
+    "months": ("N", "horizon of the cumulative comparison (default: the life)"),
+}
+
+
+def register_tco(estimate_subparsers: Any) -> None:
+    """Add ``tco`` to the ``estimate`` subcommand group."""
+    parser = estimate_subparsers.add_parser(
+        "tco",
+        help="cost of owning servers against renting cloud GPUs (break-even utilization)",
+        description="Compare owning servers with renting cloud GPUs: cost per GPU-hour, yearly "
+        "totals, break-even utilization and payback month. Options left out take catalog "
+        "defaults, listed in the output with their sources.",
+    )
+    parser.add_argument("--accelerator", metavar="ID", help="catalog id, e.g. h100-sxm")
+    for dest, (metavar, text) in _NUMBER_OPTIONS.items():
+        parser.add_argument("--" + dest.replace("_", "-"), dest=dest, metavar=metavar, help=text)
+    parser.add_argument(
+        "--pricing",
+        choices=PRICING_MODELS,
+        default="on_demand",
+        help="cloud pricing model (default on_demand)",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(handler=run_tco)
+
+
+@dataclass
+class ResolvedTco:
+    """Inputs after defaults, with where each default came from."""
+
+    onprem: OnPremInputs
+    cloud: CloudInputs
+    months: int | None
+    accelerator: Accelerator | None
+    price: PriceEstimate | None  # the catalog price used, when --cloud-price was left out
+    defaults_used: list[str] = field(default_factory=list)
+
+
+def _number(args: argparse.Namespace, dest: str) -> float | None:
+    raw = getattr(args, dest, None)
+    if raw is None:
+        return None
+    return parse_quantity(raw, dest)
+
+
+def resolve(args: argparse.Namespace) -> ResolvedTco:
+    """Turn the options into model inputs, filling the ones left out from the catalogs."""
+    acc = get_accelerator(args.accelerator) if args.accelerator else None
+    defaults = tco_defaults()
+    server = defaults.server_for(acc.id) if acc else None
+    used: list[str] = []
+
+    def pick(dest: str, default: float) -> float:
+        value = _number(args, dest)
+        if value is None:
+            used.append(dest)
+            return default
+        return value
+
+    per_server = _number(args, "gpus_per_server")
+    if per_server is None:
+        used.append("gpus_per_server")
+        per_server = float(server.gpus if server else DEFAULT_GPUS_PER_SERVER)
+    gpus = pick("gpus", per_server)
+
+    server_price = _number(args, "server_price")
+    price_source = ""
+    if server_price is None:
+        server_price, price_source = _default_server_price(acc, per_server)
+        used.append("server_price")
+
+    power_kw = _number(args, "power_kw")
+    power_source = ""
+    if power_kw is None:
+        power_kw, power_source = _default_power(acc, per_server)
+        used.append("power_kw")
+
+    onprem = OnPremInputs(
+        server_price=server_price,
+        power_kw=power_kw,
+        gpus=require_int("gpus", gpus, minimum=1),
+        gpus_per_server=require_int("gpus_per_server", per_server, minimum=1),
+        life_years=pick("life_years", defaults.value("life_years")),
+        power_kw_idle=_number(args, "power_kw_idle"),
+        pue=pick("pue", defaults.value("pue")),
+        kwh_price=pick("kwh_price", defaults.value("kwh_price")),
+        ops_fraction=pick("ops_fraction", defaults.value("ops_fraction")),
+        facility_usd_per_kw_month=pick(
+            "facility_usd_per_kw_month", defaults.value("facility_usd_per_kw_month")
+        ),
+        utilization=pick("utilization", defaults.value("utilization")),
+        server_price_source=price_source,
+        power_source=power_source,
+    )
+
+    pricing = args.pricing
+    cloud_price = _number(args, "cloud_price")
+    estimate: PriceEstimate | None = None
+    if cloud_price is None:
+        estimate = _default_cloud_price(acc, pricing)
+        cloud_price = estimate.price
+        used.append("cloud_price")
+    cloud = CloudInputs(
+        cloud_price=cloud_price,
+        pricing=pricing,
+        spot_overhead=_spot_overhead(args, used),
+        price_source=estimate.basis if estimate else "",
+    )
+    months_value = _number(args, "months")
+    months = None
+    if months_value is not None:
+        if months_value != math.floor(months_value) or months_value < 1:
+            raise ValueError(f"months: must be a whole number of at least 1, got {args.months!r}")
+        months = int(months_value)
+    return ResolvedTco(onprem, cloud, months, acc, estimate, used)
+
+
+def _spot_overhead(args: argparse.Namespace, used: list[str]) -> float:
+    value = _number(args, "spot_overhead")
+    if value is not None:
+        return value
+    if args.pricing == "spot":
+        used.append("spot_overhead")
+    return cloud_defaults().spot_overhead.value
+
+
+def _default_server_price(acc: Accelerator | None, per_server: float) -> tuple[float, str]:
+    if acc is None:
+        raise ValueError("server_price: required without --accelerator (USD per server)")
+    defaults = tco_defaults()
+    server = defaults.server_for(acc.id)
+    if server is None or server.price_usd is None:
+        quotes = ""
+        if server is not None and server.quotes:
+            quotes = " (catalog quotes: " + "; ".join(
+                f"{q.name} {units.format_money(q.price_usd)}" for q in server.quotes
+            )
+            quotes += f"; {server.notes})" if server.notes else ")"
+        raise ValueError(
+            f"server_price: no catalog server price for {acc.id}{quotes}; pass --server-price USD"
+        )
+    overhead = defaults.get("install_overhead_fraction")
+    per_gpu = server.price_usd / server.gpus
+    price = per_gpu * per_server * (1.0 + overhead.value)
+    scaled = "" if per_server == server.gpus else f", scaled to {per_server:g} GPUs per server"
+    source = (
+        f"catalog: {server.name} {units.format_money(server.price_usd)} ({server.price_date}; "
+        f"{server.source}){scaled}, + {overhead.value:.0%} fabric/storage/install "
+        f"({overhead.source})"
+    )
+    return price, source
+
+
+def _default_power(acc: Accelerator | None, per_server: float) -> tuple[float, str]:
+    if acc is None:
+        raise ValueError("power_kw: required without --accelerator (kW per server at full load)")
+    gpus = int(per_server) if per_server == math.floor(per_server) and per_server >= 1 else 1
+    power = estimated_server_power_kw(acc, gpus)
+    if power is None:
+        raise ValueError(f"power_kw: {acc.id} has no published TDP; pass --power-kw KW")
+    server = tco_defaults().server_for(acc.id)
+    if server is not None and server.power_kw is not None and server.gpus == gpus:
+        return power, f"catalog: {server.name}, {server.power_source}"
+    ratio = tco_defaults().get("server_power_per_gpu_tdp")
+    source = f"estimated: {gpus} × {acc.tdp_w:g} W TDP × {ratio.value:g} ({ratio.source})"
+    return power, source
+
+
+def _default_cloud_price(acc: Accelerator | None, pricing: str) -> PriceEstimate:
+    if acc is None:
+        raise ValueError("cloud_price: required without --accelerator (USD per GPU-hour)")
+    found = cheapest_price(acc.id, pricing)
+    if found is None:
+        raise ValueError(
+            f"cloud_price: the catalog has no {pricing} price for {acc.id}; pass --cloud-price USD"
+        )
+    return found
+
+
+def payload(resolved: ResolvedTco, result: TcoResult) -> dict[str, Any]:
+    """The JSON object printed by ``estimate tco --json``."""
+    onprem, cloud = resolved.onprem, resolved.cloud
+    acc = resolved.accelerator
+    if resolved.price is not None:
+        price_source: dict[str, Any] = {
+            "kind": "derived" if resolved.price.derived else "catalog",
+            **resolved.price.to_dict(),
+        }
+    else:
+        price_source = {"kind": "input", "price": float(cloud.cloud_price)}
+    return {
+        "accelerator": None if acc is None else {"id": acc.id, "name": acc.name},
+        "inputs": {
+            "gpus": onprem.gpus,
+            "gpus_per_server": onprem.gpus_per_server,
+            "servers": onprem.servers,
+            "server_price": float(onprem.server_price),
+            "life_years": float(onprem.life_years),
+            "power_kw": float(onprem.power_kw),
+            "power_kw_idle": onprem.idle_kw,
+            "pue": float(onprem.pue),
+            "kwh_price": float(onprem.kwh_price),
+            "ops_fraction": float(onprem.ops_fraction),
+            "facility_usd_per_kw_month": float(onprem.facility_usd_per_kw_month),
+            "utilization": float(onprem.utilization),
+            "cloud_price": float(cloud.cloud_price),
+            "pricing": cloud.pricing,
+            "spot_overhead": float(cloud.spot_overhead),
+            "months": result.horizon_months,
+        },
+        "defaults_used": resolved.defaults_used,
+        "cloud_price_source": price_source,
+        **result.to_dict(),
+    }
+
+
+def _breakdown(parts: dict[str, float]) -> str:
+    return ", ".join(f"{name} {units.format_money(value)}" for name, value in parts.items())
+
+
+def text_rows(resolved: ResolvedTco, result: TcoResult) -> list[tuple[str, str]]:
+    onprem, cloud = resolved.onprem, resolved.cloud
+    acc = resolved.accelerator
+    u = onprem.utilization
+    u_star = result.break_even_utilization
+    if math.isinf(u_star):
+        verdict = "never: energy under load alone costs more than the cloud price"
+    elif result.pays_off:
+        verdict = f"{units.format_percent(u_star)} (owning is cheaper above this)"
+    else:
+        verdict = f"{units.format_percent(u_star)} (above 100%: owning never pays off)"
+    payback = (
+        f"month {result.payback_month}"
+        if result.payback_month is not None
+        else f"not within the {onprem.life_years:g}-year life"
+    )
+    idle = "same" if onprem.power_kw_idle is None else f"{onprem.idle_kw:.4g} kW"
+    saving = result.cloud_horizon_usd - result.onprem_horizon_usd
+    rows = [
+        ("Accelerator", f"{acc.name} ({acc.id})" if acc else units.DASH),
+        (
+            "Fleet",
+            f"{onprem.gpus} GPUs in {onprem.servers} server(s) of {onprem.gpus_per_server}",
+        ),
+        (
+            "Capex",
+            f"{units.format_money(float(onprem.server_price))} per server, "
+            f"{units.format_money(onprem.capex_usd)} in total",
+        ),
+        ("Life", f"{onprem.life_years:g} years, straight line"),
+        ("Power per server", f"{float(onprem.power_kw):.4g} kW full load, idle {idle}"),
+        ("PUE / electricity", f"{onprem.pue:g} / ${onprem.kwh_price:g} per kWh"),
+        (
+            "Ops / facility",
+            f"{units.format_percent(onprem.ops_fraction)} of capex per year / "
+            f"${onprem.facility_usd_per_kw_month:g} per kW-month",
+        ),
+        ("Utilization", units.format_percent(u)),
+        (
+            "Cloud price",
+            f"{units.format_money(float(cloud.cloud_price))}/GPU-hour ({cloud.pricing})"
+            + (f"; {resolved.price.basis}" if resolved.price else ""),
+        ),
+        (
+            "Owning per GPU-hour",
+            f"{units.format_money(result.onprem_cost_per_gpu_hour)} ({_breakdown(_parts(result))})",
+        ),
+        (
+            f"Owning per useful GPU-hour at {units.format_percent(u, 0)}",
+            units.format_money(result.onprem_cost_per_useful_gpu_hour),
+        ),
+        (
+            "Cloud per useful GPU-hour",
+            units.format_money(result.cloud_cost_per_gpu_hour)
+            + (
+                f" (incl. {units.format_percent(cloud.overhead, 0)} spot overhead)"
+                if cloud.overhead
+                else ""
+            ),
+        ),
+        ("Break-even utilization", verdict),
+        (
+            "Owning per year",
+            f"{units.format_money(result.onprem_yearly.total)} "
+            f"({_breakdown(result.onprem_yearly.to_dict())})",
+        ),
+        (
+            "Cloud per year",
+            f"{units.format_money(result.cloud_yearly.total)} (same useful GPU-hours)",
+        ),
+        (
+            f"Over {result.horizon_months} months",
+            f"owning {units.format_money(result.onprem_horizon_usd)}, cloud "
+            f"{units.format_money(result.cloud_horizon_usd)}, "
+            + (
+                f"owning saves {units.format_money(saving)}"
+                if saving >= 0
+                else f"cloud saves {units.format_money(-saving)}"
+            ),
+        ),
+        ("Payback", payback),
+    ]
+    return rows
+
+
+def _parts(result: TcoResult) -> dict[str, float]:
+    parts = result.hourly.to_dict()
+    parts.pop("total")
+    return parts
+
+
+def run_tco(args: argparse.Namespace) -> int:
+    resolved = resolve(args)
+    result = estimate_tco(resolved.onprem, resolved.cloud, resolved.months)
+    if args.json:
+        print_json(payload(resolved, result))
+        return 0
+    print_key_values(text_rows(resolved, result))
+    print("\nAssumptions")
+    for assumption in result.assumptions:
+        print(f"  {assumption.name}: {assumption.value}")
+        print(f"      source: {assumption.source or 'input'}")
+    if resolved.defaults_used:
+        names = ", ".join("--" + d.replace("_", "-") for d in resolved.defaults_used)
+        print(f"\nDefaults used for: {names}")
+    print(f"\nFormula: {result.formula}")
+    return 0

@@ -1,0 +1,755 @@
+"""Accelerator memory for training and inference: what takes the bytes and does it fit.
+
+Training keeps weights, gradients and optimizer state per parameter (bytes per parameter below)
+plus the activations of one micro-batch; ZeRO (Rajbhandari et al. 2020) shards the optimizer
+state (stage 1), then the gradients (stage 2), then the weights (stage 3, as FSDP) across the
+data-parallel devices. Inference keeps the weights and the KV cache. Each device also pays a
+fixed runtime overhead (CUDA context, library workspaces).
+
+Bytes per parameter (weights + gradients + optimizer, the optimizer column including the fp32
+master copy where there is one):
+
+============  =========  =====  ========  ==========
+precision     weights    grads  AdamW     SGD+mom.
+============  =========  =====  ========  ==========
+fp32          4          4      8         4
+bf16 / fp16   2          2      4         2
+mixed         2          2      4 + 8     4 + 4
+============  =========  =====  ========  ==========
+
+8-bit Adam keeps two 1-byte states plus one fp32 scale per 2048-value block per state
+(Dettmers et al. 2022), on top of the master copy in mixed precision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
+
+from desktopapp.model import units
+from desktopapp.model.assumptions import Assumption
+from desktopapp.model.catalog import BYTES_PER_VALUE, Accelerator, get_accelerator
+from desktopapp.model.validation import (
+    require_choice,
+    require_int,
+    require_positive,
+    require_range,
+)
+
+MODES: tuple[str, ...] = ("train", "inference")
+TRAIN_PRECISIONS: tuple[str, ...] = ("fp32", "mixed", "bf16", "fp16")
+INFERENCE_PRECISIONS: tuple[str, ...] = ("fp32", "mixed", "bf16", "fp16", "fp8", "int8", "int4")
+PRECISIONS: tuple[str, ...] = INFERENCE_PRECISIONS
+DEFAULT_PRECISION: Mapping[str, str] = MappingProxyType({"train": "mixed", "inference": "bf16"})
+OPTIMIZERS: tuple[str, ...] = ("adamw", "sgd", "adam8bit")
+ZERO_STAGES: tuple[int, ...] = (0, 1, 2, 3)
+
+DEFAULT_OVERHEAD_GIB = 1.0
+OVERHEAD_SOURCE = (
+    "CUDA context with the framework's kernels loaded (~0.3-0.8 GiB depending on GPU, driver "
+    "and lazy loading) plus cuBLAS/cuDNN workspaces and allocator slack; 1 GiB is a round "
+    "planning figure per device"
+)
+ADAM8BIT_BLOCK = 2048  # values per quantization block; one fp32 absmax per block and state
+KORTHIKANTI = (
+    "Korthikanti et al. 2022, 'Reducing Activation Recomputation in Large Transformer Models' "
+    "(arXiv:2205.05198), §4.1: s·b·h·(34 + 5·a·s/h) bytes per layer, 16-bit, no parallelism"
+)
+MAX_SUGGESTED_GPUS = 4096
+# Lower precisions a suggestion may move to, in order of preference.
+TRAIN_PRECISION_ORDER: tuple[str, ...] = ("fp32", "mixed", "bf16")
+INFERENCE_PRECISION_ORDER: tuple[str, ...] = ("fp32", "bf16", "int8", "int4")
+_INFERENCE_RANK: Mapping[str, int] = MappingProxyType(
+    {"fp32": 0, "mixed": 1, "bf16": 1, "fp16": 1, "fp8": 2, "int8": 2, "int4": 3}
+)
+MAX_GPUS = 1_000_000
+MAX_OVERHEAD_GIB = 1024.0
+
+
+@dataclass(frozen=True)
+class BytesPerParam:
+    weights: float
+    gradients: float
+    master: float  # fp32 master copy (mixed precision), counted with the optimizer state
+    optimizer_states: float
+
+    @property
+    def optimizer(self) -> float:
+        return self.master + self.optimizer_states
+
+    @property
+    def total(self) -> float:
+        return self.weights + self.gradients + self.optimizer
+
+
+def weight_bytes_per_value(precision: str) -> float:
+    """Bytes per stored weight: ``mixed`` keeps 16-bit working weights."""
+    return 2.0 if precision == "mixed" else float(BYTES_PER_VALUE[precision])
+
+
+def bytes_per_param(precision: str, optimizer: str, mode: str = "train") -> BytesPerParam:
+    """Bytes per parameter for weights, gradients, master copy and optimizer states."""
+    w = weight_bytes_per_value(precision)
+    if mode == "inference":
+        return BytesPerParam(w, 0.0, 0.0, 0.0)
+    state = 4.0 if precision in ("fp32", "mixed") else w  # optimizer moments' width
+    master = 4.0 if precision == "mixed" else 0.0
+    if optimizer == "adamw":
+        states = 2 * state
+    elif optimizer == "sgd":
+        states = state
+    else:  # adam8bit: two 1-byte moments + an fp32 absmax per block for each
+        states = 2 * (1.0 + 4.0 / ADAM8BIT_BLOCK)
+    return BytesPerParam(w, w, master, states)
+
+
+def transformer_activation_bytes(
+    layers: int,
+    hidden: int,
+    heads: int,
+    seq_len: int,
+    batch_size: int,
+    *,
+    checkpointing: bool = False,
+    flash_attention: bool = False,
+    bytes_scale: float = 1.0,
+) -> float:
+    """Activations kept for the backward pass of one micro-batch (Korthikanti et al. 2022).
+
+    Without checkpointing every layer keeps ``s·b·h·(34 + 5·a·s/h)`` bytes (16-bit values and
+    1-byte dropout masks). With full checkpointing only each layer's input (``2·s·b·h``) is kept,
+    plus one layer's full set while it is recomputed. ``flash_attention`` drops the ``5·a·s/h``
+    term (attention scores, softmax and its dropout are recomputed inside the fused kernel, as
+    in the paper's selective recomputation). ``bytes_scale`` is 2 for fp32 training.
+    """
+    s, b, h, a = float(seq_len), float(batch_size), float(hidden), float(heads)
+    attention = 0.0 if flash_attention else 5.0 * a * s / h
+    per_layer = s * b * h * (34.0 + attention)
+    total = layers * 2.0 * s * b * h + per_layer if checkpointing else layers * per_layer
+    return total * bytes_scale
+
+
+def kv_cache_bytes(
+    layers: int,
+    kv_heads: int,
+    head_dim: float,
+    seq_len: int,
+    batch_size: int,
+    bytes_per_value: float = 2.0,
+) -> float:
+    """``2 (K and V) × layers × kv_heads × head_dim × seq_len × batch × bytes``."""
+    return 2.0 * layers * kv_heads * head_dim * seq_len * batch_size * bytes_per_value
+
+
+def kv_bytes_per_value(precision: str) -> float:
+    """KV cache width: fp32 stays fp32, everything else is cached in 16 bit."""
+    return 4.0 if precision == "fp32" else 2.0
+
+
+def _optional_int(name: str, value: Any, minimum: int = 1) -> int | None:
+    return None if value is None else require_int(name, value, minimum=minimum)
+
+
+@dataclass(frozen=True)
+class MemoryInputs:
+    """A model and how it runs. The transformer shape (layers, hidden, heads, seq_len) is
+    optional; without it activations and the KV cache are left out (and say so).
+    ``batch_size`` is the micro-batch per device. ``memory_gb`` (binary GB, like the catalog)
+    overrides the accelerator's memory."""
+
+    params: float
+    mode: str = "train"
+    precision: str | None = None  # None: "mixed" for train, "bf16" for inference
+    optimizer: str = "adamw"
+    layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None  # grouped-query attention; None = heads
+    seq_len: int | None = None
+    batch_size: int = 1
+    checkpointing: bool = False
+    flash_attention: bool = False  # attention scores not stored (FlashAttention / selective)
+    zero_stage: int = 0
+    gpus: int = 1
+    accelerator: str | None = None
+    memory_gb: float | None = None
+    overhead_gib: float = DEFAULT_OVERHEAD_GIB
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "params", require_positive("params", self.params))
+        require_choice("mode", self.mode, MODES)
+        if self.precision is None:
+            set_(self, "precision", DEFAULT_PRECISION[self.mode])
+        allowed = TRAIN_PRECISIONS if self.mode == "train" else INFERENCE_PRECISIONS
+        if self.precision not in allowed:
+            raise ValueError(
+                f"precision: in {self.mode} mode must be one of {', '.join(allowed)}, "
+                f"got {self.precision!r}"
+            )
+        require_choice("optimizer", self.optimizer, OPTIMIZERS)
+        for name in ("layers", "hidden", "heads", "kv_heads", "seq_len"):
+            set_(self, name, _optional_int(name, getattr(self, name)))
+        set_(self, "batch_size", require_int("batch_size", self.batch_size, minimum=1))
+        for flag in ("checkpointing", "flash_attention"):
+            if not isinstance(getattr(self, flag), bool):
+                raise ValueError(f"{flag}: must be true or false, got {getattr(self, flag)!r}")
+        set_(self, "zero_stage", require_int("zero_stage", self.zero_stage, minimum=0, maximum=3))
+        set_(self, "gpus", require_int("gpus", self.gpus, minimum=1, maximum=MAX_GPUS))
+        if self.memory_gb is not None:
+            set_(self, "memory_gb", require_positive("memory_gb", self.memory_gb))
+        set_(
+            self,
+            "overhead_gib",
+            require_range("overhead_gib", self.overhead_gib, 0.0, MAX_OVERHEAD_GIB),
+        )
+        self._check_shape()
+        if self.accelerator is not None:
+            if not isinstance(self.accelerator, str):
+                raise ValueError(f"accelerator: expected a catalog id, got {self.accelerator!r}")
+            get_accelerator(self.accelerator)
+
+    def _check_shape(self) -> None:
+        shape = {n: getattr(self, n) for n in ("layers", "hidden", "heads", "seq_len")}
+        given = [n for n, v in shape.items() if v is not None]
+        if given and len(given) < len(shape):
+            missing = next(n for n, v in shape.items() if v is None)
+            raise ValueError(
+                f"{missing}: the transformer shape needs layers, hidden, heads and seq_len "
+                f"together (given: {', '.join(given)})"
+            )
+        if self.kv_heads is not None and self.heads is None:
+            raise ValueError(
+                "kv_heads: needs the transformer shape (layers, hidden, heads, seq_len)"
+            )
+        if self.hidden is not None and self.heads is not None:
+            if self.hidden % self.heads:
+                raise ValueError(
+                    f"hidden: must be divisible by heads ({self.heads}), got {self.hidden}"
+                )
+            if self.kv_heads is not None and (
+                self.kv_heads > self.heads or self.heads % self.kv_heads
+            ):
+                raise ValueError(f"kv_heads: must divide heads ({self.heads}), got {self.kv_heads}")
+
+    @property
+    def has_shape(self) -> bool:
+        return self.layers is not None
+
+    @property
+    def resolved_precision(self) -> str:
+        assert self.precision is not None
+        return self.precision
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "params": self.params,
+            "mode": self.mode,
+            "precision": self.precision,
+            "optimizer": self.optimizer if self.mode == "train" else None,
+            "layers": self.layers,
+            "hidden": self.hidden,
+            "heads": self.heads,
+            "kv_heads": self.kv_heads,
+            "seq_len": self.seq_len,
+            "batch_size": self.batch_size,
+            "checkpointing": self.checkpointing,
+            "flash_attention": self.flash_attention,
+            "zero_stage": self.zero_stage,
+            "gpus": self.gpus,
+            "accelerator": self.accelerator,
+            "memory_gb": self.memory_gb,
+            "overhead_gib": self.overhead_gib,
+        }
+
+
+@dataclass(frozen=True)
+class MemorySuggestion:
+    """One change that lowers the per-device total, computed by re-running the estimate."""
+
+    # zero_stage | checkpointing | flash_attention | batch_size | precision | optimizer | gpus
+    kind: str
+    description: str
+    changes: Mapping[str, Any]
+    per_device_bytes: float
+    saving_bytes: float
+    fits: bool | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "description": self.description,
+            "changes": dict(self.changes),
+            "per_device_bytes": self.per_device_bytes,
+            "saving_bytes": self.saving_bytes,
+            "fits": self.fits,
+        }
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """Unsharded totals (one replica) and what each device holds after sharding."""
+
+    inputs: MemoryInputs
+    bytes_per_param: BytesPerParam
+    weights_bytes: float
+    gradients_bytes: float
+    optimizer_bytes: float  # states + fp32 master copy
+    master_weights_bytes: float  # the master-copy part of optimizer_bytes
+    activations_bytes: float
+    kv_cache_bytes: float
+    overhead_bytes: float
+    per_device_weights_bytes: float
+    per_device_gradients_bytes: float
+    per_device_optimizer_bytes: float
+    per_device_activations_bytes: float
+    per_device_kv_cache_bytes: float
+    per_device_bytes: float
+    device_memory_bytes: float | None
+    accelerator_name: str | None
+    formula: str
+    assumptions: tuple[Assumption, ...] = field(default=())
+    suggestions: tuple[MemorySuggestion, ...] = field(default=())
+
+    @property
+    def total_bytes(self) -> float:
+        """Everything one unsharded replica needs (before ZeRO / tensor-parallel splitting)."""
+        return (
+            self.weights_bytes
+            + self.gradients_bytes
+            + self.optimizer_bytes
+            + self.activations_bytes
+            + self.kv_cache_bytes
+            + self.overhead_bytes
+        )
+
+    @property
+    def fits(self) -> bool | None:
+        if self.device_memory_bytes is None:
+            return None
+        return self.per_device_bytes <= self.device_memory_bytes
+
+    @property
+    def headroom_bytes(self) -> float | None:
+        if self.device_memory_bytes is None:
+            return None
+        return self.device_memory_bytes - self.per_device_bytes
+
+    @property
+    def headroom_fraction(self) -> float | None:
+        """Free share of the device memory (negative when it does not fit)."""
+        if self.device_memory_bytes is None:
+            return None
+        return (self.device_memory_bytes - self.per_device_bytes) / self.device_memory_bytes
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.inputs.mode,
+            "precision": self.inputs.precision,
+            "weights_bytes": self.weights_bytes,
+            "gradients_bytes": self.gradients_bytes,
+            "optimizer_bytes": self.optimizer_bytes,
+            "master_weights_bytes": self.master_weights_bytes,
+            "activations_bytes": self.activations_bytes,
+            "kv_cache_bytes": self.kv_cache_bytes,
+            "overhead_bytes": self.overhead_bytes,
+            "total_bytes": self.total_bytes,
+            "per_device": {
+                "weights_bytes": self.per_device_weights_bytes,
+                "gradients_bytes": self.per_device_gradients_bytes,
+                "optimizer_bytes": self.per_device_optimizer_bytes,
+                "activations_bytes": self.per_device_activations_bytes,
+                "kv_cache_bytes": self.per_device_kv_cache_bytes,
+                "overhead_bytes": self.overhead_bytes,
+            },
+            "per_device_bytes": self.per_device_bytes,
+            "bytes_per_param": {
+                "weights": self.bytes_per_param.weights,
+                "gradients": self.bytes_per_param.gradients,
+                "master": self.bytes_per_param.master,
+                "optimizer_states": self.bytes_per_param.optimizer_states,
+                "total": self.bytes_per_param.total,
+            },
+            "gpus": self.inputs.gpus,
+            "zero_stage": self.inputs.zero_stage,
+            "accelerator": self.inputs.accelerator,
+            "accelerator_name": self.accelerator_name,
+            "device_memory_bytes": self.device_memory_bytes,
+            "fits": self.fits,
+            "headroom_bytes": self.headroom_bytes,
+            "headroom_fraction": self.headroom_fraction,
+            "suggestions": [s.to_dict() for s in self.suggestions],
+            "formula": self.formula,
+            "assumptions": [a.to_dict() for a in self.assumptions],
+            "inputs": self.inputs.to_dict(),
+        }
+
+
+def _device(inputs: MemoryInputs) -> tuple[float | None, Accelerator | None]:
+    acc = None if inputs.accelerator is None else get_accelerator(inputs.accelerator)
+    if inputs.memory_gb is not None:
+        return inputs.memory_gb * units.GIB, acc
+    if acc is not None:
+        return acc.memory_bytes, acc
+    return None, None
+
+
+def _compute(inputs: MemoryInputs) -> MemoryEstimate:
+    """The estimate without suggestions (suggestions call this on changed inputs)."""
+    precision = inputs.resolved_precision
+    train = inputs.mode == "train"
+    bpp = bytes_per_param(precision, inputs.optimizer, inputs.mode)
+    n = inputs.params
+    weights = n * bpp.weights
+    grads = n * bpp.gradients
+    optimizer = n * bpp.optimizer
+    master = n * bpp.master
+    activations = 0.0
+    kv = 0.0
+    if inputs.has_shape:
+        assert inputs.hidden and inputs.heads and inputs.seq_len and inputs.layers
+        if train:
+            activations = transformer_activation_bytes(
+                inputs.layers,
+                inputs.hidden,
+                inputs.heads,
+                inputs.seq_len,
+                inputs.batch_size,
+                checkpointing=inputs.checkpointing,
+                flash_attention=inputs.flash_attention,
+                bytes_scale=2.0 if precision == "fp32" else 1.0,
+            )
+        else:
+            kv = kv_cache_bytes(
+                inputs.layers,
+                inputs.kv_heads or inputs.heads,
+                inputs.hidden / inputs.heads,
+                inputs.seq_len,
+                inputs.batch_size,
+                kv_bytes_per_value(precision),
+            )
+    overhead = inputs.overhead_gib * units.GIB
+    g = float(inputs.gpus)
+    if train:
+        stage = inputs.zero_stage
+        pd_w = weights / g if stage >= 3 else weights
+        pd_g = grads / g if stage >= 2 else grads
+        pd_o = optimizer / g if stage >= 1 else optimizer
+        pd_a, pd_kv = activations, 0.0  # each data-parallel device runs its own micro-batch
+    else:  # inference: weights and KV cache split evenly (tensor parallel)
+        pd_w, pd_g, pd_o, pd_a, pd_kv = weights / g, 0.0, 0.0, 0.0, kv / g
+    per_device = pd_w + pd_g + pd_o + pd_a + pd_kv + overhead
+    device_memory, acc = _device(inputs)
+    return MemoryEstimate(
+        inputs=inputs,
+        bytes_per_param=bpp,
+        weights_bytes=weights,
+        gradients_bytes=grads,
+        optimizer_bytes=optimizer,
+        master_weights_bytes=master,
+        activations_bytes=activations,
+        kv_cache_bytes=kv,
+        overhead_bytes=overhead,
+        per_device_weights_bytes=pd_w,
+        per_device_gradients_bytes=pd_g,
+        per_device_optimizer_bytes=pd_o,
+        per_device_activations_bytes=pd_a,
+        per_device_kv_cache_bytes=pd_kv,
+        per_device_bytes=per_device,
+        device_memory_bytes=device_memory,
+        accelerator_name=None if acc is None else acc.name,
+        formula=_formula(inputs, bpp, weights, grads, optimizer, activations, kv, per_device),
+        assumptions=tuple(_assumptions(inputs)),
+    )
+
+
+def estimate_memory(inputs: MemoryInputs) -> MemoryEstimate:
+    """Memory per device, whether it fits, and (when it does not) what would make it fit."""
+    base = _compute(inputs)
+    if base.fits is False:
+        return replace(base, suggestions=tuple(_suggestions(base)))
+    return base
+
+
+def _formula(
+    inputs: MemoryInputs,
+    bpp: BytesPerParam,
+    weights: float,
+    grads: float,
+    optimizer: float,
+    activations: float,
+    kv: float,
+    per_device: float,
+) -> str:
+    fb = units.format_bytes
+    n = units.format_count(inputs.params)
+    lines = [f"weights = {n} params × {bpp.weights:g} B = {fb(weights)}"]
+    if inputs.mode == "train":
+        lines.append(f"gradients = {n} × {bpp.gradients:g} B = {fb(grads)}")
+        master = f" (incl. {bpp.master:g} B fp32 master)" if bpp.master else ""
+        lines.append(
+            f"optimizer ({inputs.optimizer}) = {n} × {bpp.optimizer:.4g} B{master} "
+            f"= {fb(optimizer)}"
+        )
+        if inputs.has_shape:
+            layer = "s·b·h·34" if inputs.flash_attention else "s·b·h·(34 + 5·a·s/h)"
+            rule = f"L·2·s·b·h + {layer}" if inputs.checkpointing else f"L·{layer}"
+            scale = " × 2 (fp32)" if inputs.precision == "fp32" else ""
+            lines.append(
+                f"activations = {rule}{scale} with L={inputs.layers}, s={inputs.seq_len}, "
+                f"b={inputs.batch_size}, h={inputs.hidden}, a={inputs.heads} = {fb(activations)}"
+            )
+        stage = inputs.zero_stage
+        split = {0: "nothing sharded", 1: "optimizer / N", 2: "(optimizer + gradients) / N"}.get(
+            stage, "(optimizer + gradients + weights) / N"
+        )
+        lines.append(
+            f"per device (ZeRO-{stage}, N={inputs.gpus}: {split}) + overhead "
+            f"{units.format_bytes(inputs.overhead_gib * units.GIB)} = {fb(per_device)}"
+        )
+    else:
+        if inputs.has_shape:
+            assert inputs.heads is not None and inputs.hidden is not None
+            kvh = inputs.kv_heads or inputs.heads
+            width = kv_bytes_per_value(inputs.resolved_precision)
+            lines.append(
+                f"KV cache = 2 × L × kv_heads × head_dim × seq × batch × bytes = 2 × "
+                f"{inputs.layers} × {kvh} × {inputs.hidden // inputs.heads} × {inputs.seq_len} × "
+                f"{inputs.batch_size} × {width:g} = {fb(kv)}"
+            )
+        lines.append(
+            f"per device = (weights + KV cache) / {inputs.gpus} + overhead "
+            f"{units.format_bytes(inputs.overhead_gib * units.GIB)} = {fb(per_device)}"
+        )
+    return "\n".join(lines)
+
+
+def _assumptions(inputs: MemoryInputs) -> list[Assumption]:
+    p = inputs.resolved_precision
+    out: list[Assumption] = []
+    if inputs.mode == "train":
+        bpp = bytes_per_param(p, inputs.optimizer)
+        desc = {
+            "fp32": "fp32 weights, gradients and optimizer states",
+            "mixed": "16-bit weights and gradients, fp32 master weights and optimizer states",
+            "bf16": "pure 16-bit: weights, gradients and optimizer states all in bf16",
+            "fp16": "pure 16-bit: weights, gradients and optimizer states all in fp16",
+        }[p]
+        out.append(
+            Assumption(
+                "bytes per parameter",
+                f"{bpp.total:.4g} B ({desc})",
+                "Rajbhandari et al. 2020 (ZeRO), §3.1: mixed-precision Adam = 2 + 2 + 12 = 16 B",
+            )
+        )
+        states = {
+            "adamw": "AdamW: 2 states (momentum, variance)",
+            "sgd": "SGD with momentum: 1 state",
+            "adam8bit": f"8-bit Adam: 2 one-byte states + one fp32 scale per {ADAM8BIT_BLOCK} "
+            "values per state",
+        }[inputs.optimizer]
+        out.append(
+            Assumption(
+                "optimizer states",
+                states,
+                "Dettmers et al. 2022, '8-bit Optimizers via Block-wise Quantization'"
+                if inputs.optimizer == "adam8bit"
+                else "",
+            )
+        )
+        if inputs.has_shape:
+            out.append(
+                Assumption(
+                    "activations",
+                    (
+                        "full activation checkpointing: layer inputs kept, one layer recomputed"
+                        if inputs.checkpointing
+                        else "all layers' activations kept for backward"
+                    )
+                    + (
+                        "; attention scores not stored (FlashAttention)"
+                        if inputs.flash_attention
+                        else "; attention scores stored (no FlashAttention)"
+                    ),
+                    KORTHIKANTI
+                    + "; embeddings, final logits and loss are left out; fp32 counts twice",
+                )
+            )
+        else:
+            out.append(
+                Assumption(
+                    "activations",
+                    "not included (give layers, hidden, heads, seq_len, batch_size)",
+                    "",
+                )
+            )
+        out.append(
+            Assumption(
+                "sharding",
+                f"ZeRO-{inputs.zero_stage} over {inputs.gpus} data-parallel device(s); "
+                "activations are per device (micro-batch), never sharded",
+                "Rajbhandari et al. 2020; stage 3 corresponds to PyTorch FSDP full sharding. "
+                "Gathered-parameter buffers and communication buckets are left out",
+            )
+        )
+    else:
+        out.append(
+            Assumption(
+                "weights",
+                f"{weight_bytes_per_value(p):g} B per parameter ({p}); quantization scales "
+                "are left out (~1-3% for int4/int8)",
+                "catalog.BYTES_PER_VALUE",
+            )
+        )
+        if inputs.has_shape:
+            out.append(
+                Assumption(
+                    "KV cache",
+                    f"{kv_bytes_per_value(p):g} B per value, full seq_len for every sequence",
+                    "2 × layers × kv_heads × head_dim × seq_len × batch (keys and values)",
+                )
+            )
+        else:
+            out.append(
+                Assumption(
+                    "KV cache",
+                    "not included (give layers, hidden, heads, seq_len, batch_size)",
+                    "",
+                )
+            )
+        out.append(
+            Assumption(
+                "activations (inference)",
+                "not counted: transient, covered by the runtime overhead",
+                "",
+            )
+        )
+        out.append(
+            Assumption(
+                "splitting",
+                f"weights and KV cache split evenly over {inputs.gpus} device(s)",
+                "tensor/pipeline parallel; replicated buffers left out",
+            )
+        )
+    out.append(
+        Assumption(
+            "runtime overhead per device",
+            units.format_bytes(inputs.overhead_gib * units.GIB),
+            OVERHEAD_SOURCE,
+        )
+    )
+    return out
+
+
+# --- suggestions ----------------------------------------------------------------------------
+
+
+def _first_fit_or_best(
+    base: MemoryEstimate, candidates: list[tuple[dict[str, Any], MemoryEstimate]]
+) -> tuple[dict[str, Any], MemoryEstimate] | None:
+    """First candidate (in order of preference) that fits, else the lowest one that helps."""
+    helpful = [(c, e) for c, e in candidates if e.per_device_bytes < base.per_device_bytes]
+    if not helpful:
+        return None
+    for c, e in helpful:
+        if e.fits:
+            return c, e
+    return min(helpful, key=lambda ce: ce[1].per_device_bytes)
+
+
+def _try(base: MemoryEstimate, **changes: Any) -> MemoryEstimate | None:
+    try:
+        return _compute(replace(base.inputs, **changes))
+    except ValueError:
+        return None
+
+
+def _suggestions(base: MemoryEstimate) -> list[MemorySuggestion]:
+    inp = base.inputs
+    train = inp.mode == "train"
+    out: list[MemorySuggestion] = []
+
+    def add(kind: str, text: str, picked: tuple[dict[str, Any], MemoryEstimate] | None) -> None:
+        if picked is None:
+            return
+        changes, est = picked
+        out.append(
+            MemorySuggestion(
+                kind=kind,
+                description=text.format(**changes),
+                changes=MappingProxyType(dict(changes)),
+                per_device_bytes=est.per_device_bytes,
+                saving_bytes=base.per_device_bytes - est.per_device_bytes,
+                fits=est.fits,
+            )
+        )
+
+    def options(kind: str, text: str, variants: list[dict[str, Any]]) -> None:
+        tried = [(v, _try(base, **v)) for v in variants]
+        add(kind, text, _first_fit_or_best(base, [(v, e) for v, e in tried if e is not None]))
+
+    if train and inp.gpus > 1 and inp.zero_stage < 3:
+        options(
+            "zero_stage",
+            "shard more with ZeRO-{zero_stage} across the {gpus} devices",
+            [{"zero_stage": s, "gpus": inp.gpus} for s in range(inp.zero_stage + 1, 4)],
+        )
+    if train and inp.has_shape and not inp.checkpointing:
+        options(
+            "checkpointing",
+            "turn on full activation checkpointing (about one extra forward pass of compute)",
+            [{"checkpointing": True}],
+        )
+    if train and inp.has_shape and not inp.flash_attention:
+        options(
+            "flash_attention",
+            "use FlashAttention (or selective recomputation) so attention scores are not stored",
+            [{"flash_attention": True}],
+        )
+    if inp.has_shape and inp.batch_size > 1:
+        sizes: list[int] = []
+        b = inp.batch_size // 2
+        while b >= 1:
+            sizes.append(b)
+            b //= 2
+        if sizes[-1] != 1:
+            sizes.append(1)
+        options(
+            "batch_size",
+            "lower the micro-batch to {batch_size} (keep the global batch with gradient "
+            "accumulation)"
+            if train
+            else "serve a batch of {batch_size}",
+            [{"batch_size": s} for s in sizes],
+        )
+    rank: Mapping[str, int]
+    if train:
+        order, rank = TRAIN_PRECISION_ORDER, {"fp32": 0, "mixed": 1, "bf16": 2, "fp16": 2}
+        text = "train in pure {precision} (no fp32 master copy; watch the numerics)"
+    else:
+        order, rank = INFERENCE_PRECISION_ORDER, _INFERENCE_RANK
+        text = "quantize the weights to {precision}"
+    lower = [p for p in order if rank[p] > rank[inp.resolved_precision]]
+    if lower:
+        options("precision", text, [{"precision": p} for p in lower])
+    if train and inp.optimizer == "adamw":
+        options("optimizer", "use 8-bit Adam (bitsandbytes)", [{"optimizer": "adam8bit"}])
+    if inp.gpus < MAX_SUGGESTED_GPUS:
+        counts: list[int] = []
+        g = inp.gpus * 2
+        while g <= MAX_SUGGESTED_GPUS:
+            counts.append(g)
+            g *= 2
+        if train and inp.zero_stage == 0:
+            variants = [{"gpus": c, "zero_stage": 3} for c in counts]
+            text = "shard with ZeRO-3 (FSDP) across {gpus} devices"
+        elif train:
+            variants = [{"gpus": c} for c in counts]
+            text = "spread ZeRO-" + str(inp.zero_stage) + " sharding across {gpus} devices"
+        else:
+            variants = [{"gpus": c} for c in counts]
+            text = "split the model across {gpus} devices (tensor/pipeline parallel)"
+        options("gpus", text, variants)
+    return out

@@ -1,0 +1,81 @@
+"""Qt user interface: the main window and one subpackage per tab.
+
+Tab contract
+============
+
+Every tab lives in ``desktopapp/ui/<name>/`` and its ``__init__.py`` exposes::
+
+    def create_tab(state: AppState, parent: QWidget | None = None) -> QWidget: ...
+
+- ``state`` is the window's shared :class:`desktopapp.ui.state.AppState`. A tab reads and writes
+  the planning state only through its API (``set_workload``, ``set_estimate``,
+  ``set_custom_accelerator``, ``show_status`` …) and listens to its signals.
+- The main window imports ``desktopapp.ui.<name>`` lazily: the visible tab at start, the others
+  the first time they are shown. Importing a tab package must be cheap: no torch, no NVML, no
+  pyqtgraph at module level (import them inside the functions that need them).
+- If the package does not exist yet, the window shows a "coming" panel instead.
+
+Optional hooks on the returned widget (looked up with ``getattr``):
+
+- ``ready`` (a ``Signal()``) and ``is_ready() -> bool``: the tab has shown its first data.
+  ``desktopapp --screenshot`` waits for it (with a short timeout). A tab without them counts as
+  ready once it has been shown.
+- ``shutdown() -> None``: called once when the window closes. Stop timers and workers here
+  (workers must be registered in :mod:`desktopapp.ui.common.workers`).
+
+Tabs never compute formulas themselves; they call the model layer (``desktopapp.model``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TabInfo:
+    """One tab of the main window: package name, title and a line for the placeholder."""
+
+    name: str  # package under desktopapp.ui, also the --tab value
+    title: str
+    summary: str
+    shortcut: str  # View menu shortcut
+
+
+TABS: tuple[TabInfo, ...] = (
+    TabInfo(
+        "estimate",
+        "Workload estimation",
+        "Compute, wall time, cost and memory of a training or inference workload.",
+        "Ctrl+1",
+    ),
+    TabInfo(
+        "cost",
+        "Cloud vs on-prem",
+        "Compare renting cloud GPUs with buying and running your own: break-even utilization, "
+        "total cost of ownership and hybrid plans.",
+        "Ctrl+2",
+    ),
+    TabInfo(
+        "hardware",
+        "Hardware",
+        "Detect the accelerators in this machine, benchmark what they deliver and feed the "
+        "measured throughput back into your estimates.",
+        "Ctrl+3",
+    ),
+    TabInfo(
+        "monitor",
+        "Monitor",
+        "Watch utilization, memory, power and temperature while a job runs, with a diagnosis of "
+        "what is holding it back.",
+        "Ctrl+4",
+    ),
+)
+
+TAB_NAMES: tuple[str, ...] = tuple(tab.name for tab in TABS)
+
+
+def tab_info(name: str) -> TabInfo:
+    for tab in TABS:
+        if tab.name == name:
+            return tab
+    raise ValueError(f"tab: must be one of {', '.join(TAB_NAMES)}, got {name!r}")

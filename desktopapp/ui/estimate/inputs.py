@@ -1,0 +1,444 @@
+"""The Workload tab's input column: grouped sections in a scroll area.
+
+Widgets only: no formulas. :class:`InputsPanel` exposes its fields as attributes and one
+``edited`` signal for any user change; the tab reads the fields, builds the model inputs and
+writes values back under ``QSignalBlocker``.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QRadioButton,
+    QScrollArea,
+    QSizePolicy,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktopapp.ui.common.accelerator_combo import AcceleratorCombo
+from desktopapp.ui.common.band_slider import BandSlider
+from desktopapp.ui.common.quantity_edit import QuantityEdit
+from desktopapp.ui.common.section import Section
+from desktopapp.ui.common.theme import SPACING
+
+# (value, label) pairs; values are the model's names.
+STORAGE_PRECISIONS: tuple[tuple[str, str], ...] = (
+    ("mixed", "Mixed (16-bit + fp32 master)"),
+    ("fp32", "fp32"),
+    ("bf16", "Pure bf16"),
+    ("fp16", "Pure fp16"),
+)
+OPTIMIZERS: tuple[tuple[str, str], ...] = (
+    ("adamw", "AdamW"),
+    ("sgd", "SGD with momentum"),
+    ("adam8bit", "8-bit Adam"),
+)
+ZERO_STAGES: tuple[tuple[int, str], ...] = (
+    (0, "0 · no sharding"),
+    (1, "1 · optimizer state"),
+    (2, "2 · + gradients"),
+    (3, "3 · + weights (FSDP)"),
+)
+METHOD_6ND = "6nd"
+METHOD_FORWARD = "forward"
+MAX_DEVICES = 65536
+
+
+def _spin(minimum: int, maximum: int, value: int, tooltip: str = "", special: str = "") -> QSpinBox:
+    spin = QSpinBox()
+    spin.setRange(minimum, maximum)
+    spin.setValue(value)
+    spin.setGroupSeparatorShown(True)
+    spin.setAccelerated(True)
+    spin.setKeyboardTracking(True)
+    spin.setToolTip(tooltip)
+    # Arrow keys and the wheel step the value; the arrow buttons are hidden by the style
+    # sheet (NoButtons with a styled frame leaves no room for the text in Qt 6).
+    spin.lineEdit().setTextMargins(4, 0, 0, 0)
+    spin.setMinimumWidth(64)  # below the hint for the widest value, so the column can narrow
+    if special:
+        spin.setSpecialValueText(special)
+    return spin
+
+
+def _small_combo(combo: QComboBox | None = None, chars: int = 8) -> QComboBox:
+    """A combo whose minimum width does not follow its longest item."""
+    combo = combo or QComboBox()
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(chars)
+    combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+    return combo
+
+
+def _combo(items: tuple[tuple[object, str], ...], tooltip: str = "") -> QComboBox:
+    combo = _small_combo(chars=14)
+    for value, label in items:
+        combo.addItem(label, value)
+    combo.setToolTip(tooltip)
+    return combo
+
+
+def _link_button(text: str) -> QPushButton:
+    button = QPushButton(text)
+    button.setObjectName("LinkButton")
+    button.setCursor(Qt.CursorShape.PointingHandCursor)
+    button.setFlat(True)
+    return button
+
+
+class InputsPanel(QScrollArea):
+    """Every input of the Workload tab. ``edited`` fires on any user change."""
+
+    edited = Signal()
+    preset_chosen = Signal(str)
+    method_changed = Signal(str)
+    accelerator_chosen = Signal(str)
+    precision_chosen = Signal(str)
+    utilization_moved = Signal(float)
+    price_typed = Signal()
+    price_reset = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFrameShape(QScrollArea.Shape.NoFrame)
+        content = QWidget()
+        content.setObjectName("InputsContent")
+        self.column = QVBoxLayout(content)
+        self.column.setContentsMargins(0, 0, 8, 0)
+        self.column.setSpacing(SPACING)
+
+        self._build_preset()
+        self._build_training()
+        self._build_hardware()
+        self._build_memory()
+        self._build_inference()
+        self.column.addStretch(1)
+        self.setWidget(content)
+        content.setMinimumWidth(0)
+        self.setMinimumWidth(380)
+
+    # --- sections -----------------------------------------------------------------------------
+    def _build_preset(self) -> None:
+        section = Section("Workload", "Start from a workload class, then change anything.")
+        self.preset_combo = QComboBox()
+        self.preset_combo.setToolTip("Fills every input below with typical values for the class")
+        self.preset_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.preset_combo.setMinimumContentsLength(20)
+        section.add_row("Preset", self.preset_combo)
+        self.preset_description = QLabel()
+        self.preset_description.setWordWrap(True)
+        self.preset_description.setObjectName("Hint")
+        section.add_wide(self.preset_description)
+        self.preset_hardware = QLabel()
+        self.preset_hardware.setWordWrap(True)
+        self.preset_hardware.setTextFormat(Qt.TextFormat.RichText)
+        section.add_wide(self.preset_hardware)
+        self.preset_memory = QLabel()
+        self.preset_memory.setWordWrap(True)
+        self.preset_memory.setTextFormat(Qt.TextFormat.RichText)
+        section.add_wide(self.preset_memory)
+        self.preset_combo.activated.connect(
+            lambda index: self.preset_chosen.emit(str(self.preset_combo.itemData(index) or ""))
+        )
+        self.preset_section = section
+        self.column.addWidget(section)
+
+    def _build_training(self) -> None:
+        section = Section("Training compute")
+        self.method_6nd = QRadioButton("Params × tokens")
+        self.method_6nd.setToolTip("C = 6 × N × D × epochs (transformers)")
+        self.method_forward = QRadioButton("FLOPs × samples")
+        self.method_forward.setToolTip("C = 3 × forward FLOPs per sample × samples × epochs")
+        self.method_group = QButtonGroup(self)
+        self.method_group.addButton(self.method_6nd)
+        self.method_group.addButton(self.method_forward)
+        self.method_6nd.setChecked(True)
+        methods = QHBoxLayout()
+        methods.setSpacing(14)
+        methods.addWidget(self.method_6nd)
+        methods.addWidget(self.method_forward)
+        methods.addStretch(1)
+        section.add_row("Method", methods)
+
+        self.params = QuantityEdit(
+            "params", tooltip="Trainable parameters N; also sizes memory and inference"
+        )
+        section.add_row("Parameters N", self.params)
+        self.tokens = QuantityEdit("tokens", tooltip="Training tokens D per epoch")
+        self.tokens_label = section.add_row("Tokens D", self.tokens)
+        self.forward_flops = QuantityEdit(
+            "forward_flops",
+            placeholder="e.g. 8.2G",
+            tooltip="FLOPs of one forward pass for one sample (= 2 × multiply-accumulates)",
+        )
+        self.forward_label = section.add_row("Forward FLOPs / sample", self.forward_flops)
+        self.samples = QuantityEdit(
+            "samples", placeholder="e.g. 1.28M", tooltip="Training samples per epoch"
+        )
+        self.samples_label = section.add_row("Samples", self.samples)
+        self.epochs = QuantityEdit(
+            "epochs", placeholder="1", tooltip="Passes over the data (fractions allowed)"
+        )
+        section.add_row("Epochs", self.epochs)
+
+        self.method_6nd.toggled.connect(self._on_method_toggled)
+        for edit in (self.params, self.tokens, self.forward_flops, self.samples, self.epochs):
+            edit.textEdited.connect(lambda _text: self.edited.emit())
+        self.training_section = section
+        self.column.addWidget(section)
+        self.set_method(METHOD_6ND)
+
+    def _build_hardware(self) -> None:
+        section = Section("Hardware and price")
+        self.accelerator = AcceleratorCombo()
+        self.accelerator.accelerator_changed.connect(self.accelerator_chosen)
+        section.add_row("Accelerator", self.accelerator)
+
+        self.devices = _spin(1, MAX_DEVICES, 1, "Devices training together (data parallel)")
+        self.precision = _small_combo(chars=6)
+        self.precision.setToolTip(
+            "Compute precision; only those the accelerator publishes a peak for"
+        )
+        row = QHBoxLayout()
+        row.setSpacing(10)
+        row.addWidget(self.devices, 1)
+        precision_label = QLabel("Precision")
+        precision_label.setObjectName("FieldLabel")
+        row.addWidget(precision_label)
+        row.addWidget(self.precision, 1)
+        section.add_row("Devices", row)
+
+        self.utilization = BandSlider(5, 80, (30, 50), "typical")
+        self.utilization.setToolTip(
+            "Model FLOPs utilization: the share of peak the run achieves. Large training runs "
+            "typically reach 30-50%."
+        )
+        section.add_row("Utilization", self.utilization)
+        self.utilization_note = QLabel()
+        self.utilization_note.setObjectName("Hint")
+        self.utilization_note.setWordWrap(True)
+        section.add_row("", self.utilization_note)
+
+        self.price = QuantityEdit(
+            "price",
+            allow_empty=True,
+            currency=True,
+            placeholder="type a price, e.g. 2.49",
+            tooltip="USD per GPU-hour; typing a price overrides the catalog",
+        )
+        self.price_reset_button = _link_button("Use catalog price")
+        self.price_reset_button.setToolTip("Go back to the cheapest on-demand catalog offer")
+        price_row = QHBoxLayout()
+        price_row.setSpacing(6)
+        dollar = QLabel("$")
+        dollar.setObjectName("FieldLabel")
+        price_row.addWidget(dollar)
+        price_row.addWidget(self.price, 1)
+        per = QLabel("/ GPU-hour")
+        per.setObjectName("FieldLabel")
+        price_row.addWidget(per)
+        section.add_row("Price", price_row)
+        self.price_source = QLabel()
+        self.price_source.setObjectName("Hint")
+        self.price_source.setWordWrap(True)
+        self.price_source.setTextFormat(Qt.TextFormat.RichText)
+        source_row = QHBoxLayout()
+        source_row.setContentsMargins(0, 0, 0, 0)
+        source_row.addWidget(self.price_source, 1)
+        source_row.addWidget(self.price_reset_button, 0, Qt.AlignmentFlag.AlignTop)
+        section.add_row("", source_row)
+
+        self.devices.valueChanged.connect(lambda _v: self.edited.emit())
+        self.precision.activated.connect(
+            lambda i: self.precision_chosen.emit(str(self.precision.itemData(i)))
+        )
+        self.utilization.value_changed.connect(self.utilization_moved)
+        self.price.textEdited.connect(lambda _text: self.price_typed.emit())
+        self.price_reset_button.clicked.connect(self.price_reset)
+        self.hardware_section = section
+        self.column.addWidget(section)
+
+    def _build_memory(self) -> None:
+        section = Section("Memory per device", "Training memory: model shape, batch and sharding.")
+        self.storage = _combo(
+            tuple(STORAGE_PRECISIONS),
+            "How weights, gradients and optimizer state are stored",
+        )
+        section.add_row("Stored as", self.storage)
+        self.optimizer = _combo(
+            tuple(OPTIMIZERS), "Optimizer (sets the bytes of state per parameter)"
+        )
+        section.add_row("Optimizer", self.optimizer)
+        self.zero_stage = _combo(
+            tuple(ZERO_STAGES),
+            "ZeRO stage: what is sharded across the data-parallel devices",
+        )
+        section.add_row("ZeRO stage", self.zero_stage)
+        self.micro_batch = _spin(1, 1_000_000, 1, "Sequences (or samples) per device per step")
+        self.seq_len = _spin(0, 10_000_000, 0, "Tokens per sequence", special="not set")
+        row = QHBoxLayout()
+        row.setSpacing(10)
+        row.addWidget(self.micro_batch, 1)
+        seq_label = QLabel("Sequence")
+        seq_label.setObjectName("FieldLabel")
+        row.addWidget(seq_label)
+        row.addWidget(self.seq_len, 1)
+        section.add_row("Micro-batch", row)
+
+        shape = QGridLayout()
+        shape.setHorizontalSpacing(8)
+        shape.setVerticalSpacing(4)
+        self.layers = _spin(0, 10_000, 0, "Transformer layers", special="—")
+        self.hidden = _spin(0, 1_000_000, 0, "Hidden size (d_model)", special="—")
+        self.heads = _spin(0, 10_000, 0, "Attention heads", special="—")
+        self.kv_heads = _spin(
+            0, 10_000, 0, "Key/value heads (grouped-query attention)", special="= heads"
+        )
+        for col, (caption, spin) in enumerate(
+            (
+                ("Layers", self.layers),
+                ("Hidden", self.hidden),
+                ("Heads", self.heads),
+                ("KV heads", self.kv_heads),
+            )
+        ):
+            label = QLabel(caption)
+            label.setObjectName("Hint")
+            shape.addWidget(label, 0, col)
+            shape.addWidget(spin, 1, col)
+            spin.setMinimumWidth(50)
+        section.add_row("Shape", shape)
+
+        self.checkpointing = QCheckBox("Activation checkpointing")
+        self.checkpointing.setToolTip("Keep only layer inputs; recompute activations in backward")
+        self.flash_attention = QCheckBox("FlashAttention")
+        self.flash_attention.setToolTip("Attention scores are not stored")
+        flags = QHBoxLayout()
+        flags.setSpacing(14)
+        flags.addWidget(self.checkpointing)
+        flags.addWidget(self.flash_attention)
+        flags.addStretch(1)
+        section.add_row("", flags)
+
+        for combo in (self.storage, self.optimizer, self.zero_stage):
+            combo.activated.connect(lambda _i: self.edited.emit())
+        for spin in (
+            self.micro_batch,
+            self.seq_len,
+            self.layers,
+            self.hidden,
+            self.heads,
+            self.kv_heads,
+        ):
+            spin.valueChanged.connect(lambda _v: self.edited.emit())
+        for box in (self.checkpointing, self.flash_attention):
+            box.toggled.connect(lambda _on: self.edited.emit())
+        self.memory_section = section
+        self.column.addWidget(section)
+
+    def _build_inference(self) -> None:
+        section = Section("Inference", "Serving the same model on the chosen accelerator.")
+        self.inference_batch = _spin(1, 1_000_000, 1, "Requests processed together per step")
+        self.inference_precision = _small_combo(chars=6)
+        self.inference_precision.setToolTip("Weight precision when serving")
+        row = QHBoxLayout()
+        row.setSpacing(10)
+        row.addWidget(self.inference_batch, 1)
+        label = QLabel("Precision")
+        label.setObjectName("FieldLabel")
+        row.addWidget(label)
+        row.addWidget(self.inference_precision, 1)
+        section.add_row("Batch size", row)
+        self.prompt_tokens = _spin(0, 10_000_000, 512, "Prompt (input) tokens per request")
+        self.output_tokens = _spin(1, 10_000_000, 256, "Generated tokens per request")
+        row2 = QHBoxLayout()
+        row2.setSpacing(10)
+        row2.addWidget(self.prompt_tokens, 1)
+        out_label = QLabel("Output")
+        out_label.setObjectName("FieldLabel")
+        row2.addWidget(out_label)
+        row2.addWidget(self.output_tokens, 1)
+        self.prompt_label = section.add_row("Prompt tokens", row2)
+        self.inference_devices = _spin(
+            1, MAX_DEVICES, 1, "Devices serving one copy of the model (tensor parallel)"
+        )
+        section.add_row("Serving devices", self.inference_devices)
+        self.inference_devices.valueChanged.connect(lambda _v: self.edited.emit())
+        self.inference_batch.valueChanged.connect(lambda _v: self.edited.emit())
+        self.prompt_tokens.valueChanged.connect(lambda _v: self.edited.emit())
+        self.output_tokens.valueChanged.connect(lambda _v: self.edited.emit())
+        self.inference_precision.activated.connect(lambda _i: self.edited.emit())
+        self.inference_section = section
+        self.column.addWidget(section)
+
+    # --- method switch ------------------------------------------------------------------------
+    def method(self) -> str:
+        return METHOD_6ND if self.method_6nd.isChecked() else METHOD_FORWARD
+
+    def set_method(self, method: str) -> None:
+        """Show the fields of one method (no signal)."""
+        self.method_6nd.blockSignals(True)
+        self.method_forward.blockSignals(True)
+        self.method_6nd.setChecked(method == METHOD_6ND)
+        self.method_forward.setChecked(method != METHOD_6ND)
+        self.method_6nd.blockSignals(False)
+        self.method_forward.blockSignals(False)
+        self._show_method_fields(method)
+
+    def _show_method_fields(self, method: str) -> None:
+        is_6nd = method == METHOD_6ND
+        for widget in (self.tokens, self.tokens_label):
+            widget.setVisible(is_6nd)
+        for widget in (self.forward_flops, self.forward_label, self.samples, self.samples_label):
+            widget.setVisible(not is_6nd)
+
+    def _on_method_toggled(self, _checked: bool) -> None:
+        method = self.method()
+        self._show_method_fields(method)
+        self.method_changed.emit(method)
+
+    # --- helpers for the tab ------------------------------------------------------------------
+    def set_combo_items(self, combo: QComboBox, items: list[tuple[str, str]], current: str) -> str:
+        """Replace a combo's (value, label) items keeping ``current`` if offered; returns the
+        value now selected (no signals)."""
+        combo.blockSignals(True)
+        try:
+            combo.clear()
+            for value, label in items:
+                combo.addItem(label, value)
+            index = combo.findData(current)
+            combo.setCurrentIndex(index if index >= 0 else 0)
+        finally:
+            combo.blockSignals(False)
+        data = combo.currentData()
+        return "" if data is None else str(data)
+
+
+def select_data(combo: QComboBox, value: object) -> bool:
+    """Select the item whose data equals ``value`` without signals; False if absent."""
+    index = combo.findData(value)
+    if index < 0:
+        return False
+    combo.blockSignals(True)
+    combo.setCurrentIndex(index)
+    combo.blockSignals(False)
+    return True
+
+
+def fixed_width(widget: QWidget, width: int) -> QWidget:
+    widget.setFixedWidth(width)
+    widget.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+    return widget

@@ -1,0 +1,361 @@
+"""The Workload tab's result panels. They display what the tab computed with the model layer;
+formatting goes through ``model.units``; nothing here computes a formula."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktopapp.model.assumptions import Assumption
+from desktopapp.model.units import DASH
+from desktopapp.ui.common.range_bar import RangeBar
+from desktopapp.ui.common.result_card import ResultCard
+from desktopapp.ui.common.section import Section
+from desktopapp.ui.common.theme import COLORS, INNER_SPACING, MEMORY_COLORS, SERIES, repolish
+from desktopapp.ui.estimate.memory_bar import MemoryBar, Segment
+
+
+def card_row(cards: Sequence[ResultCard]) -> QHBoxLayout:
+    row = QHBoxLayout()
+    row.setSpacing(INNER_SPACING + 2)
+    for card in cards:
+        row.addWidget(card, 1)
+    return row
+
+
+class TrainingResults(Section):
+    """Headline cards and the planning range (×1 to ×3) as bands."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Training estimate", parent=parent)
+        self.compute_card = ResultCard("Total compute")
+        self.time_card = ResultCard("Wall time")
+        self.gpu_hours_card = ResultCard("GPU-hours")
+        self.cost_card = ResultCard("Cost")
+        self.cards = (self.compute_card, self.time_card, self.gpu_hours_card, self.cost_card)
+        self.add(card_row(self.cards))
+
+        self.range_caption = QLabel("Planning range · whole project, ×1 to ×3")
+        self.range_caption.setObjectName("SectionTitle")
+        self.range_note = QLabel()
+        self.range_note.setObjectName("Hint")
+        self.range_note.setWordWrap(True)
+        self.time_range = RangeBar()
+        self.cost_range = RangeBar()
+        ranges = QGridLayout()
+        ranges.setHorizontalSpacing(24)
+        ranges.setVerticalSpacing(2)
+        for col, (caption, bar) in enumerate(
+            (("Wall time", self.time_range), ("Cost", self.cost_range))
+        ):
+            label = QLabel(caption)
+            label.setObjectName("FieldLabel")
+            ranges.addWidget(label, 0, col)
+            ranges.addWidget(bar, 1, col)
+        self.add(self.range_caption)
+        self.add(ranges)
+        self.add(self.range_note)
+
+    def clear(self, reason: str) -> None:
+        for card in self.cards:
+            card.clear(reason)
+        self.time_range.clear()
+        self.cost_range.clear()
+        self.range_note.setText("")
+
+
+class PlotsPanel(Section):
+    """Wall time and cost against devices (log x, 1-4096) and cost against utilization."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Scaling", parent=parent)
+        from desktopapp.ui.common import plots
+
+        self.time_plot = plots.make_plot(
+            "Wall time vs devices", "devices", "hours", log_x=True, log_y=True
+        )
+        self.cost_plot = plots.make_plot("Cost vs devices", "devices", "USD", log_x=True)
+        self.util_plot = plots.make_plot("Cost vs utilization", "utilization (%)", "USD")
+        self.time_curve = self.time_plot.plot(pen=plots.pen(0))
+        self.cost_curve = self.cost_plot.plot(pen=plots.pen(1))
+        self.util_curve = self.util_plot.plot(pen=plots.pen(1))
+        self.time_marker = plots.marker(SERIES[0])
+        self.cost_marker = plots.marker(SERIES[1])
+        self.util_marker = plots.marker(SERIES[1])
+        self.time_plot.addItem(self.time_marker)
+        self.cost_plot.addItem(self.cost_marker)
+        self.util_plot.addItem(self.util_marker)
+        self.util_band = plots.vertical_band(30, 50, COLORS["good_soft"])
+        self.util_plot.addItem(self.util_band)
+        for plot in (self.time_plot, self.cost_plot):
+            plot.setXRange(0, 3.62, padding=0.02)  # log10(1) … log10(4096)
+            plots.set_log_ticks(plot, (1, 8, 64, 512, 4096))
+        self.util_plot.setXRange(5, 80, padding=0.02)
+        row = QHBoxLayout()
+        row.setSpacing(INNER_SPACING)
+        for plot in (self.time_plot, self.cost_plot, self.util_plot):
+            plot.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+            row.addWidget(plot, 1)
+        self.add(row, 1)
+        self.setFixedHeight(290)
+
+    def set_data(
+        self,
+        devices: Any,
+        hours: Any,
+        cost_by_devices: Any | None,
+        current_devices: int,
+        current_hours: float,
+        current_cost: float | None,
+        utilization_pct: Any,
+        cost_by_utilization: Any | None,
+        current_utilization_pct: float,
+    ) -> None:
+        from desktopapp.ui.common.plots import set_curve
+
+        set_curve(self.time_curve, devices, hours)
+        self.time_marker.setData([current_devices], [current_hours])
+        if cost_by_devices is None or current_cost is None:
+            self.cost_curve.setData([], [])
+            self.cost_marker.setData([], [])
+            self.util_curve.setData([], [])
+            self.util_marker.setData([], [])
+        else:
+            set_curve(self.cost_curve, devices, cost_by_devices)
+            self.cost_marker.setData([current_devices], [current_cost])
+            assert cost_by_utilization is not None
+            set_curve(self.util_curve, utilization_pct, cost_by_utilization)
+            self.util_marker.setData([current_utilization_pct], [current_cost])
+        self.time_plot.getPlotItem().enableAutoRange(axis="y")
+        # With linear scaling the cost is the same at every device count: show it flat against
+        # zero rather than zooming into rounding noise.
+        for plot, values in (
+            (self.cost_plot, cost_by_devices),
+            (self.util_plot, cost_by_utilization),
+        ):
+            top = _finite_max(values)
+            if top is None:
+                plot.getPlotItem().enableAutoRange(axis="y")
+            else:
+                plot.setYRange(0.0, top * 1.25, padding=0.0)
+
+    def clear(self) -> None:
+        for item in (
+            self.time_curve,
+            self.cost_curve,
+            self.util_curve,
+            self.time_marker,
+            self.cost_marker,
+            self.util_marker,
+        ):
+            item.setData([], [])
+
+
+def _finite_max(values: Any | None) -> float | None:
+    if values is None:
+        return None
+    import numpy as np
+
+    arr = np.asarray(values, dtype=float)
+    arr = arr[np.isfinite(arr)]
+    if arr.size == 0 or float(arr.max()) <= 0:
+        return None
+    return float(arr.max())
+
+
+class _LegendItem(QWidget):
+    def __init__(self, key: str, caption: str) -> None:
+        super().__init__()
+        swatch = QLabel()
+        swatch.setFixedSize(11, 11)
+        swatch.setStyleSheet(f"background: {MEMORY_COLORS[key]}; border-radius: 2px;")
+        self.caption = QLabel(caption)
+        self.caption.setObjectName("FieldLabel")
+        self.value = QLabel(DASH)
+        self.value.setStyleSheet("font-weight: 600;")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(6)
+        layout.addWidget(swatch)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.value)
+        layout.addStretch(1)
+
+
+MEMORY_PARTS: tuple[tuple[str, str], ...] = (
+    ("weights", "Weights"),
+    ("gradients", "Gradients"),
+    ("optimizer", "Optimizer"),
+    ("activations", "Activations"),
+    ("kv_cache", "KV cache"),
+    ("overhead", "Overhead"),
+)
+
+
+class MemoryPanel(Section):
+    """Stacked bar per device against the device memory, a verdict and what would make it fit."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Memory per device (training)", parent=parent)
+        self.verdict = QLabel(DASH)
+        self.verdict.setObjectName("Verdict")
+        self.verdict.setProperty("verdict", "none")
+        self.add_header_widget(self.verdict)
+        self.bar = MemoryBar()
+        self.add(self.bar)
+        legend = QGridLayout()
+        legend.setHorizontalSpacing(18)
+        legend.setVerticalSpacing(4)
+        self.legend: dict[str, _LegendItem] = {}
+        for i, (key, caption) in enumerate(MEMORY_PARTS):
+            item = _LegendItem(key, caption)
+            self.legend[key] = item
+            legend.addWidget(item, i // 3, i % 3)
+        self.add(legend)
+        self.advice = QLabel()
+        self.advice.setWordWrap(True)
+        self.advice.setTextFormat(Qt.TextFormat.RichText)
+        self.add(self.advice)
+
+    def set_verdict(self, text: str, tone: str) -> None:
+        self.verdict.setText(text)
+        if self.verdict.property("verdict") != tone:
+            self.verdict.setProperty("verdict", tone)
+            repolish(self.verdict)
+
+    def verdict_tone(self) -> str:
+        return str(self.verdict.property("verdict"))
+
+    def set_parts(self, parts: dict[str, tuple[float, str]], capacity: float | None) -> None:
+        """``parts``: key → (bytes, formatted bytes)."""
+        segments = []
+        for key, caption in MEMORY_PARTS:
+            value, text = parts.get(key, (0.0, DASH))
+            self.legend[key].value.setText(text)
+            segments.append(Segment(key, caption, value))
+        self.bar.set_segments(segments, capacity)
+
+    def set_advice(self, lines: Iterable[str], heading: str) -> None:
+        items = "".join(f"<li style='margin-bottom:3px'>{line}</li>" for line in lines)
+        self.advice.setText(
+            f"<b>{html.escape(heading)}</b><ul style='margin:4px 0 0 -20px'>{items}</ul>"
+            if items
+            else (
+                f"<span style='color:{COLORS['muted']}'>{html.escape(heading)}</span>"
+                if heading
+                else ""
+            )
+        )
+
+    def clear(self, reason: str) -> None:
+        self.bar.clear()
+        for item in self.legend.values():
+            item.value.setText(DASH)
+        self.set_verdict(DASH, "none")
+        self.set_advice([], reason)
+
+
+class InferencePanel(Section):
+    """Throughput, latency, cost per million and the roofline bound; throughput vs batch."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Inference", parent=parent)
+        self.throughput_card = ResultCard("Throughput")
+        self.latency_card = ResultCard("Latency per request")
+        self.cost_card = ResultCard("Cost per million")
+        self.bound_card = ResultCard("Roofline bound")
+        self.cards = (self.throughput_card, self.latency_card, self.cost_card, self.bound_card)
+        self.add(card_row(self.cards))
+        from desktopapp.ui.common import plots
+
+        self.plot = plots.make_plot(
+            "Throughput vs batch size", "batch size", "per second", log_x=True
+        )
+        self.plot.setFixedHeight(240)
+        self.plot.setXRange(0, 3.01, padding=0.02)  # log10(1) … log10(1024)
+        plots.set_log_ticks(self.plot, (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024))
+        self.curve = self.plot.plot(pen=plots.pen(2))
+        self.marker = plots.marker(SERIES[2])
+        self.plot.addItem(self.marker)
+        self.add(self.plot)
+
+    def set_curve(
+        self, batch: Any, throughput: Any, unit: str, current: tuple[float, float]
+    ) -> None:
+        from desktopapp.ui.common.plots import set_curve
+
+        set_curve(self.curve, batch, throughput)
+        self.marker.setData([current[0]], [current[1]])
+        self.plot.getPlotItem().setLabel("left", f"{unit}s / second")
+        self.plot.getPlotItem().enableAutoRange(axis="y")
+
+    def clear(self, reason: str) -> None:
+        for card in self.cards:
+            card.clear(reason)
+        self.curve.setData([], [])
+        self.marker.setData([], [])
+
+
+class AssumptionsPanel(Section):
+    """Every assumption the results above relied on, grouped by result, with sources."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(
+            "Assumptions",
+            "Every default and figure the results rely on. Hover a result for its formula.",
+            parent=parent,
+        )
+        self.text = QLabel()
+        self.text.setWordWrap(True)
+        self.text.setTextFormat(Qt.TextFormat.RichText)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.add(self.text)
+        self._groups: list[tuple[str, tuple[Assumption, ...]]] = []
+
+    def set_groups(self, groups: list[tuple[str, tuple[Assumption, ...]]]) -> None:
+        self._groups = groups
+        muted = COLORS["muted"]
+        parts = []
+        for title, assumptions in groups:
+            if not assumptions:
+                continue
+            rows = "".join(
+                "<tr>"
+                f"<td style='padding:3px 12px 3px 0; color:{muted}' width='30%'>"
+                f"{html.escape(a.name)}</td>"
+                f"<td style='padding:3px 12px 3px 0'><b>{html.escape(a.value)}</b>"
+                + (_source_html(a.source, muted) if a.source else "")
+                + "</td></tr>"
+                for a in assumptions
+            )
+            parts.append(
+                f"<p style='margin:8px 0 2px 0; font-weight:700'>{html.escape(title)}</p>"
+                f"<table width='100%' cellspacing='0'>{rows}</table>"
+            )
+        self.text.setText("".join(parts) or f"<span style='color:{muted}'>{DASH}</span>")
+
+    def names(self) -> list[str]:
+        return [a.name for _title, group in self._groups for a in group]
+
+
+def _source_html(source: str, muted: str) -> str:
+    return f"<br><span style='color:{muted}; font-size:small'>{html.escape(source)}</span>"
+
+
+def verdict_vbox(*widgets: QWidget) -> QVBoxLayout:
+    box = QVBoxLayout()
+    for widget in widgets:
+        box.addWidget(widget)
+    return box

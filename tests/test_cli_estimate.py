@@ -1,0 +1,386 @@
+"""``desktopapp estimate train|memory|inference``: JSON keys, text tables, one-line errors."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+
+import pytest
+
+from desktopapp.cli import run_command
+from desktopapp.model import catalog
+
+WORKED = [
+    "estimate",
+    "train",
+    "--params",
+    "110M",
+    "--tokens",
+    "3.3B",
+    "--peak-tflops",
+    "312",
+    "--utilization",
+    "0.4",
+    "--gpus",
+    "8",
+    "--price",
+    "2",
+]
+
+
+def _json(capsys, argv):
+    assert run_command([*argv, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_train_worked_example_json(capsys):
+    doc = _json(capsys, WORKED)
+    for key in (
+        "total_flops",
+        "total_pflops",
+        "training_hours",
+        "training_days",
+        "gpu_hours",
+        "estimated_cost_usd",
+        "peak_tflops",
+        "utilization",
+        "planning_range",
+        "assumptions",
+        "formula",
+        "price_source",
+    ):
+        assert key in doc, key
+    assert doc["total_flops"] == pytest.approx(2.178e18)
+    assert round(doc["training_hours"], 3) == 0.606
+    assert doc["estimated_cost_usd"] == pytest.approx(9.70, abs=0.005)
+    assert doc["planning_range"]["high_hours"] == pytest.approx(3 * doc["training_hours"])
+    assert doc["price_source"] == "given"
+    assert all({"name", "value", "source"} <= a.keys() for a in doc["assumptions"])
+
+
+def test_train_forward_rule(capsys):
+    doc = _json(
+        capsys,
+        [
+            "estimate",
+            "train",
+            "--forward-flops",
+            "8.2G",
+            "--samples",
+            "1.281167M",
+            "--epochs",
+            "90",
+            "--peak-tflops",
+            "312",
+        ],
+    )
+    assert doc["method"] == "forward"
+    assert doc["total_flops"] == pytest.approx(3 * 8.2e9 * 1.281167e6 * 90)
+    assert doc["estimated_cost_usd"] is None
+
+
+def test_train_price_defaults_to_the_cheapest_catalog_offer(capsys):
+    doc = _json(
+        capsys, ["estimate", "train", "--params", "7B", "--tokens", "1T", "--accelerator", "h100"]
+    )
+    offer = catalog.cheapest_offer(catalog.get_accelerator("h100").id, "on_demand")
+    assert offer is not None
+    assert doc["price_per_gpu_hour"] == offer.on_demand
+    assert offer.id in doc["price_source"]
+    assert doc["estimated_cost_usd"] == pytest.approx(doc["gpu_hours"] * offer.on_demand)
+
+
+def test_train_from_a_preset_with_overrides(capsys):
+    doc = _json(capsys, ["estimate", "train", "--preset", "llm-7b", "--gpus", "512"])
+    assert doc["devices"] == 512
+    assert doc["total_flops"] == pytest.approx(6 * 7e9 * 2e12)
+    assert doc["accelerator"] == "a100-sxm-80gb"
+
+
+def test_train_text_table_has_units(capsys):
+    assert run_command(WORKED) == 0
+    out = capsys.readouterr().out
+    assert "2.18 EFLOP" in out
+    assert "36.4 min" in out
+    assert "$9.70" in out
+    assert "Formula:" in out and "Assumptions:" in out
+
+
+def test_memory_json(capsys):
+    doc = _json(
+        capsys,
+        [
+            "estimate",
+            "memory",
+            "--params",
+            "7B",
+            "--precision",
+            "bf16",
+            "--layers",
+            "32",
+            "--hidden",
+            "4096",
+            "--heads",
+            "32",
+            "--seq-len",
+            "4096",
+            "--batch-size",
+            "1",
+            "--checkpointing",
+            "--zero-stage",
+            "3",
+            "--gpus",
+            "8",
+            "--accelerator",
+            "h100-sxm",
+        ],
+    )
+    for key in (
+        "weights_bytes",
+        "gradients_bytes",
+        "optimizer_bytes",
+        "activations_bytes",
+        "kv_cache_bytes",
+        "overhead_bytes",
+        "total_bytes",
+        "per_device_bytes",
+        "fits",
+        "suggestions",
+    ):
+        assert key in doc, key
+    assert doc["weights_bytes"] == 14e9
+    assert doc["fits"] is True
+    assert doc["per_device"]["weights_bytes"] == pytest.approx(14e9 / 8)
+    assert doc["suggestions"] == []
+
+
+def test_memory_without_accelerator_has_null_fit(capsys):
+    doc = _json(capsys, ["estimate", "memory", "--params", "1B"])
+    assert doc["fits"] is None
+    assert doc["total_bytes"] == pytest.approx(16e9 + 2**30)
+
+
+def test_memory_that_does_not_fit_lists_suggestions(capsys):
+    argv = ["estimate", "memory", "--params", "7B", "--gpus", "8", "--accelerator", "h100-sxm"]
+    doc = _json(capsys, argv)
+    assert doc["fits"] is False
+    assert doc["suggestions"]
+    assert all(s["per_device_bytes"] < doc["per_device_bytes"] for s in doc["suggestions"])
+    assert run_command(argv) == 0
+    out = capsys.readouterr().out
+    assert "does NOT fit" in out and "What would make it fit" in out and "GiB" in out
+
+
+def test_memory_inference_mode(capsys):
+    doc = _json(
+        capsys,
+        [
+            "estimate",
+            "memory",
+            "--params",
+            "7B",
+            "--mode",
+            "inference",
+            "--precision",
+            "int4",
+            "--layers",
+            "32",
+            "--hidden",
+            "4096",
+            "--heads",
+            "32",
+            "--seq-len",
+            "4096",
+        ],
+    )
+    assert doc["weights_bytes"] == 3.5e9
+    assert doc["kv_cache_bytes"] == 2 * 2**30
+    assert doc["optimizer_bytes"] == 0
+
+
+def test_inference_json_and_sweep(capsys):
+    doc = _json(
+        capsys,
+        [
+            "estimate",
+            "inference",
+            "--params",
+            "7B",
+            "--peak-tflops",
+            "1000",
+            "--bandwidth-gbs",
+            "2000",
+            "--batch-size",
+            "16",
+            "--price",
+            "2",
+            "--sweep",
+        ],
+    )
+    for key in (
+        "step_seconds",
+        "bound",
+        "tokens_per_second",
+        "latency_seconds",
+        "cost_per_million_tokens",
+        "compute_seconds",
+        "memory_seconds",
+    ):
+        assert key in doc, key
+    assert doc["bound"] == "memory"
+    assert doc["sweep"]["batch_size"][0] == 1 and doc["sweep"]["batch_size"][-1] == 1024
+    assert doc["sweep"]["bound"][-1] == "compute"
+
+
+def test_inference_on_a_catalog_accelerator_text(capsys):
+    argv = ["estimate", "inference", "--params", "7B", "--accelerator", "h100-sxm"]
+    assert run_command(argv) == 0
+    out = capsys.readouterr().out
+    assert "memory-bound" in out and "tokens/s" in out and "cost per million tokens" in out
+
+
+def test_estimate_without_a_subcommand_is_a_usage_error(capsys):
+    assert run_command(["estimate"]) == 2
+
+
+BAD = [
+    (["train", "--params", "110M", "--tokens", "3.3B", "--peak-tflops", "312", "--gpus", "0"],
+     "--gpus"),
+    (["train", "--params", "110M", "--tokens", "3.3B", "--peak-tflops", "312",
+      "--utilization", "1.5"], "--utilization"),
+    (["train", "--params", "110M", "--tokens", "3.3B", "--peak-tflops", "312",
+      "--utilization", "0"], "--utilization"),
+    (["train", "--params=-5", "--tokens", "3.3B", "--peak-tflops", "312"], "--params"),
+    (["train", "--params", "110M", "--tokens", "3.3B"], "--peak-tflops"),
+    (["train", "--params", "110M", "--tokens", "3.3B", "--accelerator", "h10"], "--accelerator"),
+    (["train", "--preset", "bert"], "--preset"),
+    (["train", "--preset", "tree-ensembles"], "--preset"),
+    (["train", "--params", "1B", "--tokens", "1B", "--peak-tflops", "1", "--pricing", "x"],
+     "--pricing"),
+    (["memory", "--params", "7B", "--zero-stage", "4"], "--zero-stage"),
+    (["memory", "--params", "7B", "--precision", "int4"], "--precision"),
+    (["memory", "--params", "7B", "--layers", "32"], "--hidden"),
+    (["memory", "--params", "0"], "--params"),
+    (["memory"], "--params"),
+    (["inference", "--params", "7B", "--peak-tflops", "100"], "--bandwidth-gbs"),
+    (["inference", "--params", "7B", "--accelerator", "h100-sxm", "--batch-size", "0"],
+     "--batch-size"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("argv", "option"), BAD)
+def test_bad_input_is_one_line_naming_the_option(capsys, argv, option):
+    assert run_command(["estimate", *argv]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert f"{option}:" in lines[0]
+    assert captured.out == ""
+
+
+def test_unknown_accelerator_suggests_close_ids(capsys):
+    run_command(["estimate", "train", "--params", "1B", "--tokens", "1B", "--accelerator", "h10"])
+    assert "did you mean h100" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["abc", "nan", "inf", "7X"])
+def test_unreadable_numbers_are_argparse_errors(capsys, value):
+    with pytest.raises(SystemExit) as exc:
+        run_command(["estimate", "train", "--params", value, "--tokens", "1B"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--params" in err[0]
+
+
+def _desktopapp(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "desktopapp", "estimate", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+
+
+def test_subprocess_worked_example():
+    done = _desktopapp(*WORKED[1:], "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["total_flops"] == pytest.approx(2.178e18)
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["train", "--params", "nan", "--tokens", "1B", "--peak-tflops", "1"], "--params"),
+        (["memory", "--params", "7B", "--gpus", "-3"], "--gpus"),
+    ],
+)
+def test_subprocess_bad_input_exit_2_one_line(args, option):
+    done = _desktopapp(*args)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and option in lines[0]
+
+
+def test_tco_is_registered_under_estimate_when_available():
+    import importlib.util
+
+    from desktopapp.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    estimate = sub.choices["estimate"]
+    inner = next(a for a in estimate._actions if isinstance(a, argparse._SubParsersAction))
+    assert {"train", "memory", "inference"} <= set(inner.choices)
+    if importlib.util.find_spec("desktopapp.commands.tco") is not None:
+        assert "tco" in inner.choices
+
+
+def test_train_from_scenario_file_matches_direct_options(tmp_path, capsys):
+    """`estimate train --scenario plan.json` runs the saved numbers headless."""
+    import json as _json
+
+    from desktopapp.cli import run_command
+    from desktopapp.model.scenario import Scenario
+    from desktopapp.model.training import TrainingInputs
+
+    plan = tmp_path / "plan.json"
+    Scenario(
+        name="bert",
+        training=TrainingInputs(
+            params=110e6, tokens=3.3e9, peak_tflops=312, utilization=0.4, gpus=8, price=2.0
+        ),
+    ).save(plan)
+    assert run_command(["estimate", "train", "--scenario", str(plan), "--json"]) == 0
+    from_file = _json.loads(capsys.readouterr().out)
+    assert from_file["total_flops"] == 2.178e18
+    assert round(from_file["training_hours"], 3) == 0.606
+    # An option given on the command line overrides the scenario.
+    assert (
+        run_command(["estimate", "train", "--scenario", str(plan), "--gpus", "16", "--json"]) == 0
+    )
+    assert _json.loads(capsys.readouterr().out)["devices"] == 16
+
+
+def test_scenario_and_preset_together_is_a_usage_error(tmp_path, capsys):
+    from desktopapp.cli import run_command
+
+    plan = tmp_path / "plan.json"
+    plan.write_text("{}")
+    assert run_command(["estimate", "train", "--scenario", str(plan), "--preset", "bert-base"]) == 2
+    assert "--scenario: give --scenario or --preset" in capsys.readouterr().err
+
+
+def test_corrupt_scenario_is_one_line_and_file_untouched(tmp_path, capsys):
+    from desktopapp.cli import run_command
+
+    plan = tmp_path / "plan.json"
+    plan.write_text('{"format": "desktopapp-scenario", "version": 1,')
+    before = plan.read_bytes()
+    assert run_command(["estimate", "train", "--scenario", str(plan), "--json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "plan.json" in err
+    assert plan.read_bytes() == before

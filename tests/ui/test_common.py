@@ -1,0 +1,352 @@
+"""Shared widgets and helpers in desktopapp.ui.common."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import types
+
+import pytest
+from PySide6.QtCore import QThread
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication
+
+from desktopapp.model.catalog import accelerator_catalog
+from desktopapp.model.units import DASH
+from desktopapp.ui.common import qt_compat, timers, workers
+from desktopapp.ui.common.about import AboutDialog, versions
+from desktopapp.ui.common.accelerator_combo import AcceleratorCombo
+from desktopapp.ui.common.band_slider import BandSlider
+from desktopapp.ui.common.icons import PNG_SIZES, app_icon, png_path, render_pngs, svg_path
+from desktopapp.ui.common.placeholder import ComingPanel
+from desktopapp.ui.common.quantity_edit import QuantityEdit, compact_quantity
+from desktopapp.ui.common.range_bar import RangeBar
+from desktopapp.ui.common.result_card import ResultCard, formula_tooltip, split_value_unit
+
+# --- quantity edit --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("110M", 110e6), ("7B", 7e9), ("1.5e9", 1.5e9), ("3.3 T", 3.3e12), ("2,048", 2048.0)],
+)
+def test_quantity_edit_parses_suffixes(qtbot, text, expected):
+    edit = QuantityEdit("params")
+    qtbot.addWidget(edit)
+    with qtbot.waitSignal(edit.value_changed) as signal:
+        edit.setText(text)
+    assert edit.value() == pytest.approx(expected)
+    assert signal.args == [pytest.approx(expected)]
+    assert edit.is_valid()
+    assert not edit.property("invalid")
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [("abc", "is not a number"), ("-5", "greater than 0"), ("", "required"), ("nan", "")],
+)
+def test_quantity_edit_marks_invalid_text(qtbot, text, reason):
+    edit = QuantityEdit("tokens", tooltip="Training tokens")
+    qtbot.addWidget(edit)
+    edit.setText("1B")
+    edit.setText(text)
+    assert edit.value() is None
+    assert edit.property("invalid") is True
+    assert edit.error() is not None and edit.error().startswith("tokens:")
+    assert reason in edit.error()
+    assert "Invalid" in edit.toolTip() and "Training tokens" in edit.toolTip()
+    edit.setText("2B")
+    assert edit.property("invalid") is False
+    assert edit.toolTip() == "Training tokens"
+
+
+def test_quantity_edit_integer_currency_and_empty(qtbot):
+    count = QuantityEdit("gpus", integer=True)
+    price = QuantityEdit("price", allow_empty=True, currency=True)
+    qtbot.addWidget(count)
+    qtbot.addWidget(price)
+    count.setText("2.5")
+    assert count.value() is None and "whole number" in (count.error() or "")
+    count.setText("4k")
+    assert count.value() == 4000
+    price.setText("$2.49")
+    assert price.value() == pytest.approx(2.49)
+    price.setText("")
+    assert price.value() is None and price.is_valid()
+
+
+def test_quantity_edit_set_value_is_silent_and_pristine(qtbot):
+    edit = QuantityEdit("params")
+    qtbot.addWidget(edit)
+    seen: list[object] = []
+    edit.value_changed.connect(seen.append)
+    edit.set_value(7e9)
+    assert edit.text() == "7B" and edit.value() == 7e9
+    edit.set_value(None)  # a preset without this figure: empty, not marked
+    assert seen == []
+    assert not edit.property("invalid") and edit.is_pristine_empty()
+    assert edit.error() is not None  # still cannot be used
+    edit.set_error("params: model says no")
+    assert not edit.property("invalid")  # pristine: stays quiet
+    edit.setText("x")
+    assert edit.property("invalid") is True
+
+
+@pytest.mark.parametrize("value", [7e9, 1.5e9, 110e6, 3.3e12, 0.5, 12.0, 123456789.0])
+def test_compact_quantity_round_trips(value):
+    from desktopapp.model.units import parse_quantity
+
+    assert parse_quantity(compact_quantity(value)) == pytest.approx(value, rel=1e-5)
+
+
+# --- result card, range bar ---------------------------------------------------------------------
+
+
+def test_split_value_unit():
+    assert split_value_unit("2.18 EFLOP") == ("2.18", "EFLOP")
+    assert split_value_unit("36.4 min") == ("36.4", "min")
+    assert split_value_unit("13.0 GiB") == ("13.0", "GiB")
+    assert split_value_unit("$9.70") == ("$9.70", "")
+    assert split_value_unit(DASH) == (DASH, "")
+
+
+def test_result_card_shows_value_unit_and_formula(qtbot):
+    card = ResultCard("Total compute")
+    qtbot.addWidget(card)
+    tip = formula_tooltip("Total compute", "C = 6 × N × D", [("params", "110M")])
+    card.set_formatted("2.18 EFLOP", "6·N·D", tip)
+    assert card.value_text() == "2.18 EFLOP"
+    assert "C = 6 × N × D" in card.toolTip() and "110M" in card.toolTip()
+    card.clear("needs tokens")
+    assert card.value_text() == DASH
+    assert card.toolTip() == "needs tokens"
+
+
+def test_range_bar_paints_and_rejects_nonsense(qtbot):
+    bar = RangeBar()
+    qtbot.addWidget(bar)
+    bar.resize(400, bar.sizeHint().height())
+    bar.set_range(10.0, 10.0, 30.0, lambda v: f"{v:g} h")
+    assert bar.has_range() and bar.labels() == ("10 h", "30 h")
+    image = bar.grab().toImage()
+    assert not image.isNull()
+    bar.set_range(float("nan"), 1.0, 2.0, str)
+    assert not bar.has_range() and bar.labels() == (DASH, DASH)
+    bar.set_range(5.0, 5.0, 1.0, str)  # low above high
+    assert not bar.has_range()
+
+
+def test_band_slider_reports_fraction(qtbot):
+    slider = BandSlider(5, 80, (30, 50))
+    qtbot.addWidget(slider)
+    moved: list[float] = []
+    slider.value_changed.connect(moved.append)
+    slider.set_fraction(0.4)
+    assert moved == [] and slider.fraction() == pytest.approx(0.4)
+    assert slider.value_label.text() == "40%"
+    slider.set_fraction(0.99)  # clamps
+    assert slider.fraction() == pytest.approx(0.80)
+    slider.slider.setValue(33)
+    assert moved == [pytest.approx(0.33)]
+    assert slider.band() == (30, 50)
+
+
+# --- accelerator combo ------------------------------------------------------------------------
+
+
+def test_accelerator_combo_type_to_search(qtbot):
+    catalog = accelerator_catalog()
+    combo = AcceleratorCombo()
+    qtbot.addWidget(combo)
+    combo.set_accelerators(catalog.accelerators)
+    assert combo.accelerator_ids() == list(catalog.ids)
+    first = catalog.ids[0]
+    assert combo.set_accelerator_id(first)
+    h100 = [a.id for a in catalog.accelerators if "H100" in a.name]
+    assert h100, "catalog should list an H100"
+    assert set(h100) <= set(combo.search("h100"))
+    assert combo.search("no such device") == []
+
+    chosen: list[str] = []
+    combo.accelerator_changed.connect(chosen.append)
+    line = combo.lineEdit()
+    line.setText("h100")
+    line.editingFinished.emit()
+    assert combo.accelerator_id() in h100
+    assert chosen == [combo.accelerator_id()]
+    # Text that matches nothing restores the current accelerator.
+    line.setText("zzzz")
+    line.editingFinished.emit()
+    assert combo.accelerator_id() in h100 and chosen == [combo.accelerator_id()]
+    assert "H100" in combo.currentText()
+
+
+# --- workers and timers ---------------------------------------------------------------------------
+
+
+def test_task_runner_drops_stale_results(qtbot):
+    runner = workers.TaskRunner("test")
+    gate = threading.Event()
+    results: list[object] = []
+    runner.result_ready.connect(results.append)
+
+    def slow() -> str:
+        gate.wait(5)
+        return "old"
+
+    runner.submit(slow)
+    assert any(w.isRunning() for w in workers.live_workers())
+    with qtbot.waitSignal(runner.result_ready, timeout=5000):
+        runner.submit(lambda: "new")
+    gate.set()
+    qtbot.waitUntil(lambda: not workers.live_workers(), timeout=5000)
+    qtbot.wait(20)  # let the queued stale result arrive
+    assert results == ["new"]
+    assert runner.dropped == 1
+    assert runner.generation == 2
+
+
+def test_task_runner_reports_errors_and_cancel(qtbot):
+    runner = workers.TaskRunner("errors")
+    errors: list[str] = []
+    runner.error.connect(errors.append)
+
+    def fail() -> None:
+        raise ValueError("utilization: must be in (0, 1]\nmore")
+
+    with qtbot.waitSignal(runner.error, timeout=5000):
+        runner.submit(fail)
+    assert errors == ["utilization: must be in (0, 1]"]
+
+    def long_job() -> str:
+        thread = QThread.currentThread()
+        deadline = time.monotonic() + 5
+        while not thread.isInterruptionRequested() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return "stopped"
+
+    results: list[object] = []
+    runner.result_ready.connect(results.append)
+    runner.submit(long_job)
+    runner.shutdown()
+    assert not workers.live_workers()
+    qtbot.wait(20)
+    assert results == []  # cancelled: its result is dropped
+
+
+def test_stop_all_workers(qtbot):
+    def job() -> None:
+        thread = QThread.currentThread()
+        while not thread.isInterruptionRequested():
+            time.sleep(0.005)
+
+    worker = workers.Worker(job, name="spinner")
+    worker.start_registered()
+    assert worker in workers.live_workers()
+    assert workers.stop_all_workers(2000) == []
+    assert workers.live_workers() == []
+
+
+def test_timer_registry(qtbot):
+    from PySide6.QtCore import QObject
+
+    owner = QObject()
+    fired: list[int] = []
+    timer = timers.debounce_timer(owner, lambda: fired.append(1), 10)
+    timer.start()
+    timer.start()  # restarting coalesces
+    assert timer in timers.active_timers()
+    qtbot.waitUntil(lambda: fired == [1], timeout=2000)
+    assert timer not in timers.active_timers()
+    timer.start()
+    timers.stop_all_timers()
+    assert timers.active_timers() == []
+    owner.deleteLater()
+
+
+# --- icons, about, placeholder, compat ---------------------------------------------------------
+
+
+def test_icon_pngs_are_rendered_from_the_svg(qapp, tmp_path):
+    assert svg_path().is_file()
+    for size in PNG_SIZES:
+        image = QImage(str(png_path(size)))
+        assert (image.width(), image.height()) == (size, size), png_path(size)
+    written = render_pngs(tmp_path)
+    fresh = QImage(str(written[-1]))
+    shipped = QImage(str(png_path(PNG_SIZES[-1])))
+    # The shipped PNGs are what the SVG renders to (same pixels at the largest size).
+    assert fresh.convertToFormat(QImage.Format.Format_ARGB32) == shipped.convertToFormat(
+        QImage.Format.Format_ARGB32
+    )
+    assert not app_icon().isNull()
+
+
+def test_about_lists_versions_without_importing_torch(qtbot, monkeypatch):
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    names = [name for name, _ in versions()]
+    assert names[:6] == ["ML Capacity Planner", "Python", "Qt", "PySide6", "pyqtgraph", "numpy"]
+    assert "torch" not in names
+    assert "torch" not in sys.modules
+    monkeypatch.setitem(sys.modules, "torch", types.SimpleNamespace(__version__="9.9"))
+    assert ("torch", "9.9") in versions()
+    dialog = AboutDialog()
+    qtbot.addWidget(dialog)
+    assert "9.9" in dialog.text() and "PySide6" in dialog.text()
+
+
+def test_coming_panel(qtbot):
+    panel = ComingPanel("Monitor", "Watch a job")
+    qtbot.addWidget(panel)
+    assert panel.is_ready()
+    from PySide6.QtWidgets import QLabel
+
+    shown = [label.text() for label in panel.findChildren(QLabel)]
+    assert "Monitor" in shown and "Watch a job" in shown
+    assert any("later version" in text for text in shown)
+
+
+def test_refcount_guard_keeps_none_alive(qapp):
+    qt_compat.guard_singleton_refcounts()
+    label_calls = 20_000  # far more void calls than None has references without the guard
+    from PySide6.QtWidgets import QLabel
+
+    label = QLabel()
+    for _ in range(label_calls):
+        label.setText("x")
+    assert sys.getrefcount(None) > label_calls
+    label.deleteLater()
+    QApplication.processEvents()
+
+
+def test_leak_finder_reports_windows_workers_and_timers(qtbot):
+    """The checks behind tests/ui/conftest.py's autouse fixture."""
+    from PySide6.QtCore import QObject
+    from PySide6.QtWidgets import QWidget
+
+    from desktopapp.ui.common.leaks import find_leaks
+
+    assert find_leaks() == []
+    window = QWidget()
+    window.setWindowTitle("left open")
+    window.show()
+    owner = QObject()
+    timer = timers.debounce_timer(owner, lambda: None, 60_000)
+    timer.start()
+    gate = threading.Event()
+    worker = workers.Worker(lambda: gate.wait(5), name="left-running")
+    worker.start_registered()
+
+    problems = find_leaks(clean_up=False)
+    assert len(problems) == 3
+    assert "left open" in problems[0]
+    assert "left-running" in problems[1]
+    assert "timers" in problems[2]
+
+    gate.set()
+    problems = find_leaks(clean_up=True)
+    assert not window.isVisible() and not timer.isActive()
+    assert find_leaks() == []
+    window.deleteLater()
+    owner.deleteLater()

@@ -1,0 +1,411 @@
+"""Workload estimation tab: presets, typing, invalid input, results equal the model's."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
+
+from desktopapp.model import units
+from desktopapp.model.catalog import accelerator_catalog, cheapest_offer
+from desktopapp.model.inference import InferenceInputs, estimate_inference
+from desktopapp.model.memory import MemoryInputs, estimate_memory
+from desktopapp.model.presets import get_preset, load_presets
+from desktopapp.model.training import TrainingInputs, catalog_price, estimate_training
+from desktopapp.ui.estimate import create_tab
+from desktopapp.ui.estimate.tab import CUSTOM_ID, EstimateTab
+from desktopapp.ui.state import AppState, CustomAccelerator
+
+
+@pytest.fixture
+def tab(qtbot, app_state) -> EstimateTab:
+    widget = create_tab(app_state)
+    assert isinstance(widget, EstimateTab)
+    qtbot.addWidget(widget)
+    widget.resize(1400, 900)
+    return widget
+
+
+def type_into(qtbot, edit, text: str) -> None:
+    """Replace a field's text the way a user does (select all, type)."""
+    edit.setFocus()
+    edit.selectAll()
+    if text:
+        qtbot.keyClicks(edit, text)
+    else:
+        qtbot.keyClick(edit, Qt.Key.Key_Backspace)
+
+
+def settle(qtbot, tab: EstimateTab) -> None:
+    """Wait for the coalescing timer to fire the recompute."""
+    qtbot.waitUntil(lambda: not tab._timer.isActive(), timeout=3000)
+
+
+def all_label_texts(tab: EstimateTab) -> list[str]:
+    return [label.text() for label in tab.findChildren(QLabel)]
+
+
+def test_opens_ready_with_the_default_preset(tab, app_state):
+    assert tab.is_ready()
+    assert tab.inputs.preset_combo.currentData() == "bert-base"
+    assert tab.outcome.training is not None
+    assert app_state.estimate is tab.outcome.training
+    assert app_state.preset_id == "bert-base"
+    assert app_state.training is not None and app_state.training.params == 110e6
+
+
+def test_bert_preset_matches_the_model(tab, app_state):
+    preset = get_preset("bert-base")
+    price, source = catalog_price(preset.accelerator)  # type: ignore[arg-type,misc]
+    acc = accelerator_catalog().get(preset.accelerator)  # type: ignore[arg-type]
+    expected_inputs = preset.to_training_inputs(
+        utilization=tab.inputs.utilization.fraction(), price=price, price_source=source
+    )
+    expected = estimate_training(expected_inputs)
+    got = tab.outcome.training
+    assert got is not None
+    assert got.total_flops == pytest.approx(expected.total_flops)
+    assert got.training_seconds == pytest.approx(expected.training_seconds)
+    assert got.gpu_hours == pytest.approx(expected.gpu_hours)
+    assert got.estimated_cost_usd == pytest.approx(expected.estimated_cost_usd)
+    assert got.planning_high_cost_usd == pytest.approx(expected.planning_high_cost_usd)
+    # The worked example: 6 × 110M × 3.3B = 2.178e18 FLOP.
+    assert got.total_flops == pytest.approx(2.178e18)
+
+    cards = tab.training_results
+    assert cards.compute_card.value_text() == units.format_flops(expected.total_flops)
+    assert cards.time_card.value_text() == units.format_duration(expected.training_seconds)
+    assert cards.cost_card.value_text() == units.format_money(expected.estimated_cost_usd)
+    assert "C = 6 × N × D" in cards.compute_card.toolTip()
+    assert "110" in cards.compute_card.toolTip()
+    assert cards.time_range.labels() == (
+        units.format_hours(expected.planning_low_hours),
+        units.format_hours(expected.planning_high_hours),
+    )
+    # Default utilization from the catalog's typical figure (or the model default).
+    default = acc.typical_utilization or 0.40
+    assert tab.inputs.utilization.fraction() == pytest.approx(default, abs=0.005)
+    # Price from the cheapest on-demand offer, naming it and its date.
+    offer = cheapest_offer(acc.id)
+    assert offer is not None
+    assert tab.inputs.price.value() == pytest.approx(offer.on_demand)
+    assert offer.name in tab.inputs.price_source.text()
+    assert offer.price_date in tab.inputs.price_source.text()
+    assert app_state.price.from_catalog and app_state.price.offer_name == offer.name
+
+
+def test_memory_and_inference_match_the_model(tab):
+    preset = get_preset("bert-base")
+    memory_expected = estimate_memory(preset.to_memory_inputs())
+    memory = tab.outcome.memory
+    assert memory is not None
+    assert memory.per_device_bytes == pytest.approx(memory_expected.per_device_bytes)
+    assert memory.fits is True
+    assert tab.memory_panel.verdict_tone() == "good"
+    assert tab.memory_panel.bar.capacity() == pytest.approx(memory_expected.device_memory_bytes)
+    assert tab.memory_panel.bar.total() == pytest.approx(memory_expected.per_device_bytes)
+    assert tab.memory_panel.legend["activations"].value.text() == units.format_bytes(
+        memory_expected.per_device_activations_bytes
+    )
+
+    inference = tab.outcome.inference
+    assert inference is not None
+    expected = estimate_inference(
+        InferenceInputs(
+            params=110e6,
+            accelerator=preset.accelerator,
+            precision=str(tab.inputs.inference_precision.currentData()),
+            batch_size=1,
+            prompt_tokens=512,
+            output_tokens=256,
+            layers=12,
+            hidden=768,
+            heads=12,
+            price=tab.inputs.price.value(),
+        )
+    )
+    assert inference.throughput_per_second == pytest.approx(expected.throughput_per_second)
+    assert inference.latency_seconds == pytest.approx(expected.latency_seconds)
+    assert inference.cost_per_million == pytest.approx(expected.cost_per_million)
+    assert tab.inference_panel.bound_card.value_text() == f"{expected.bound.capitalize()} bound"
+    assert tab.inference_panel.latency_card.value_text() == units.format_duration(
+        expected.latency_seconds
+    )
+
+
+@pytest.mark.parametrize("preset", [p.id for p in load_presets()])
+def test_every_preset_applies_without_errors_or_nan(tab, preset):
+    tab.apply_preset(preset)
+    chosen = get_preset(preset)
+    assert tab.inputs.preset_combo.currentData() == preset
+    assert chosen.hardware in tab.inputs.preset_hardware.text().replace("&#x27;", "'") or (
+        chosen.hardware[:20] in tab.inputs.preset_hardware.text()
+    )
+    assert tab.marked_fields() == {}, tab.marked_fields()
+    assert tab.outcome.errors == {}
+    texts = " ".join(all_label_texts(tab)).lower()
+    assert "nan" not in texts.replace("nanosecond", "").split() and " nan " not in texts
+    assert "inf " not in texts
+    if chosen.has_training_estimate:
+        assert tab.outcome.training is not None
+        assert tab.training_results.compute_card.value_text() != units.DASH
+    else:
+        assert tab.outcome.training is None
+        assert tab.training_results.compute_card.value_text() == units.DASH
+        assert "no FLOP-based estimate" in tab.training_results.range_note.text()
+
+
+def test_typing_updates_results_after_a_short_pause(qtbot, tab, app_state):
+    type_into(qtbot, tab.inputs.params, "7B")
+    assert tab._timer.isActive()  # coalesced, not computed per keystroke
+    with qtbot.waitSignal(tab.recomputed, timeout=3000):
+        pass
+    got = tab.outcome.training
+    assert got is not None and got.inputs.params == 7e9
+    assert got.total_flops == pytest.approx(6 * 7e9 * 3.3e9)
+    assert tab.training_results.compute_card.value_text() == units.format_flops(got.total_flops)
+    assert app_state.training is not None and app_state.training.params == 7e9
+
+    type_into(qtbot, tab.inputs.tokens, "1.5e12")
+    settle(qtbot, tab)
+    assert tab.outcome.training is not None
+    assert tab.outcome.training.total_flops == pytest.approx(6 * 7e9 * 1.5e12)
+
+
+def test_invalid_text_is_marked_and_results_show_dash(qtbot, tab, app_state):
+    window_status: list[str] = []
+    app_state.status_message.connect(lambda text, _ms: window_status.append(text))
+    type_into(qtbot, tab.inputs.tokens, "lots")
+    settle(qtbot, tab)
+    edit = tab.inputs.tokens
+    assert edit.property("invalid") is True
+    assert "tokens" in edit.toolTip() and "not a number" in edit.toolTip()
+    assert tab.training_results.compute_card.value_text() == units.DASH
+    assert tab.training_results.cost_card.value_text() == units.DASH
+    assert not tab.training_results.time_range.has_range()
+    assert window_status and "tokens" in window_status[-1]
+    # The last valid estimate stays in the shared state; memory still computes.
+    assert tab.outcome.memory is not None
+    assert app_state.estimate is None
+
+    type_into(qtbot, tab.inputs.tokens, "3.3B")
+    settle(qtbot, tab)
+    assert edit.property("invalid") is False
+    assert tab.outcome.training is not None
+    assert window_status[-1] == ""  # status cleared
+
+
+def test_model_error_is_mapped_to_its_field(qtbot, tab):
+    # hidden must be divisible by heads: the memory model raises "hidden: …".
+    tab.inputs.hidden.setValue(770)
+    settle(qtbot, tab)
+    marked = tab.marked_fields()
+    assert tab.inputs.hidden in marked
+    assert marked[tab.inputs.hidden].startswith("hidden:")
+    assert tab.inputs.hidden.property("invalid") is True
+    assert "divisible" in tab.inputs.hidden.toolTip()
+    assert tab.outcome.memory is None
+    assert tab.memory_panel.verdict.text() == units.DASH
+    assert tab.outcome.training is not None  # training does not depend on the shape
+    tab.inputs.hidden.setValue(768)
+    settle(qtbot, tab)
+    assert tab.marked_fields() == {}
+    assert tab.inputs.hidden.property("invalid") is False
+
+
+def test_zero_devices_and_bad_epochs_never_crash(qtbot, tab):
+    tab.inputs.devices.setValue(0)  # below the spin's minimum: clamps to 1
+    settle(qtbot, tab)
+    assert tab.outcome.training is not None and tab.outcome.training.devices >= 1
+    type_into(qtbot, tab.inputs.epochs, "-2")
+    settle(qtbot, tab)
+    assert tab.inputs.epochs.property("invalid") is True
+    assert tab.training_results.time_card.value_text() == units.DASH
+
+
+def test_typed_price_overrides_catalog_and_reset_restores(qtbot, tab, app_state):
+    catalog_value = tab.inputs.price.value()
+    type_into(qtbot, tab.inputs.price, "5")
+    settle(qtbot, tab)
+    est = tab.outcome.training
+    assert est is not None
+    assert est.price_per_gpu_hour == 5.0
+    assert est.estimated_cost_usd == pytest.approx(est.gpu_hours * 5.0)
+    assert "Typed in" in tab.inputs.price_source.text()
+    assert not app_state.price.from_catalog
+    assert tab.inputs.price_reset_button.isEnabled()
+
+    # A new accelerator keeps the typed price.
+    tab.inputs.accelerator.set_accelerator_id("h100-sxm")
+    tab.inputs.accelerator.accelerator_changed.emit("h100-sxm")
+    settle(qtbot, tab)
+    assert tab.inputs.price.value() == 5.0
+
+    tab.inputs.price_reset_button.click()
+    settle(qtbot, tab)
+    h100_price = catalog_price("h100-sxm")
+    assert h100_price is not None
+    assert tab.inputs.price.value() == pytest.approx(h100_price[0])
+    assert tab.outcome.training is not None
+    assert tab.outcome.training.price_source == h100_price[1]
+    assert catalog_value is not None
+
+
+def test_empty_price_gives_no_cost_but_other_results(qtbot, tab):
+    type_into(qtbot, tab.inputs.price, "")
+    settle(qtbot, tab)
+    assert not tab.inputs.price.property("invalid")
+    assert tab.outcome.training is not None
+    assert tab.outcome.training.estimated_cost_usd is None
+    assert tab.training_results.cost_card.value_text() == units.DASH
+    assert tab.training_results.time_card.value_text() != units.DASH
+
+
+def test_precisions_follow_the_accelerator(qtbot, tab):
+    catalog = accelerator_catalog()
+    for acc in catalog.accelerators[:12]:
+        tab.inputs.accelerator.set_accelerator_id(acc.id)
+        tab._on_accelerator_chosen(acc.id)
+        offered = [
+            str(tab.inputs.precision.itemData(i)) for i in range(tab.inputs.precision.count())
+        ]
+        supported = [p for p in ("fp32", "tf32", "bf16", "fp16", "fp8") if p in acc.precisions]
+        if supported:
+            assert offered == supported, acc.id
+        tab.flush()
+        if supported:
+            assert tab.outcome.training is not None, (acc.id, tab.outcome.errors)
+            assert tab.outcome.training.inputs.accelerator == acc.id
+
+
+def test_utilization_slider_drives_the_estimate(qtbot, tab):
+    tab.inputs.utilization.slider.setValue(25)
+    settle(qtbot, tab)
+    est = tab.outcome.training
+    assert est is not None and est.utilization == pytest.approx(0.25)
+    assert "Set by you" in tab.inputs.utilization_note.text()
+    # The point on the cost-vs-utilization plot is the chosen one.
+    xs, ys = tab.plots.util_marker.getData()
+    assert xs[0] == pytest.approx(25.0) and ys[0] == pytest.approx(est.estimated_cost_usd)
+    xs, ys = tab.plots.time_marker.getData()  # log axes: pyqtgraph returns log10 values
+    assert xs[0] == pytest.approx(math.log10(est.devices))
+    assert ys[0] == pytest.approx(math.log10(est.training_hours))
+
+
+def test_does_not_fit_shows_verdict_and_suggestions(qtbot, tab):
+    tab.apply_preset("llm-7b")
+    tab.inputs.devices.setValue(1)
+    tab.inputs.zero_stage.setCurrentIndex(0)
+    tab.inputs.zero_stage.activated.emit(0)
+    settle(qtbot, tab)
+    memory = tab.outcome.memory
+    assert memory is not None and memory.fits is False
+    assert tab.memory_panel.verdict_tone() == "bad"
+    assert "Does not fit" in tab.memory_panel.verdict.text()
+    advice = tab.memory_panel.advice.text()
+    assert memory.suggestions
+    assert memory.suggestions[0].description.split(" (")[0][:30] in advice.replace("&#x27;", "'")
+
+
+def test_forward_method_preset_and_inference_predictions(qtbot, tab):
+    tab.apply_preset("cnn-imagenet")
+    assert tab.inputs.method() == "forward"
+    assert not tab.inputs.tokens.isVisibleTo(tab) and tab.inputs.samples.isVisibleTo(tab)
+    est = tab.outcome.training
+    preset = get_preset("cnn-imagenet")
+    assert est is not None
+    assert est.total_flops == pytest.approx(3 * preset.forward_flops * preset.samples * 90)
+    assert tab.outcome.inference is not None and tab.outcome.inference.unit == "prediction"
+    assert "predictions/s" in tab.inference_panel.throughput_card.value_text()
+
+
+def test_state_workload_from_outside_fills_the_widgets(qtbot, tab, app_state):
+    training = TrainingInputs(
+        params=1.3e9, tokens=26e9, accelerator="h100-sxm", gpus=16, utilization=0.35
+    )
+    memory = MemoryInputs(
+        params=1.3e9, layers=24, hidden=2048, heads=16, seq_len=2048, batch_size=4, gpus=16
+    )
+    app_state.set_workload(training=training, memory=memory, preset_id=None)
+    assert tab.inputs.params.text() == "1.3B"
+    assert tab.inputs.devices.value() == 16
+    assert tab.inputs.accelerator.accelerator_id() == "h100-sxm"
+    assert tab.inputs.utilization.fraction() == pytest.approx(0.35)
+    assert tab.inputs.layers.value() == 24
+    est = tab.outcome.training
+    assert est is not None
+    assert est.total_flops == pytest.approx(6 * 1.3e9 * 26e9)
+    assert est.utilization == pytest.approx(0.35)
+
+
+def test_measured_accelerator_from_the_hardware_tab(qtbot, tab, app_state):
+    custom = CustomAccelerator(
+        name="This machine's GPU",
+        peak_tflops={"bf16": 100.0, "fp32": 20.0},
+        based_on="a100-sxm-40gb",
+        utilization=0.55,
+    )
+    app_state.set_custom_accelerator(custom)
+    assert tab.inputs.accelerator.findData(CUSTOM_ID) == 0
+    assert tab.use_custom_accelerator()
+    tab.flush()
+    est = tab.outcome.training
+    assert est is not None
+    assert est.peak_tflops == pytest.approx(100.0)
+    assert est.utilization == pytest.approx(0.55)
+    assert "measured" in tab.inputs.utilization_note.text()
+    app_state.set_custom_accelerator(None)
+    assert tab.inputs.accelerator.findData(CUSTOM_ID) < 0
+    assert tab.inputs.accelerator.accelerator_id() != CUSTOM_ID
+
+
+def test_gpu_hours_per_month_for_the_cost_tab(tab, app_state):
+    est = app_state.estimate
+    assert est is not None
+    app_state.set_runs_per_month(4)
+    assert app_state.gpu_hours_per_month == pytest.approx(est.gpu_hours * 4)
+    with pytest.raises(ValueError, match="runs_per_month"):
+        app_state.set_runs_per_month(-1)
+
+
+def test_assumptions_are_listed_on_the_tab(tab):
+    names = tab.assumptions.names()
+    est = tab.outcome.training
+    assert est is not None
+    for assumption in est.assumptions:
+        assert assumption.name in names
+    assert tab.assumptions.isVisibleTo(tab)
+    assert "Kaplan" in tab.assumptions.text.text()
+
+
+def test_every_result_card_has_a_formula_tooltip(tab):
+    for card in (*tab.training_results.cards, *tab.inference_panel.cards):
+        assert card.toolTip(), card.caption
+        assert "=" in card.toolTip(), card.caption
+
+
+def test_no_pending_timer_after_shutdown(qtbot, tab):
+    type_into(qtbot, tab.inputs.params, "1B")
+    assert tab._timer.isActive()
+    tab.shutdown()
+    assert not tab._timer.isActive()
+
+
+def test_plots_cover_one_to_4096_devices(tab):
+    xs, _ys = tab.plots.time_curve.getData()  # log10 of the device counts (log x axis)
+    assert xs is not None
+    assert float(min(xs)) == pytest.approx(0.0)
+    assert float(max(xs)) == pytest.approx(math.log10(4096))
+
+
+def test_inputs_dataclass_round_trip_uses_model_names(tab, app_state):
+    training = app_state.training
+    assert training is not None
+    # What the tab publishes are the model's own dataclasses (the Cost tab reads them).
+    assert dataclasses.is_dataclass(training) and isinstance(training, TrainingInputs)
+    assert isinstance(app_state.memory, MemoryInputs)
+    assert isinstance(app_state.inference, InferenceInputs)
+    assert AppState  # imported for type clarity
