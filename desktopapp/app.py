@@ -100,25 +100,23 @@ def open_scenario(window: MainWindow, path: Path) -> bool:
     if importlib.util.find_spec("desktopapp.model.scenario") is None:
         window.state.show_status(SCENARIO_LATER.format(name=path.name), 0)
         return False
-    from desktopapp.model import scenario
-
-    loader = getattr(scenario, "load_scenario", None) or getattr(scenario, "load", None)
-    if not callable(loader):
-        window.state.show_status(SCENARIO_LATER.format(name=path.name), 0)
-        return False
-    try:
-        loaded = loader(path)
-    except (OSError, ValueError) as exc:
-        window.state.show_status(f"Could not open {path.name}: {exc}", 0)
-        return False
+    from desktopapp.model.scenario import load_scenario
     from desktopapp.ui.state import KEEP
 
+    try:
+        loaded = load_scenario(path)
+    except (OSError, ValueError) as exc:  # ScenarioError is a ValueError with one line
+        window.state.show_status(f"Could not open {path.name}: {exc}", 0)
+        return False
+    scenario = loaded.scenario
     window.state.set_workload(
-        training=getattr(loaded, "training", KEEP),
-        memory=getattr(loaded, "memory", KEEP),
-        inference=getattr(loaded, "inference", KEEP),
+        training=scenario.training if scenario.training is not None else KEEP,
+        memory=scenario.memory if scenario.memory is not None else KEEP,
+        inference=scenario.inference if scenario.inference is not None else KEEP,
+        preset_id=None,
     )
-    window.state.show_status(f"Opened scenario {path.name}", 8000)
+    note = " (from an older format; saving upgrades it)" if loaded.migrated else ""
+    window.state.show_status(f"Opened scenario {path.name}: {scenario.name}{note}", 8000)
     return True
 
 

@@ -175,6 +175,10 @@ def test_cumulative_costs_buy_again_at_end_of_life():
     assert jumps[72] == pytest.approx(running + 270000)
     assert cumulative.cloud_usd[0] == 0 and np.all(np.diff(cumulative.cloud_usd) > 0)
     assert cumulative.onprem_usd[0] == pytest.approx(270000)
+    assert cumulative.assumptions and "payback" in cumulative.formula
+    curves = cost_curves(onprem, CloudInputs(4.0))
+    assert curves.assumptions and curves.formula
+    assert curves.utilization[0] > 0 and curves.utilization[-1] == pytest.approx(1.0)
 
 
 def test_assumptions_name_their_sources():

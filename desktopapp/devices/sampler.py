@@ -23,13 +23,21 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
+# These two modules are light: psutil and pynvml are imported when a reader is constructed.
 from desktopapp.devices.gpu_sampling import (
     GPU_FIELDS,
     GpuProcess,
+    GpuReader,
     GpuSample,
     decode_clock_reasons,
 )
-from desktopapp.devices.host import CpuSample, IoSample, MemorySample
+from desktopapp.devices.host import (
+    CpuSample,
+    HostReader,
+    IoSample,
+    MemorySample,
+    ProcessInfoCache,
+)
 from desktopapp.model.diagnosis import Diagnoser, Diagnosis, DiagnosisThresholds, Observation
 from desktopapp.model.idle_cost import IdleCostConfig, IdleCostReport, IdleCostTracker, ProcessUse
 from desktopapp.model.ringbuffer import MonitorHistory, RunningStats
@@ -244,9 +252,6 @@ class RealSampler:
         slow_interval_s: float = 2.0,
         prime: bool = True,
     ) -> None:
-        from desktopapp.devices.gpu_sampling import GpuReader
-        from desktopapp.devices.host import HostReader, ProcessInfoCache
-
         self._wall0 = time.time()
         self._mono0 = time.monotonic()
         self._closed = False

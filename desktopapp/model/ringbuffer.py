@@ -217,7 +217,7 @@ class DecimatingBuffer:
     """
 
     def __init__(
-        self, channels: Sequence[str], capacity: int = 2048, initial_step_s: float = 1.0
+        self, channels: Sequence[str], capacity: int = 1024, initial_step_s: float = 1.0
     ) -> None:
         self.channels: tuple[str, ...] = tuple(channels)
         self._index = {name: i for i, name in enumerate(self.channels)}
@@ -416,7 +416,7 @@ class MonitorHistory:
         self,
         channels: Sequence[str],
         raw_capacity: int = 6000,
-        coarse_capacity: int = 2048,
+        coarse_capacity: int = 1024,
         coarse_initial_step_s: float = 1.0,
     ) -> None:
         self.channels: tuple[str, ...] = tuple(channels)

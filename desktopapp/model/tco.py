@@ -70,6 +70,12 @@ TCO_FORMULA = (
     "= (fixed + energy)/P when power does not depend on u; u* > 1 means owning never pays off."
 )
 
+CUMULATIVE_FORMULA = (
+    "owning by month m = capex × purchases (one now, another at each end of life) + (ops + "
+    "facility + energy) per month × m; cloud by month m = GPUs × utilization × 730.5 h × P × m; "
+    "payback = first month with owning ≤ cloud, within the life"
+)
+
 
 # --- inputs ------------------------------------------------------------------------------------
 
@@ -264,6 +270,8 @@ class CumulativeCosts:
     onprem_usd: FloatArray
     cloud_usd: FloatArray
     payback_month: int | None
+    assumptions: tuple[Assumption, ...] = ()
+    formula: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -283,6 +291,8 @@ class CostCurves:
     onprem_per_useful_hour: FloatArray
     cloud_per_useful_hour: FloatArray
     break_even_utilization: float
+    assumptions: tuple[Assumption, ...] = ()
+    formula: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -429,6 +439,8 @@ def cost_curves(
         onprem_per_useful_hour=onprem_cost_per_useful_hour(onprem, u),
         cloud_per_useful_hour=np.full_like(u, cloud.effective_price),
         break_even_utilization=break_even_utilization(onprem, cloud),
+        assumptions=tco_assumptions(onprem, cloud),
+        formula=TCO_FORMULA,
     )
 
 
@@ -472,6 +484,8 @@ def cumulative_costs(
         onprem_usd=onprem_usd.astype(np.float64),
         cloud_usd=cloud_usd,
         payback_month=payback_month(onprem, cloud),
+        assumptions=tco_assumptions(onprem, cloud),
+        formula=CUMULATIVE_FORMULA,
     )
 
 

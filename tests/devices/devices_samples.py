@@ -114,9 +114,10 @@ GRAVITON3 = "".join(
     for i in range(2)
 )
 
-RASPBERRY_PI = "".join(
-    arm_block(i, features="fp asimd evtstrm crc32 cpuid", part="0xd08") for i in range(4)
-) + "Hardware\t: BCM2835\nRevision\t: c03111\nModel\t\t: Raspberry Pi 4 Model B Rev 1.1\n"
+RASPBERRY_PI = (
+    "".join(arm_block(i, features="fp asimd evtstrm crc32 cpuid", part="0xd08") for i in range(4))
+    + "Hardware\t: BCM2835\nRevision\t: c03111\nModel\t\t: Raspberry Pi 4 Model B Rev 1.1\n"
+)
 
 
 def cache_files(cpu: int = 0, l3_shared: str = "0-1") -> dict[str, str]:

@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from PySide6.QtWidgets import QApplication
 
 from desktopapp.ui.common.qt_compat import guard_singleton_refcounts
+from desktopapp.ui.state import AppState
 
 # PySide6 6.12 on Python < 3.12 drops a reference to None on every void call; without the
 # guard a long Qt test session aborts with "none_dealloc".
@@ -30,9 +32,7 @@ def no_leaked_qt_objects() -> Iterator[None]:
 
 
 @pytest.fixture
-def app_state(qapp):  # noqa: ANN001 - pytest-qt's QApplication fixture
-    from desktopapp.ui.state import AppState
-
+def app_state(qapp: QApplication) -> Iterator[AppState]:
     state = AppState()
     yield state
     state.deleteLater()

@@ -6,11 +6,13 @@ import sys
 import threading
 import time
 import types
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QThread
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from desktopapp.model.catalog import accelerator_catalog
 from desktopapp.model.units import DASH
@@ -31,7 +33,7 @@ from desktopapp.ui.common.result_card import ResultCard, formula_tooltip, split_
     ("text", "expected"),
     [("110M", 110e6), ("7B", 7e9), ("1.5e9", 1.5e9), ("3.3 T", 3.3e12), ("2,048", 2048.0)],
 )
-def test_quantity_edit_parses_suffixes(qtbot, text, expected):
+def test_quantity_edit_parses_suffixes(qtbot: QtBot, text: str, expected: float) -> None:
     edit = QuantityEdit("params")
     qtbot.addWidget(edit)
     with qtbot.waitSignal(edit.value_changed) as signal:
@@ -46,22 +48,23 @@ def test_quantity_edit_parses_suffixes(qtbot, text, expected):
     ("text", "reason"),
     [("abc", "is not a number"), ("-5", "greater than 0"), ("", "required"), ("nan", "")],
 )
-def test_quantity_edit_marks_invalid_text(qtbot, text, reason):
+def test_quantity_edit_marks_invalid_text(qtbot: QtBot, text: str, reason: str) -> None:
     edit = QuantityEdit("tokens", tooltip="Training tokens")
     qtbot.addWidget(edit)
     edit.setText("1B")
     edit.setText(text)
     assert edit.value() is None
     assert edit.property("invalid") is True
-    assert edit.error() is not None and edit.error().startswith("tokens:")
-    assert reason in edit.error()
+    error = edit.error()
+    assert error is not None and error.startswith("tokens:")
+    assert reason in error
     assert "Invalid" in edit.toolTip() and "Training tokens" in edit.toolTip()
     edit.setText("2B")
     assert edit.property("invalid") is False
     assert edit.toolTip() == "Training tokens"
 
 
-def test_quantity_edit_integer_currency_and_empty(qtbot):
+def test_quantity_edit_integer_currency_and_empty(qtbot: QtBot) -> None:
     count = QuantityEdit("gpus", integer=True)
     price = QuantityEdit("price", allow_empty=True, currency=True)
     qtbot.addWidget(count)
@@ -76,7 +79,7 @@ def test_quantity_edit_integer_currency_and_empty(qtbot):
     assert price.value() is None and price.is_valid()
 
 
-def test_quantity_edit_set_value_is_silent_and_pristine(qtbot):
+def test_quantity_edit_set_value_is_silent_and_pristine(qtbot: QtBot) -> None:
     edit = QuantityEdit("params")
     qtbot.addWidget(edit)
     seen: list[object] = []
@@ -94,7 +97,7 @@ def test_quantity_edit_set_value_is_silent_and_pristine(qtbot):
 
 
 @pytest.mark.parametrize("value", [7e9, 1.5e9, 110e6, 3.3e12, 0.5, 12.0, 123456789.0])
-def test_compact_quantity_round_trips(value):
+def test_compact_quantity_round_trips(value: float) -> None:
     from desktopapp.model.units import parse_quantity
 
     assert parse_quantity(compact_quantity(value)) == pytest.approx(value, rel=1e-5)
@@ -103,7 +106,7 @@ def test_compact_quantity_round_trips(value):
 # --- result card, range bar ---------------------------------------------------------------------
 
 
-def test_split_value_unit():
+def test_split_value_unit() -> None:
     assert split_value_unit("2.18 EFLOP") == ("2.18", "EFLOP")
     assert split_value_unit("36.4 min") == ("36.4", "min")
     assert split_value_unit("13.0 GiB") == ("13.0", "GiB")
@@ -111,7 +114,7 @@ def test_split_value_unit():
     assert split_value_unit(DASH) == (DASH, "")
 
 
-def test_result_card_shows_value_unit_and_formula(qtbot):
+def test_result_card_shows_value_unit_and_formula(qtbot: QtBot) -> None:
     card = ResultCard("Total compute")
     qtbot.addWidget(card)
     tip = formula_tooltip("Total compute", "C = 6 × N × D", [("params", "110M")])
@@ -123,7 +126,7 @@ def test_result_card_shows_value_unit_and_formula(qtbot):
     assert card.toolTip() == "needs tokens"
 
 
-def test_range_bar_paints_and_rejects_nonsense(qtbot):
+def test_range_bar_paints_and_rejects_nonsense(qtbot: QtBot) -> None:
     bar = RangeBar()
     qtbot.addWidget(bar)
     bar.resize(400, bar.sizeHint().height())
@@ -137,7 +140,7 @@ def test_range_bar_paints_and_rejects_nonsense(qtbot):
     assert not bar.has_range()
 
 
-def test_band_slider_reports_fraction(qtbot):
+def test_band_slider_reports_fraction(qtbot: QtBot) -> None:
     slider = BandSlider(5, 80, (30, 50))
     qtbot.addWidget(slider)
     moved: list[float] = []
@@ -155,7 +158,7 @@ def test_band_slider_reports_fraction(qtbot):
 # --- accelerator combo ------------------------------------------------------------------------
 
 
-def test_accelerator_combo_type_to_search(qtbot):
+def test_accelerator_combo_type_to_search(qtbot: QtBot) -> None:
     catalog = accelerator_catalog()
     combo = AcceleratorCombo()
     qtbot.addWidget(combo)
@@ -171,6 +174,7 @@ def test_accelerator_combo_type_to_search(qtbot):
     chosen: list[str] = []
     combo.accelerator_changed.connect(chosen.append)
     line = combo.lineEdit()
+    assert line is not None
     line.setText("h100")
     line.editingFinished.emit()
     assert combo.accelerator_id() in h100
@@ -185,7 +189,7 @@ def test_accelerator_combo_type_to_search(qtbot):
 # --- workers and timers ---------------------------------------------------------------------------
 
 
-def test_task_runner_drops_stale_results(qtbot):
+def test_task_runner_drops_stale_results(qtbot: QtBot) -> None:
     runner = workers.TaskRunner("test")
     gate = threading.Event()
     results: list[object] = []
@@ -207,7 +211,7 @@ def test_task_runner_drops_stale_results(qtbot):
     assert runner.generation == 2
 
 
-def test_task_runner_reports_errors_and_cancel(qtbot):
+def test_task_runner_reports_errors_and_cancel(qtbot: QtBot) -> None:
     runner = workers.TaskRunner("errors")
     errors: list[str] = []
     runner.error.connect(errors.append)
@@ -235,7 +239,7 @@ def test_task_runner_reports_errors_and_cancel(qtbot):
     assert results == []  # cancelled: its result is dropped
 
 
-def test_stop_all_workers(qtbot):
+def test_stop_all_workers(qtbot: QtBot) -> None:
     def job() -> None:
         thread = QThread.currentThread()
         while not thread.isInterruptionRequested():
@@ -248,7 +252,7 @@ def test_stop_all_workers(qtbot):
     assert workers.live_workers() == []
 
 
-def test_timer_registry(qtbot):
+def test_timer_registry(qtbot: QtBot) -> None:
     from PySide6.QtCore import QObject
 
     owner = QObject()
@@ -268,7 +272,7 @@ def test_timer_registry(qtbot):
 # --- icons, about, placeholder, compat ---------------------------------------------------------
 
 
-def test_icon_pngs_are_rendered_from_the_svg(qapp, tmp_path):
+def test_icon_pngs_are_rendered_from_the_svg(qapp: QApplication, tmp_path: Path) -> None:
     assert svg_path().is_file()
     for size in PNG_SIZES:
         image = QImage(str(png_path(size)))
@@ -283,7 +287,9 @@ def test_icon_pngs_are_rendered_from_the_svg(qapp, tmp_path):
     assert not app_icon().isNull()
 
 
-def test_about_lists_versions_without_importing_torch(qtbot, monkeypatch):
+def test_about_lists_versions_without_importing_torch(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delitem(sys.modules, "torch", raising=False)
     names = [name for name, _ in versions()]
     assert names[:6] == ["ML Capacity Planner", "Python", "Qt", "PySide6", "pyqtgraph", "numpy"]
@@ -296,7 +302,7 @@ def test_about_lists_versions_without_importing_torch(qtbot, monkeypatch):
     assert "9.9" in dialog.text() and "PySide6" in dialog.text()
 
 
-def test_coming_panel(qtbot):
+def test_coming_panel(qtbot: QtBot) -> None:
     panel = ComingPanel("Monitor", "Watch a job")
     qtbot.addWidget(panel)
     assert panel.is_ready()
@@ -307,7 +313,7 @@ def test_coming_panel(qtbot):
     assert any("later version" in text for text in shown)
 
 
-def test_refcount_guard_keeps_none_alive(qapp):
+def test_refcount_guard_keeps_none_alive(qapp: QApplication) -> None:
     qt_compat.guard_singleton_refcounts()
     label_calls = 20_000  # far more void calls than None has references without the guard
     from PySide6.QtWidgets import QLabel
@@ -320,7 +326,7 @@ def test_refcount_guard_keeps_none_alive(qapp):
     QApplication.processEvents()
 
 
-def test_leak_finder_reports_windows_workers_and_timers(qtbot):
+def test_leak_finder_reports_windows_workers_and_timers(qtbot: QtBot) -> None:
     """The checks behind tests/ui/conftest.py's autouse fixture."""
     from PySide6.QtCore import QObject
     from PySide6.QtWidgets import QWidget

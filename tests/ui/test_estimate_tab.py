@@ -7,7 +7,8 @@ import math
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QLineEdit
+from pytestqt.qtbot import QtBot
 
 from desktopapp.model import units
 from desktopapp.model.catalog import accelerator_catalog, cheapest_offer
@@ -21,7 +22,7 @@ from desktopapp.ui.state import AppState, CustomAccelerator
 
 
 @pytest.fixture
-def tab(qtbot, app_state) -> EstimateTab:
+def tab(qtbot: QtBot, app_state: AppState) -> EstimateTab:
     widget = create_tab(app_state)
     assert isinstance(widget, EstimateTab)
     qtbot.addWidget(widget)
@@ -29,7 +30,7 @@ def tab(qtbot, app_state) -> EstimateTab:
     return widget
 
 
-def type_into(qtbot, edit, text: str) -> None:
+def type_into(qtbot: QtBot, edit: QLineEdit, text: str) -> None:
     """Replace a field's text the way a user does (select all, type)."""
     edit.setFocus()
     edit.selectAll()
@@ -39,7 +40,7 @@ def type_into(qtbot, edit, text: str) -> None:
         qtbot.keyClick(edit, Qt.Key.Key_Backspace)
 
 
-def settle(qtbot, tab: EstimateTab) -> None:
+def settle(qtbot: QtBot, tab: EstimateTab) -> None:
     """Wait for the coalescing timer to fire the recompute."""
     qtbot.waitUntil(lambda: not tab._timer.isActive(), timeout=3000)
 
@@ -48,7 +49,7 @@ def all_label_texts(tab: EstimateTab) -> list[str]:
     return [label.text() for label in tab.findChildren(QLabel)]
 
 
-def test_opens_ready_with_the_default_preset(tab, app_state):
+def test_opens_ready_with_the_default_preset(tab: EstimateTab, app_state: AppState) -> None:
     assert tab.is_ready()
     assert tab.inputs.preset_combo.currentData() == "bert-base"
     assert tab.outcome.training is not None
@@ -57,7 +58,7 @@ def test_opens_ready_with_the_default_preset(tab, app_state):
     assert app_state.training is not None and app_state.training.params == 110e6
 
 
-def test_bert_preset_matches_the_model(tab, app_state):
+def test_bert_preset_matches_the_model(tab: EstimateTab, app_state: AppState) -> None:
     preset = get_preset("bert-base")
     price, source = catalog_price(preset.accelerator)  # type: ignore[arg-type,misc]
     acc = accelerator_catalog().get(preset.accelerator)  # type: ignore[arg-type]
@@ -97,7 +98,7 @@ def test_bert_preset_matches_the_model(tab, app_state):
     assert app_state.price.from_catalog and app_state.price.offer_name == offer.name
 
 
-def test_memory_and_inference_match_the_model(tab):
+def test_memory_and_inference_match_the_model(tab: EstimateTab) -> None:
     preset = get_preset("bert-base")
     memory_expected = estimate_memory(preset.to_memory_inputs())
     memory = tab.outcome.memory
@@ -137,7 +138,7 @@ def test_memory_and_inference_match_the_model(tab):
 
 
 @pytest.mark.parametrize("preset", [p.id for p in load_presets()])
-def test_every_preset_applies_without_errors_or_nan(tab, preset):
+def test_every_preset_applies_without_errors_or_nan(tab: EstimateTab, preset: str) -> None:
     tab.apply_preset(preset)
     chosen = get_preset(preset)
     assert tab.inputs.preset_combo.currentData() == preset
@@ -158,7 +159,9 @@ def test_every_preset_applies_without_errors_or_nan(tab, preset):
         assert "no FLOP-based estimate" in tab.training_results.range_note.text()
 
 
-def test_typing_updates_results_after_a_short_pause(qtbot, tab, app_state):
+def test_typing_updates_results_after_a_short_pause(
+    qtbot: QtBot, tab: EstimateTab, app_state: AppState
+) -> None:
     type_into(qtbot, tab.inputs.params, "7B")
     assert tab._timer.isActive()  # coalesced, not computed per keystroke
     with qtbot.waitSignal(tab.recomputed, timeout=3000):
@@ -175,7 +178,9 @@ def test_typing_updates_results_after_a_short_pause(qtbot, tab, app_state):
     assert tab.outcome.training.total_flops == pytest.approx(6 * 7e9 * 1.5e12)
 
 
-def test_invalid_text_is_marked_and_results_show_dash(qtbot, tab, app_state):
+def test_invalid_text_is_marked_and_results_show_dash(
+    qtbot: QtBot, tab: EstimateTab, app_state: AppState
+) -> None:
     window_status: list[str] = []
     app_state.status_message.connect(lambda text, _ms: window_status.append(text))
     type_into(qtbot, tab.inputs.tokens, "lots")
@@ -198,7 +203,7 @@ def test_invalid_text_is_marked_and_results_show_dash(qtbot, tab, app_state):
     assert window_status[-1] == ""  # status cleared
 
 
-def test_model_error_is_mapped_to_its_field(qtbot, tab):
+def test_model_error_is_mapped_to_its_field(qtbot: QtBot, tab: EstimateTab) -> None:
     # hidden must be divisible by heads: the memory model raises "hidden: …".
     tab.inputs.hidden.setValue(770)
     settle(qtbot, tab)
@@ -216,7 +221,7 @@ def test_model_error_is_mapped_to_its_field(qtbot, tab):
     assert tab.inputs.hidden.property("invalid") is False
 
 
-def test_zero_devices_and_bad_epochs_never_crash(qtbot, tab):
+def test_zero_devices_and_bad_epochs_never_crash(qtbot: QtBot, tab: EstimateTab) -> None:
     tab.inputs.devices.setValue(0)  # below the spin's minimum: clamps to 1
     settle(qtbot, tab)
     assert tab.outcome.training is not None and tab.outcome.training.devices >= 1
@@ -226,7 +231,9 @@ def test_zero_devices_and_bad_epochs_never_crash(qtbot, tab):
     assert tab.training_results.time_card.value_text() == units.DASH
 
 
-def test_typed_price_overrides_catalog_and_reset_restores(qtbot, tab, app_state):
+def test_typed_price_overrides_catalog_and_reset_restores(
+    qtbot: QtBot, tab: EstimateTab, app_state: AppState
+) -> None:
     catalog_value = tab.inputs.price.value()
     type_into(qtbot, tab.inputs.price, "5")
     settle(qtbot, tab)
@@ -254,7 +261,7 @@ def test_typed_price_overrides_catalog_and_reset_restores(qtbot, tab, app_state)
     assert catalog_value is not None
 
 
-def test_empty_price_gives_no_cost_but_other_results(qtbot, tab):
+def test_empty_price_gives_no_cost_but_other_results(qtbot: QtBot, tab: EstimateTab) -> None:
     type_into(qtbot, tab.inputs.price, "")
     settle(qtbot, tab)
     assert not tab.inputs.price.property("invalid")
@@ -264,7 +271,7 @@ def test_empty_price_gives_no_cost_but_other_results(qtbot, tab):
     assert tab.training_results.time_card.value_text() != units.DASH
 
 
-def test_precisions_follow_the_accelerator(qtbot, tab):
+def test_precisions_follow_the_accelerator(qtbot: QtBot, tab: EstimateTab) -> None:
     catalog = accelerator_catalog()
     for acc in catalog.accelerators[:12]:
         tab.inputs.accelerator.set_accelerator_id(acc.id)
@@ -281,7 +288,7 @@ def test_precisions_follow_the_accelerator(qtbot, tab):
             assert tab.outcome.training.inputs.accelerator == acc.id
 
 
-def test_utilization_slider_drives_the_estimate(qtbot, tab):
+def test_utilization_slider_drives_the_estimate(qtbot: QtBot, tab: EstimateTab) -> None:
     tab.inputs.utilization.slider.setValue(25)
     settle(qtbot, tab)
     est = tab.outcome.training
@@ -295,7 +302,7 @@ def test_utilization_slider_drives_the_estimate(qtbot, tab):
     assert ys[0] == pytest.approx(math.log10(est.training_hours))
 
 
-def test_does_not_fit_shows_verdict_and_suggestions(qtbot, tab):
+def test_does_not_fit_shows_verdict_and_suggestions(qtbot: QtBot, tab: EstimateTab) -> None:
     tab.apply_preset("llm-7b")
     tab.inputs.devices.setValue(1)
     tab.inputs.zero_stage.setCurrentIndex(0)
@@ -310,19 +317,21 @@ def test_does_not_fit_shows_verdict_and_suggestions(qtbot, tab):
     assert memory.suggestions[0].description.split(" (")[0][:30] in advice.replace("&#x27;", "'")
 
 
-def test_forward_method_preset_and_inference_predictions(qtbot, tab):
+def test_forward_method_preset_and_inference_predictions(qtbot: QtBot, tab: EstimateTab) -> None:
     tab.apply_preset("cnn-imagenet")
     assert tab.inputs.method() == "forward"
     assert not tab.inputs.tokens.isVisibleTo(tab) and tab.inputs.samples.isVisibleTo(tab)
     est = tab.outcome.training
     preset = get_preset("cnn-imagenet")
-    assert est is not None
+    assert est is not None and preset.forward_flops is not None and preset.samples is not None
     assert est.total_flops == pytest.approx(3 * preset.forward_flops * preset.samples * 90)
     assert tab.outcome.inference is not None and tab.outcome.inference.unit == "prediction"
     assert "predictions/s" in tab.inference_panel.throughput_card.value_text()
 
 
-def test_state_workload_from_outside_fills_the_widgets(qtbot, tab, app_state):
+def test_state_workload_from_outside_fills_the_widgets(
+    qtbot: QtBot, tab: EstimateTab, app_state: AppState
+) -> None:
     training = TrainingInputs(
         params=1.3e9, tokens=26e9, accelerator="h100-sxm", gpus=16, utilization=0.35
     )
@@ -341,7 +350,9 @@ def test_state_workload_from_outside_fills_the_widgets(qtbot, tab, app_state):
     assert est.utilization == pytest.approx(0.35)
 
 
-def test_measured_accelerator_from_the_hardware_tab(qtbot, tab, app_state):
+def test_measured_accelerator_from_the_hardware_tab(
+    qtbot: QtBot, tab: EstimateTab, app_state: AppState
+) -> None:
     custom = CustomAccelerator(
         name="This machine's GPU",
         peak_tflops={"bf16": 100.0, "fp32": 20.0},
@@ -362,7 +373,7 @@ def test_measured_accelerator_from_the_hardware_tab(qtbot, tab, app_state):
     assert tab.inputs.accelerator.accelerator_id() != CUSTOM_ID
 
 
-def test_gpu_hours_per_month_for_the_cost_tab(tab, app_state):
+def test_gpu_hours_per_month_for_the_cost_tab(tab: EstimateTab, app_state: AppState) -> None:
     est = app_state.estimate
     assert est is not None
     app_state.set_runs_per_month(4)
@@ -371,7 +382,7 @@ def test_gpu_hours_per_month_for_the_cost_tab(tab, app_state):
         app_state.set_runs_per_month(-1)
 
 
-def test_assumptions_are_listed_on_the_tab(tab):
+def test_assumptions_are_listed_on_the_tab(tab: EstimateTab) -> None:
     names = tab.assumptions.names()
     est = tab.outcome.training
     assert est is not None
@@ -381,31 +392,32 @@ def test_assumptions_are_listed_on_the_tab(tab):
     assert "Kaplan" in tab.assumptions.text.text()
 
 
-def test_every_result_card_has_a_formula_tooltip(tab):
+def test_every_result_card_has_a_formula_tooltip(tab: EstimateTab) -> None:
     for card in (*tab.training_results.cards, *tab.inference_panel.cards):
         assert card.toolTip(), card.caption
         assert "=" in card.toolTip(), card.caption
 
 
-def test_no_pending_timer_after_shutdown(qtbot, tab):
+def test_no_pending_timer_after_shutdown(qtbot: QtBot, tab: EstimateTab) -> None:
     type_into(qtbot, tab.inputs.params, "1B")
     assert tab._timer.isActive()
     tab.shutdown()
     assert not tab._timer.isActive()
 
 
-def test_plots_cover_one_to_4096_devices(tab):
+def test_plots_cover_one_to_4096_devices(tab: EstimateTab) -> None:
     xs, _ys = tab.plots.time_curve.getData()  # log10 of the device counts (log x axis)
     assert xs is not None
     assert float(min(xs)) == pytest.approx(0.0)
     assert float(max(xs)) == pytest.approx(math.log10(4096))
 
 
-def test_inputs_dataclass_round_trip_uses_model_names(tab, app_state):
+def test_inputs_dataclass_round_trip_uses_model_names(
+    tab: EstimateTab, app_state: AppState
+) -> None:
     training = app_state.training
     assert training is not None
     # What the tab publishes are the model's own dataclasses (the Cost tab reads them).
     assert dataclasses.is_dataclass(training) and isinstance(training, TrainingInputs)
     assert isinstance(app_state.memory, MemoryInputs)
     assert isinstance(app_state.inference, InferenceInputs)
-    assert AppState  # imported for type clarity

@@ -7,12 +7,15 @@ import subprocess
 import sys
 import textwrap
 import types
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QLabel
+from pytestqt.qtbot import QtBot
 
 from desktopapp import APP_NAME
 from desktopapp.ui import TAB_NAMES, TABS, TabInfo
@@ -23,8 +26,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def window_factory(qtbot, isolated_home):
-    def make(**kwargs) -> MainWindow:
+def window_factory(qtbot: QtBot, isolated_home: Path) -> Callable[..., MainWindow]:
+    def make(**kwargs: Any) -> MainWindow:
         window = MainWindow(**kwargs)
         qtbot.addWidget(window)
         return window
@@ -32,14 +35,14 @@ def window_factory(qtbot, isolated_home):
     return make
 
 
-def test_window_opens_offscreen_with_a_tab_per_job(qtbot, window_factory):
+def test_window_opens_offscreen_with_a_tab_per_job(
+    qtbot: QtBot, window_factory: Callable[..., MainWindow]
+) -> None:
     window = window_factory(initial_tab="cost")
     window.show()
     qtbot.waitExposed(window)
     assert window.windowTitle() == APP_NAME
-    assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == [
-        t.title for t in TABS
-    ]
+    assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == [t.title for t in TABS]
     assert window.current_tab_name() == "cost"
     assert window.tab_content("cost") is not None
     assert window.is_tab_ready()
@@ -48,7 +51,9 @@ def test_window_opens_offscreen_with_a_tab_per_job(qtbot, window_factory):
     assert not window.windowIcon().isNull()
 
 
-def test_default_size_and_view_shortcuts(qtbot, window_factory):
+def test_default_size_and_view_shortcuts(
+    qtbot: QtBot, window_factory: Callable[..., MainWindow]
+) -> None:
     from PySide6.QtWidgets import QApplication
 
     from desktopapp.ui.main_window import DEFAULT_SIZE, MINIMUM_SIZE
@@ -72,7 +77,9 @@ def test_default_size_and_view_shortcuts(qtbot, window_factory):
     assert menus == ["&File", "&View", "&Help"]
 
 
-def test_missing_tab_module_shows_coming_panel(qtbot, window_factory):
+def test_missing_tab_module_shows_coming_panel(
+    qtbot: QtBot, window_factory: Callable[..., MainWindow]
+) -> None:
     window = window_factory(initial_tab="monitor")
     widget, placeholder = window._create_tab(
         TabInfo("not_a_tab_yet", "Future", "Something later", "Ctrl+9")
@@ -83,10 +90,12 @@ def test_missing_tab_module_shows_coming_panel(qtbot, window_factory):
     assert "Future" in texts and "Something later" in texts
 
 
-def test_broken_tab_shows_error_panel_and_status(qtbot, window_factory, monkeypatch):
+def test_broken_tab_shows_error_panel_and_status(
+    qtbot: QtBot, window_factory: Callable[..., MainWindow], monkeypatch: pytest.MonkeyPatch
+) -> None:
     broken = types.ModuleType("desktopapp.ui.broken_tab")
 
-    def create_tab(state, parent=None):
+    def create_tab(state: object, parent: object = None) -> None:
         raise RuntimeError("sensor library exploded")
 
     broken.create_tab = create_tab  # type: ignore[attr-defined]
@@ -99,13 +108,15 @@ def test_broken_tab_shows_error_panel_and_status(qtbot, window_factory, monkeypa
     assert "sensor library exploded" in window.statusBar().currentMessage()
 
 
-def test_state_status_messages_reach_the_status_bar(window_factory):
+def test_state_status_messages_reach_the_status_bar(
+    window_factory: Callable[..., MainWindow],
+) -> None:
     window = window_factory(initial_tab="monitor")
     window.state.show_status("Scenario saved", 0)
     assert window.statusBar().currentMessage() == "Scenario saved"
 
 
-def test_about_box_lists_versions(qtbot, window_factory):
+def test_about_box_lists_versions(qtbot: QtBot, window_factory: Callable[..., MainWindow]) -> None:
     window = window_factory(initial_tab="monitor")
     dialog = window.show_about()
     text = dialog.text()  # type: ignore[attr-defined]
@@ -115,8 +126,11 @@ def test_about_box_lists_versions(qtbot, window_factory):
 
 
 def test_geometry_and_last_tab_remembered_across_windows(
-    qtbot, window_factory, isolated_home, monkeypatch
-):
+    qtbot: QtBot,
+    window_factory: Callable[..., MainWindow],
+    isolated_home: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # The offscreen screen is 800×800 and restoreGeometry keeps windows on screen, so the
     # test uses a size that fits (with a lower minimum than the real 960×640).
     import desktopapp.ui.main_window as main_window
@@ -145,7 +159,7 @@ def test_geometry_and_last_tab_remembered_across_windows(
     assert fourth.size() == QSize(777, 555)
 
 
-def test_window_start_does_not_import_torch_or_nvml(isolated_home):
+def test_window_start_does_not_import_torch_or_nvml(isolated_home: Path) -> None:
     """In a fresh interpreter: show the window, check the heavy modules stayed out."""
     code = textwrap.dedent(
         """

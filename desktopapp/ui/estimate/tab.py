@@ -18,6 +18,7 @@ from typing import TypeVar
 
 import numpy as np
 from PySide6.QtCore import QObject, QSignalBlocker, Qt, Signal
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from desktopapp.model import units
@@ -130,6 +131,7 @@ class EstimateTab(QWidget):
                 self.inputs.preset_combo.addItem(preset.name, preset.id)
 
         self._timer = debounce_timer(self, self.recompute)
+        self._timer.setObjectName("estimate-recompute")
         self._connect()
         start = DEFAULT_PRESET if any(p.id == DEFAULT_PRESET for p in self._presets) else None
         if start is None and self._presets:
@@ -195,6 +197,10 @@ class EstimateTab(QWidget):
 
     def shutdown(self) -> None:
         self._timer.stop()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # a tab shown on its own (tests)
+        self.shutdown()
+        super().closeEvent(event)
 
     # --- scheduling ----------------------------------------------------------------------------
     def schedule(self) -> None:

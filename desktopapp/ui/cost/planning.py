@@ -1,0 +1,699 @@
+"""The Cost tab's planning layer: pure Python, no Qt (tested without a display).
+
+It turns what the tab's fields hold into ``model.tco`` inputs and gathers the model's results
+for every cloud price being compared. It adds no cost formula of its own; the few rules it
+owns are about *planning* and each one is stated where it is used:
+
+- **Demand** (GPU-hours per month) is typed in, or comes from the Workload tab's estimate:
+  ``GPU-hours per run × runs per month``, or ``GPU-hours of the run ÷ horizon months``.
+- **Fleet**: buying means whole servers. The owned fleet is the fewest servers whose GPUs serve
+  the demand without being busier than the chosen utilization:
+  ``servers = ⌈demand ÷ (utilization × 730.5 h × GPUs per server)⌉``; the fleet's own utilization
+  is then ``demand ÷ (fleet GPUs × 730.5 h)`` (at most the chosen one).
+- **Catalog defaults** for the servers: the catalog server's price per GPU × GPUs per server,
+  plus the install/fabric overhead from ``tco_defaults.json`` (the same rule as
+  ``desktopapp estimate tco``), and ``catalog.estimated_server_power_kw`` for the power.
+- **Price age**: a price dated ``2025-06`` is from some day of June 2025. It is *stale* when even
+  the last day of that period is more than 12 months before today, *possibly stale* when only
+  part of the period is.
+"""
+
+from __future__ import annotations
+
+import calendar
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date
+
+import numpy as np
+import numpy.typing as npt
+
+from desktopapp.model import units
+from desktopapp.model.assumptions import Assumption
+from desktopapp.model.catalog import (
+    PRICING_MODELS,
+    CloudOffer,
+    accelerator_catalog,
+    cloud_defaults,
+    estimated_server_power_kw,
+    offers_for,
+    tco_defaults,
+)
+from desktopapp.model.scenario import CUSTOM_OFFER_KIND, CostPlan, check_custom_offer
+from desktopapp.model.tco import (
+    DEFAULT_GPUS_PER_SERVER,
+    DEMAND_SHAPES,
+    CloudInputs,
+    HourlyCost,
+    HybridResult,
+    IdleWaste,
+    OnPremInputs,
+    TcoResult,
+    demand_profile,
+    estimate_tco,
+    hybrid_plan,
+    monthly_idle_waste,
+    onprem_cost_per_useful_hour,
+    onprem_hourly,
+)
+from desktopapp.model.units import HOURS_PER_MONTH
+
+FloatArray = npt.NDArray[np.float64]
+OptionKey = tuple[str, str]  # (offer id, pricing model)
+
+DEFAULT_ACCELERATOR = "h100-sxm"
+DEFAULT_GPU_HOURS_PER_MONTH = 5000.0
+DEFAULT_HORIZON_MONTHS = 48
+MAX_HORIZON_MONTHS = 120
+LIFE_CHOICES: tuple[int, ...] = (3, 4, 5, 6)
+STALE_AFTER_MONTHS = 12
+MAX_GPUS_PER_SERVER = 72
+CURVE_UTILIZATION = np.linspace(0.02, 1.0, 99)
+
+DEMAND_TYPED = "typed"
+DEMAND_RUNS = "runs"
+DEMAND_SPREAD = "spread"
+DEMAND_SOURCES: tuple[tuple[str, str], ...] = (
+    (DEMAND_TYPED, "Typed in"),
+    (DEMAND_RUNS, "Workload estimate × runs per month"),
+    (DEMAND_SPREAD, "Workload estimate spread over the horizon"),
+)
+PROFILE_LABELS: Mapping[str, str] = {
+    "flat": "Flat: the same every month",
+    "growing": "Growing 5% a month",
+    "bursty": "Bursty: some months ×3",
+}
+PRICING_LABELS: Mapping[str, str] = {
+    "on_demand": "On-demand",
+    "committed_1yr": "1-yr commit",
+    "committed_3yr": "3-yr commit",
+    "spot": "Spot",
+}
+KIND_LABELS: Mapping[str, str] = {
+    "hyperscaler": "Hyperscaler",
+    "neocloud": "Neocloud",
+    "marketplace": "Marketplace",
+    CUSTOM_OFFER_KIND: "Your offers",
+}
+assert set(PROFILE_LABELS) == set(DEMAND_SHAPES)
+assert set(PRICING_LABELS) == set(PRICING_MODELS)
+
+
+# --- catalog defaults ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OwningDefaults:
+    """Catalog figures for owning servers of one accelerator (None where the catalog has none)."""
+
+    accelerator_id: str
+    accelerator_name: str
+    gpus_per_server: int
+    server_price: float | None
+    server_price_source: str
+    power_kw: float | None
+    power_source: str
+    server_name: str = ""
+
+
+def owning_defaults(accelerator_id: str, gpus_per_server: int | None = None) -> OwningDefaults:
+    """Server price (with the install/fabric overhead) and power for ``gpus_per_server`` GPUs
+    (default: the catalog server's count, else 8)."""
+    acc = accelerator_catalog().find(accelerator_id)
+    defaults = tco_defaults()
+    server = defaults.server_for(acc.id) if acc is not None else None
+    per_server = gpus_per_server or (server.gpus if server else DEFAULT_GPUS_PER_SERVER)
+    name = acc.name if acc is not None else accelerator_id
+    price: float | None = None
+    price_source = f"No catalog server price for {name}: type your quote."
+    if server is not None and server.price_usd is not None:
+        overhead = defaults.get("install_overhead_fraction")
+        price = server.price_usd / server.gpus * per_server * (1.0 + overhead.value)
+        scaled = "" if per_server == server.gpus else f", scaled to {per_server} GPUs"
+        price_source = (
+            f"{server.name} {units.format_money(server.price_usd)} ({server.price_date}){scaled}"
+            f" + {overhead.value:.0%} fabric, storage and install"
+        )
+    power: float | None = None
+    power_source = f"No published power for {name}: type the server's draw."
+    if acc is not None:
+        power = estimated_server_power_kw(acc, per_server)
+        if power is not None:
+            if server is not None and server.power_kw is not None and server.gpus == per_server:
+                power_source = f"{server.name}, {server.power_source}"
+            else:
+                ratio = defaults.get("server_power_per_gpu_tdp")
+                power_source = (
+                    f"estimated: {per_server} × {acc.tdp_w:g} W TDP × {ratio.value:g} "
+                    "for the rest of the server"
+                )
+    return OwningDefaults(
+        accelerator_id=acc.id if acc is not None else accelerator_id,
+        accelerator_name=name,
+        gpus_per_server=per_server,
+        server_price=price,
+        server_price_source=price_source,
+        power_kw=power,
+        power_source=power_source,
+        server_name="" if server is None else server.name,
+    )
+
+
+def default_spot_overhead() -> float:
+    return cloud_defaults().spot_overhead.value
+
+
+def default_value(name: str) -> float:
+    """An on-prem default from ``tco_defaults.json`` (pue, kwh_price, ops_fraction …)."""
+    return tco_defaults().value(name)
+
+
+def default_source(name: str) -> str:
+    return tco_defaults().get(name).source
+
+
+# --- demand -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Demand:
+    """GPU-hours needed per month (None: not known) and the rule that gave it, in words."""
+
+    gpu_hours_per_month: float | None
+    rule: str
+
+
+def format_gpu_hours(hours: float | None) -> str:
+    if hours is None or not math.isfinite(hours):
+        return units.DASH
+    return f"{units.format_count(hours).replace(' ', '')} GPU-h"
+
+
+def monthly_demand(
+    source: str,
+    typed: float | None,
+    run_gpu_hours: float | None,
+    runs_per_month: float,
+    horizon_months: int,
+) -> Demand:
+    """Demand per month from the chosen source (see the module docstring for the rules)."""
+    if source == DEMAND_TYPED:
+        if typed is None:
+            return Demand(None, "Type the GPU-hours you need each month.")
+        return Demand(typed, "Typed in.")
+    if run_gpu_hours is None:
+        return Demand(None, "The Workload tab has no estimate yet: open it, or type a figure.")
+    if source == DEMAND_RUNS:
+        value = run_gpu_hours * runs_per_month
+        runs = f"{runs_per_month:g} run{'' if runs_per_month == 1 else 's'}"
+        return Demand(
+            value if value > 0 else None,
+            f"{format_gpu_hours(run_gpu_hours)} per run × {runs} a month "
+            f"= {format_gpu_hours(value)} a month.",
+        )
+    if source == DEMAND_SPREAD:
+        value = run_gpu_hours / horizon_months
+        return Demand(
+            value,
+            f"{format_gpu_hours(run_gpu_hours)} for the run ÷ {horizon_months} months "
+            f"= {format_gpu_hours(value)} a month.",
+        )
+    raise ValueError(f"demand_source: must be one of typed, runs, spread, got {source!r}")
+
+
+@dataclass(frozen=True)
+class Fleet:
+    """Whole servers sized to a demand (see the module docstring)."""
+
+    servers: int
+    gpus: int
+    utilization: float  # demand ÷ (gpus × 730.5 h)
+
+
+def size_fleet(demand_gpu_hours: float, utilization: float, gpus_per_server: int) -> Fleet:
+    if demand_gpu_hours <= 0 or not math.isfinite(demand_gpu_hours):
+        raise ValueError(f"demand: must be more than 0 GPU-hours a month, got {demand_gpu_hours}")
+    per_server_hours = utilization * HOURS_PER_MONTH * gpus_per_server
+    servers = max(1, math.ceil(demand_gpu_hours / per_server_hours - 1e-9))
+    gpus = servers * gpus_per_server
+    return Fleet(servers, gpus, min(1.0, demand_gpu_hours / (gpus * HOURS_PER_MONTH)))
+
+
+# --- price dates --------------------------------------------------------------------------------
+
+_DATE_RE = re.compile(r"^\s*(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?\s*$")
+
+FRESH = "fresh"
+STALE = "stale"
+MAYBE_STALE = "maybe"
+UNDATED = "undated"
+
+
+def date_period(text: str) -> tuple[date, date] | None:
+    """First and last day a ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD`` date can stand for."""
+    match = _DATE_RE.match(text or "")
+    if not match:
+        return None
+    year = int(match.group(1))
+    month = int(match.group(2)) if match.group(2) else None
+    day = int(match.group(3)) if match.group(3) else None
+    try:
+        if month is None:
+            return date(year, 1, 1), date(year, 12, 31)
+        if day is None:
+            return date(year, month, 1), date(year, month, calendar.monthrange(year, month)[1])
+        single = date(year, month, day)
+    except ValueError:
+        return None
+    return single, single
+
+
+def _add_months(day: date, months: int) -> date:
+    index = day.month - 1 + months
+    year, month = day.year + index // 12, index % 12 + 1
+    return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+
+
+def _months_between(earlier: date, later: date) -> int:
+    """Whole months from ``earlier`` to ``later`` (0 if later is not after)."""
+    months = (later.year - earlier.year) * 12 + later.month - earlier.month
+    if later.day < earlier.day:
+        months -= 1
+    return max(0, months)
+
+
+@dataclass(frozen=True)
+class PriceAge:
+    status: str  # fresh | stale | maybe | undated
+    months: int | None  # whole months since the latest day the date can stand for
+    explanation: str
+
+    @property
+    def is_stale(self) -> bool:
+        return self.status == STALE
+
+
+def price_age(price_date: str, today: date, limit_months: int = STALE_AFTER_MONTHS) -> PriceAge:
+    """How old a catalog price is relative to ``today`` (rule in the module docstring)."""
+    period = date_period(price_date)
+    if period is None:
+        return PriceAge(UNDATED, None, "No usable date: check the price before relying on it.")
+    first, last = period
+    months = _months_between(last, today)
+    if _add_months(last, limit_months) < today:
+        return PriceAge(
+            STALE,
+            months,
+            f"Price of {price_date}: {months} months before {today.isoformat()}, older than "
+            f"{limit_months} months. Check the provider's current price.",
+        )
+    if _add_months(first, limit_months) < today:
+        return PriceAge(
+            MAYBE_STALE,
+            months,
+            f"Price of {price_date}: the date gives only the year or month, so it may be more "
+            f"than {limit_months} months old on {today.isoformat()}.",
+        )
+    return PriceAge(FRESH, months, f"Price of {price_date}, within {limit_months} months.")
+
+
+# --- offers -------------------------------------------------------------------------------------
+
+
+def offers_with_custom(accelerator_id: str, custom: Iterable[CloudOffer]) -> list[CloudOffer]:
+    """Catalog offers for the accelerator, then the user's own offers for it."""
+    mine = [o for o in custom if o.accelerator_id == accelerator_id]
+    return [*offers_for(accelerator_id), *mine]
+
+
+def default_compared(offers: Sequence[CloudOffer]) -> tuple[OptionKey, ...]:
+    """A spread of prices to compare by default: for every kind of provider (hyperscaler,
+    neocloud, marketplace) and pricing model, the cheapest rentable offer that lists it."""
+    chosen: list[OptionKey] = []
+    for kind in ("hyperscaler", "neocloud", "marketplace"):
+        for pricing in PRICING_MODELS:
+            priced = [
+                o for o in offers if o.kind == kind and o.rentable and (o.price(pricing) or 0.0) > 0
+            ]
+            if priced:
+                best = min(priced, key=lambda o: (o.price(pricing) or 0.0, o.id))
+                chosen.append((best.id, pricing))
+    return tuple(chosen)
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "offer"
+
+
+def make_custom_offer(
+    accelerator_id: str,
+    provider: str,
+    instance: str,
+    gpus: int,
+    region: str,
+    prices: Mapping[str, float | None],
+    price_date: str,
+    source: str,
+    existing_ids: Iterable[str] = (),
+) -> CloudOffer:
+    """A user-typed offer, checked like a scenario file's (raises ``ValueError("field: …")``)."""
+    if not provider.strip():
+        raise ValueError("provider: give the provider's name")
+    if not instance.strip():
+        raise ValueError("instance: give the instance or product name")
+    listed = {p: prices.get(p) for p in PRICING_MODELS}
+    for pricing, value in listed.items():
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise ValueError(f"{pricing}: must be a price above 0 per GPU-hour, got {value!r}")
+    if all(value is None for value in listed.values()):
+        raise ValueError("on_demand: give at least one price per GPU-hour")
+    if date_period(price_date) is None:
+        raise ValueError(f"price_date: use YYYY, YYYY-MM or YYYY-MM-DD, got {price_date!r}")
+    taken = set(existing_ids)
+    base = f"custom/{slug(provider)}-{slug(instance)}/{slug(region or 'any')}"
+    offer_id, n = base, 2
+    while offer_id in taken:
+        offer_id, n = f"{base}-{n}", n + 1
+    offer = CloudOffer(
+        id=offer_id,
+        provider=provider.strip(),
+        instance=instance.strip(),
+        accelerator_id=accelerator_id,
+        gpus=gpus,
+        region=region.strip(),
+        on_demand=listed["on_demand"],
+        committed_1yr=listed["committed_1yr"],
+        committed_3yr=listed["committed_3yr"],
+        spot=listed["spot"],
+        price_date=price_date.strip(),
+        source=source.strip() or "typed in",
+        confidence="user",
+        kind=CUSTOM_OFFER_KIND,
+    )
+    return check_custom_offer(offer)
+
+
+@dataclass(frozen=True)
+class CloudOption:
+    """One price being compared: an offer under one pricing model."""
+
+    offer: CloudOffer
+    pricing: str
+    cloud: CloudInputs
+
+    @property
+    def key(self) -> OptionKey:
+        return (self.offer.id, self.pricing)
+
+    @property
+    def label(self) -> str:
+        return f"{self.offer.provider} {self.offer.instance} · {PRICING_LABELS[self.pricing]}"
+
+    @property
+    def short_label(self) -> str:
+        return f"{self.offer.provider} · {PRICING_LABELS[self.pricing]}"
+
+
+def cloud_options(
+    offers: Sequence[CloudOffer], keys: Iterable[OptionKey], spot_overhead: float
+) -> list[CloudOption]:
+    """The compared prices that exist among ``offers``, in ``keys`` order (ValueError for a bad
+    spot overhead, naming ``spot_overhead``)."""
+    by_id = {o.id: o for o in offers}
+    out: list[CloudOption] = []
+    for offer_id, pricing in keys:
+        offer = by_id.get(offer_id)
+        price = None if offer is None or pricing not in PRICING_MODELS else offer.price(pricing)
+        if offer is None or price is None or price <= 0:
+            continue
+        basis = (
+            f"{offer.name} ({offer.region or 'any region'}) {PRICING_LABELS[pricing]}, "
+            f"{offer.price_date}; {offer.source}"
+        )
+        cloud = CloudInputs(
+            cloud_price=price, pricing=pricing, spot_overhead=spot_overhead, price_source=basis
+        )
+        out.append(CloudOption(offer, pricing, cloud))
+    return out
+
+
+# --- the whole comparison -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CostInputs:
+    """Everything the Cost tab plans with (valid model inputs only).
+
+    ``onprem`` is one server at the chosen utilization; the fleet is sized from the demand when
+    the comparison is made. ``hybrid_option`` None means "the cheapest on-demand price compared".
+    """
+
+    accelerator_id: str
+    onprem: OnPremInputs
+    demand_source: str = DEMAND_TYPED
+    typed_gpu_hours: float = DEFAULT_GPU_HOURS_PER_MONTH
+    horizon_months: int = DEFAULT_HORIZON_MONTHS
+    profile: str = "flat"
+    spot_overhead: float = 0.10
+    compared: tuple[OptionKey, ...] = ()
+    custom_offers: tuple[CloudOffer, ...] = ()
+    hybrid_option: OptionKey | None = None
+
+    def offers(self) -> list[CloudOffer]:
+        return offers_with_custom(self.accelerator_id, self.custom_offers)
+
+    def to_plan(self, hybrid: OptionKey | None = None) -> CostPlan:
+        """The scenario file's cost section (``model.scenario.CostPlan``)."""
+        key = hybrid or self.hybrid_option
+        options = cloud_options(self.offers(), [key] if key else [], self.spot_overhead)
+        option = options[0] if options else None
+        return CostPlan(
+            accelerator=self.accelerator_id,
+            offer=None if option is None else option.offer.id,
+            pricing="on_demand" if option is None else option.pricing,
+            custom_offers=self.custom_offers,
+            on_prem=self.onprem,
+            cloud=None if option is None else option.cloud,
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class OptionResult:
+    """One compared price against owning: at the chosen utilization (``at_utilization``) and,
+    when the demand is known, for the planned fleet over the horizon (``plan``)."""
+
+    option: CloudOption
+    color_index: int
+    at_utilization: TcoResult
+    plan: TcoResult | None
+
+    @property
+    def per_useful_hour(self) -> float:
+        return self.at_utilization.cloud_cost_per_gpu_hour
+
+    @property
+    def break_even(self) -> float:
+        return self.at_utilization.break_even_utilization
+
+    @property
+    def owning_cheaper(self) -> bool:
+        return self.at_utilization.owning_cheaper
+
+    @property
+    def monthly_usd(self) -> float | None:
+        return None if self.plan is None else self.plan.cloud_yearly.total / 12.0
+
+    @property
+    def horizon_usd(self) -> float | None:
+        return None if self.plan is None else self.plan.cloud_horizon_usd
+
+    @property
+    def saving_usd(self) -> float | None:
+        """Renting minus owning over the horizon (positive: owning saves)."""
+        if self.plan is None:
+            return None
+        return self.plan.cloud_horizon_usd - self.plan.onprem_horizon_usd
+
+    @property
+    def payback_month(self) -> int | None:
+        return None if self.plan is None else self.plan.payback_month
+
+
+@dataclass(frozen=True, eq=False)
+class CostComparison:
+    inputs: CostInputs
+    onprem: OnPremInputs  # one server at the chosen utilization
+    hourly: HourlyCost  # owning per wall GPU-hour at the chosen utilization
+    owning_per_useful_hour: float
+    curve_utilization: FloatArray
+    owning_curve: FloatArray
+    options: tuple[OptionResult, ...]
+    demand: Demand
+    fleet: Fleet | None
+    fleet_onprem: OnPremInputs | None
+    owning_monthly_usd: float | None
+    owning_horizon_usd: float | None
+    months: npt.NDArray[np.int64] | None
+    owning_cumulative: FloatArray | None
+    hybrid: HybridResult | None
+    hybrid_option: OptionResult | None
+    profile_gpu_hours: FloatArray | None
+    owned_idle: IdleWaste | None
+    rented_idle: tuple[IdleWaste, IdleWaste] | None  # cheapest and dearest list price
+    assumptions: tuple[Assumption, ...] = field(default=())
+
+    @property
+    def cheapest(self) -> OptionResult | None:
+        return min(self.options, key=lambda r: r.per_useful_hour, default=None)
+
+    def option(self, key: OptionKey) -> OptionResult | None:
+        return next((r for r in self.options if r.option.key == key), None)
+
+
+def _pick_hybrid(options: Sequence[OptionResult], wanted: OptionKey | None) -> OptionResult | None:
+    if wanted is not None:
+        found = next((r for r in options if r.option.key == wanted), None)
+        if found is not None:
+            return found
+    on_demand = [r for r in options if r.option.pricing == "on_demand"]
+    pool = on_demand or list(options)
+    return min(pool, key=lambda r: r.per_useful_hour, default=None)
+
+
+def compare(
+    inputs: CostInputs, run_gpu_hours: float | None, runs_per_month: float
+) -> CostComparison:
+    """Run the model for owning against every compared price (ValueError names a field)."""
+    onprem = inputs.onprem
+    options = cloud_options(inputs.offers(), inputs.compared, inputs.spot_overhead)
+    demand = monthly_demand(
+        inputs.demand_source,
+        inputs.typed_gpu_hours,
+        run_gpu_hours,
+        runs_per_month,
+        inputs.horizon_months,
+    )
+    fleet: Fleet | None = None
+    fleet_onprem: OnPremInputs | None = None
+    if demand.gpu_hours_per_month is not None and demand.gpu_hours_per_month > 0:
+        fleet = size_fleet(demand.gpu_hours_per_month, onprem.utilization, onprem.gpus_per_server)
+        fleet_onprem = replace(onprem, gpus=fleet.gpus, utilization=fleet.utilization)
+
+    results: list[OptionResult] = []
+    for index, option in enumerate(options):
+        at_u = estimate_tco(onprem, option.cloud)
+        plan = (
+            None
+            if fleet_onprem is None
+            else estimate_tco(fleet_onprem, option.cloud, inputs.horizon_months)
+        )
+        results.append(OptionResult(option, index, at_u, plan))
+
+    hourly = onprem_hourly(onprem)
+    owning_monthly = owning_horizon = None
+    months = owning_cumulative = None
+    if fleet_onprem is not None:
+        reference = results[0].plan if results else None
+        if reference is None:
+            # No price to compare: the owning side of the model's cumulative costs does not
+            # depend on the cloud price, so any valid one gives owning's curve.
+            placeholder = CloudInputs(cloud_price=1.0)
+            reference = estimate_tco(fleet_onprem, placeholder, inputs.horizon_months)
+        owning_monthly = reference.onprem_yearly.total / 12.0
+        owning_horizon = reference.onprem_horizon_usd
+        months = reference.cumulative.months
+        owning_cumulative = reference.cumulative.onprem_usd
+
+    hybrid_choice = _pick_hybrid(results, inputs.hybrid_option)
+    hybrid: HybridResult | None = None
+    profile: FloatArray | None = None
+    if demand.gpu_hours_per_month is not None and demand.gpu_hours_per_month > 0:
+        profile = demand_profile(
+            inputs.profile, inputs.horizon_months, demand.gpu_hours_per_month / HOURS_PER_MONTH
+        )
+        if hybrid_choice is not None:
+            hybrid = hybrid_plan(
+                onprem, hybrid_choice.option.cloud, profile, gpu_step=onprem.gpus_per_server
+            )
+
+    owned_idle = None
+    if fleet is not None and fleet_onprem is not None:
+        idle_rate = onprem.fixed_per_gpu_hour + onprem.energy_idle_per_gpu_hour
+        owned_idle = monthly_idle_waste(idle_rate, 1.0 - fleet_onprem.utilization, fleet.gpus)
+    rented_idle = None
+    if results:
+        prices = sorted(r.option.cloud.cloud_price for r in results)
+        rented_idle = (monthly_idle_waste(prices[0]), monthly_idle_waste(prices[-1]))
+
+    assumptions = _assumptions(inputs, onprem, results, demand, fleet)
+    return CostComparison(
+        inputs=inputs,
+        onprem=onprem,
+        hourly=hourly,
+        owning_per_useful_hour=hourly.total / onprem.utilization,
+        curve_utilization=CURVE_UTILIZATION,
+        owning_curve=onprem_cost_per_useful_hour(onprem, CURVE_UTILIZATION),
+        options=tuple(results),
+        demand=demand,
+        fleet=fleet,
+        fleet_onprem=fleet_onprem,
+        owning_monthly_usd=owning_monthly,
+        owning_horizon_usd=owning_horizon,
+        months=months,
+        owning_cumulative=owning_cumulative,
+        hybrid=hybrid,
+        hybrid_option=hybrid_choice,
+        profile_gpu_hours=profile,
+        owned_idle=owned_idle,
+        rented_idle=rented_idle,
+        assumptions=assumptions,
+    )
+
+
+def _assumptions(
+    inputs: CostInputs,
+    onprem: OnPremInputs,
+    results: Sequence[OptionResult],
+    demand: Demand,
+    fleet: Fleet | None,
+) -> tuple[Assumption, ...]:
+    out: list[Assumption] = []
+    if results:
+        shared = [a for a in results[0].at_utilization.assumptions if a.name != "cloud price"]
+        out.extend(a for a in shared if a.name != "spot interruption overhead")
+        if any(r.option.pricing == "spot" for r in results):
+            out.append(
+                Assumption(
+                    "spot interruption overhead",
+                    f"{units.format_percent(inputs.spot_overhead)} extra GPU-hours on spot prices",
+                    cloud_defaults().spot_overhead.source
+                    if math.isclose(inputs.spot_overhead, default_spot_overhead())
+                    else "input",
+                )
+            )
+    out.append(
+        Assumption(
+            "demand",
+            format_gpu_hours(demand.gpu_hours_per_month) + " a month",
+            demand.rule,
+        )
+    )
+    if fleet is not None:
+        out.append(
+            Assumption(
+                "owned fleet",
+                f"{fleet.servers} server(s) of {onprem.gpus_per_server} GPUs, busy "
+                f"{units.format_percent(fleet.utilization)} of hours",
+                "fewest whole servers that serve the demand at or below the chosen utilization",
+            )
+        )
+    out.append(
+        Assumption(
+            "demand profile",
+            PROFILE_LABELS.get(inputs.profile, inputs.profile),
+            "hybrid plan only; model.tco.demand_profile",
+        )
+    )
+    return tuple(out)
