@@ -5,7 +5,7 @@ For each size, in one process: the app's fp32 matmul suite (``matmul_suite``) an
 several rounds (alternating which goes first) so machine noise hits both alike. Prints both
 GFLOP/s figures and the ratio app / plain; the app must report at least 95% of the plain loop.
 
-    python benchmarks/matmul_accuracy.py [--sizes 1024,2048] [--rounds 3] [--device cpu]
+    python benchmarks/matmul_accuracy.py [--sizes 1024,2048] [--rounds 3] [--threads N]
 
 Exit status 1 when a ratio is below the threshold.
 """
@@ -65,8 +65,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--budget-s", type=float, default=2.0)
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
     args = parser.parse_args(argv)
     import torch
+
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
 
     from desktopapp.devices.bench.runner import busy_warning
 
@@ -74,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, device {args.device}")
     if warning:
         print(f"warning: {warning}")
-    rows = []
+    rows: list[tuple[int, float, float, float, float]] = []
     ok = True
     for n in (int(s) for s in args.sizes.split(",")):
         flop = 2.0 * n**3
@@ -97,9 +101,9 @@ def main(argv: list[str] | None = None) -> int:
         ok = ok and ratio >= THRESHOLD
         rows.append((n, statistics.median(repeats_used), app, plain, ratio))
     print(f"{'size':>6} {'repeats':>8} {'app GFLOP/s':>12} {'plain GFLOP/s':>14} {'ratio':>7}")
-    for n, repeats, app, plain, ratio in rows:
+    for n, reps, app, plain, ratio in rows:
         flag = "" if ratio >= THRESHOLD else f"  < {THRESHOLD:.0%}"
-        print(f"{n:>6} {repeats:>8.0f} {app:>12.1f} {plain:>14.1f} {ratio:>7.3f}{flag}")
+        print(f"{n:>6} {reps:>8.0f} {app:>12.1f} {plain:>14.1f} {ratio:>7.3f}{flag}")
     return 0 if ok else 1
 
 

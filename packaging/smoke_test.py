@@ -11,8 +11,12 @@ checks, timing each step:
 2. ``detect --json`` prints JSON, and ``catalog accelerators --json`` prints ≥ 30 rows; each is
    skipped, with a message, only while the program lacks the command (``desktopapp detect
    --help`` exits 2, argparse's "invalid choice");
-3. ``--screenshot FILE.png`` writes a non-trivial PNG; skipped only while the program has no
+3. ``--screenshot FILE.png`` writes a non-trivial PNG, for the default tab and then for each
+   ``--tab`` (tabs import their code when first shown); skipped only while the program has no
    GUI module yet (``No module named 'desktopapp.app'``).
+
+A traceback on stderr fails a step even when the exit status is 0 (the window shows a failing
+tab as an error panel and still writes the PNG).
 
 Exit status 0 when every check that ran passed, 1 otherwise. Only the standard library is
 used, so any Python 3.11 can run it against the bundle.
@@ -36,6 +40,8 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MIN_SCREENSHOT_BYTES = 10_000
 MIN_ACCELERATORS = 30
 NO_GUI_MARKER = "No module named 'desktopapp.app'"
+TRACEBACK_MARKER = "Traceback (most recent call last)"
+TABS = ("estimate", "cost", "hardware", "monitor")  # desktopapp --tab choices
 
 
 @dataclass
@@ -109,6 +115,14 @@ def run_smoke(target: Path, timeout: float = 180.0) -> SmokeReport:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-5:]
             return f"exit {proc.returncode}: " + " | ".join(tail)
 
+        def problem(proc: subprocess.CompletedProcess[str]) -> str:
+            """Why the run failed: an exit status, or a traceback the program caught."""
+            if proc.returncode != 0:
+                return failed(proc)
+            if TRACEBACK_MARKER in proc.stderr:
+                return "traceback on stderr: " + " | ".join(proc.stderr.strip().splitlines()[-3:])
+            return ""
+
         # 1. --version, cold then warm.
         for name in ("version (first start)", "version (warm)"):
             proc, secs = run("--version")
@@ -130,8 +144,9 @@ def run_smoke(target: Path, timeout: float = 180.0) -> SmokeReport:
                 )
                 continue
             proc, secs = run(*args)
-            if proc.returncode != 0:
-                report.steps.append(Step(name, "fail", secs, failed(proc)))
+            trouble = problem(proc)
+            if trouble:
+                report.steps.append(Step(name, "fail", secs, trouble))
                 continue
             try:
                 payload = json.loads(proc.stdout)
@@ -153,21 +168,28 @@ def run_smoke(target: Path, timeout: float = 180.0) -> SmokeReport:
             else:
                 report.steps.append(Step(name, "ok", secs, f"{len(proc.stdout)} characters"))
 
-        # 3. the GUI, offscreen, to a PNG.
-        shot = workdir / "screenshot.png"
-        name = "--screenshot"
-        proc, secs = run("--screenshot", str(shot))
-        if proc.returncode != 0 and NO_GUI_MARKER in proc.stderr:
-            report.steps.append(Step(name, "skip", secs, "the program has no GUI module yet"))
-        elif proc.returncode != 0:
-            report.steps.append(Step(name, "fail", secs, failed(proc)))
-        elif not shot.is_file():
-            report.steps.append(Step(name, "fail", secs, "exit 0 but no PNG written"))
-        else:
-            data = shot.read_bytes()
+        # 3. the GUI, offscreen, to PNGs: the default tab, then each tab by name. Tabs are
+        #    imported when first shown, so each must be opened once to prove that everything
+        #    it imports is in the bundle; a tab that fails shows an error panel and prints a
+        #    traceback, which counts as a failure even though the PNG is written.
+        for tab in (None, *TABS):
+            name = "--screenshot" if tab is None else f"--screenshot --tab {tab}"
+            shot = workdir / f"screenshot-{tab or 'default'}.png"
+            proc, secs = run("--screenshot", str(shot), *(("--tab", tab) if tab else ()))
+            if NO_GUI_MARKER in proc.stderr:
+                report.steps.append(Step(name, "skip", secs, "the program has no GUI module yet"))
+                break
+            if tab and proc.returncode == 2 and "invalid choice" in proc.stderr:
+                report.steps.append(Step(name, "skip", secs, f"the app has no {tab} tab"))
+                continue
+            trouble = problem(proc)
+            if trouble:
+                report.steps.append(Step(name, "fail", secs, trouble))
+                continue
+            data = shot.read_bytes() if shot.is_file() else b""
             if not data.startswith(PNG_SIGNATURE) or len(data) < MIN_SCREENSHOT_BYTES:
                 report.steps.append(
-                    Step(name, "fail", secs, f"not a plausible PNG ({len(data)} bytes)")
+                    Step(name, "fail", secs, f"no plausible PNG written ({len(data)} bytes)")
                 )
             else:
                 report.steps.append(Step(name, "ok", secs, f"{len(data)} byte PNG"))

@@ -6,8 +6,8 @@ import importlib
 import traceback
 from collections.abc import Callable
 
-from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, Signal
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
+from PySide6.QtCore import QByteArray, QSettings, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QLabel,
@@ -67,12 +67,18 @@ class _TabHost(QWidget):
         self.is_placeholder = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.loading = QLabel(f"Opening {info.title}…")
+        self.loading.setObjectName("Hint")
+        self.loading.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        layout.addWidget(self.loading)
 
     def set_content(self, widget: QWidget, placeholder: bool) -> None:
         self.content = widget
         self.is_placeholder = placeholder
         layout = self.layout()
         assert layout is not None
+        layout.removeWidget(self.loading)
+        self.loading.deleteLater()
         layout.addWidget(widget)
 
 
@@ -123,7 +129,11 @@ class MainWindow(QMainWindow):
         start = initial_tab or str(last_tab)
         if start not in self._hosts:
             start = TAB_NAMES[0]
-        self.set_current_tab(start)  # loads it
+        # The first tab is built right after the window is first exposed, so the window
+        # appears at once (the tab shows "Opening …" for the moment it takes).
+        self.tabs.setCurrentWidget(self._hosts[start])
+        self._sync_view_actions()
+        self._initial_tab: str | None = start
         self.tabs.currentChanged.connect(self._on_current_changed)
 
     # --- tabs -------------------------------------------------------------------------------
@@ -135,7 +145,9 @@ class MainWindow(QMainWindow):
         return host.info.name if isinstance(host, _TabHost) else TAB_NAMES[0]
 
     def set_current_tab(self, name: str) -> None:
+        """Show a tab, building it now if needed."""
         info = tab_info(name)  # ValueError for an unknown name
+        self._initial_tab = None
         self.ensure_tab_loaded(info.name)
         self.tabs.setCurrentWidget(self._hosts[info.name])
         self._sync_view_actions()
@@ -146,6 +158,29 @@ class MainWindow(QMainWindow):
 
     def is_placeholder(self, name: str) -> bool:
         return self._hosts[name].is_placeholder
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._initial_tab is not None:
+            QTimer.singleShot(0, self, self._load_initial_tab)
+
+    def _load_initial_tab(self, attempts: int = 0) -> None:
+        """Build the first tab once the window has been exposed (drawn) once."""
+        name = self._initial_tab
+        if name is None:
+            return
+        handle = self.windowHandle()
+        if handle is not None and not handle.isExposed() and attempts < 50:
+            QTimer.singleShot(10, self, lambda: self._load_initial_tab(attempts + 1))
+            return
+        self._initial_tab = None
+        self.ensure_tab_loaded(name)
+
+    def load_initial_tab(self) -> QWidget:
+        """Build the first tab now (for callers that do not show the window)."""
+        name = self._initial_tab or self.current_tab_name()
+        self._initial_tab = None
+        return self.ensure_tab_loaded(name)
 
     def is_tab_ready(self, name: str | None = None) -> bool:
         """Whether a tab (default: the current one) has shown its first data."""
@@ -190,6 +225,7 @@ class MainWindow(QMainWindow):
     def _on_current_changed(self, index: int) -> None:
         host = self.tabs.widget(index)
         if isinstance(host, _TabHost):
+            self._initial_tab = None
             self.ensure_tab_loaded(host.info.name)
         self._sync_view_actions()
 

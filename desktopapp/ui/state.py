@@ -31,14 +31,14 @@ if TYPE_CHECKING:
     from desktopapp.model.training import TrainingEstimate, TrainingInputs
 
 
-class _Keep:
+class Keep:
     """Marker for "leave this part of the workload as it is"."""
 
     def __repr__(self) -> str:
         return "KEEP"
 
 
-KEEP: Final = _Keep()
+KEEP: Final = Keep()
 
 
 @dataclass(frozen=True)
@@ -131,10 +131,10 @@ class AppState(QObject):
 
     def set_workload(
         self,
-        training: TrainingInputs | _Keep | None = KEEP,
-        memory: MemoryInputs | _Keep | None = KEEP,
-        inference: InferenceInputs | _Keep | None = KEEP,
-        preset_id: str | _Keep | None = KEEP,
+        training: TrainingInputs | Keep | None = KEEP,
+        memory: MemoryInputs | Keep | None = KEEP,
+        inference: InferenceInputs | Keep | None = KEEP,
+        preset_id: str | Keep | None = KEEP,
     ) -> bool:
         """Replace any part of the workload (``KEEP`` leaves a part alone).
 
@@ -143,13 +143,13 @@ class AppState(QObject):
         """
         old_acc = self.accelerator_id
         changed = False
-        if not isinstance(training, _Keep) and training != self._training:
+        if not isinstance(training, Keep) and training != self._training:
             self._training, changed = training, True
-        if not isinstance(memory, _Keep) and memory != self._memory:
+        if not isinstance(memory, Keep) and memory != self._memory:
             self._memory, changed = memory, True
-        if not isinstance(inference, _Keep) and inference != self._inference:
+        if not isinstance(inference, Keep) and inference != self._inference:
             self._inference, changed = inference, True
-        if not isinstance(preset_id, _Keep) and preset_id != self._preset_id:
+        if not isinstance(preset_id, Keep) and preset_id != self._preset_id:
             self._preset_id, changed = preset_id, True
         if changed:
             self.workload_changed.emit()

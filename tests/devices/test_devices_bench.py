@@ -6,8 +6,9 @@ import contextlib
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from devices_samples import EPYC_7763_VM, write_tree
@@ -25,7 +26,7 @@ from desktopapp.devices.bench import models as models_mod
 from desktopapp.devices.bench.amp import amp_suite
 from desktopapp.devices.bench.bandwidth import bandwidth_suite
 from desktopapp.devices.bench.batching import batching_suite, quantization_suite
-from desktopapp.devices.bench.core import BenchResult, is_oom, time_op
+from desktopapp.devices.bench.core import BenchResult, ProgressEvent, is_oom, time_op
 from desktopapp.devices.bench.matmul import NumpyMatmul, matmul_suite
 from desktopapp.devices.bench.models import BlockShape
 from desktopapp.devices.bench.profile import profile_suite
@@ -103,7 +104,7 @@ def cpu_target(**changes: object) -> BenchDevice:
     return replace(resolve_device("cpu"), **changes)  # type: ignore[arg-type]
 
 
-def amd_target(tmp_path) -> BenchDevice:
+def amd_target(tmp_path: Path) -> BenchDevice:
     cpu = read_cpu_info(write_tree(tmp_path, {"proc/cpuinfo": EPYC_7763_VM}))
     assert cpu.peak is not None
     return BenchDevice(
@@ -117,14 +118,16 @@ def amd_target(tmp_path) -> BenchDevice:
     )
 
 
-def collect(events):
-    events = list(events)
+def collect(
+    stream: Iterable[ProgressEvent],
+) -> tuple[list[ProgressEvent], list[BenchResult], list[str]]:
+    events = list(stream)
     results = [e.result for e in events if e.result is not None]
     warnings = [e.warning for e in events if e.warning]
     return events, results, warnings
 
 
-def check_progress(events) -> None:
+def check_progress(events: list[ProgressEvent]) -> None:
     fractions = [e.fraction for e in events]
     assert all(0.0 <= f <= 1.0 for f in fractions)
     assert fractions == sorted(fractions), "progress went backwards"
@@ -132,7 +135,7 @@ def check_progress(events) -> None:
     assert all(e.eta_s is None or e.eta_s >= 0 for e in events)
 
 
-def test_numpy_matmul_results_are_positive_and_consistent():
+def test_numpy_matmul_results_are_positive_and_consistent() -> None:
     target = cpu_target(torch_available=False)
     events, results, _ = collect(
         matmul_suite(target, dtypes=("fp32",), sizes=(32, 64, 128), budget_s=0.5)
@@ -160,7 +163,7 @@ def test_numpy_matmul_results_are_positive_and_consistent():
 
 
 @needs_torch
-def test_torch_matmul_tiny_sizes_fp32_and_bf16():
+def test_torch_matmul_tiny_sizes_fp32_and_bf16() -> None:
     target = cpu_target()
     events, results, _ = collect(
         matmul_suite(target, dtypes=("fp32", "bf16"), sizes=(32, 64), budget_s=0.5)
@@ -174,7 +177,7 @@ def test_torch_matmul_tiny_sizes_fp32_and_bf16():
     assert all(r.tflops and r.tflops > 0 and r.peak_tflops is None for r in bf16)
 
 
-def test_out_of_memory_backs_off_and_reports_largest_fit():
+def test_out_of_memory_backs_off_and_reports_largest_fit() -> None:
     target = cpu_target(torch_available=False)
     backend = OomNumpy(limit=100)
     _, results, warnings = collect(
@@ -190,7 +193,7 @@ def test_out_of_memory_backs_off_and_reports_largest_fit():
     assert "128×128" in oom and "largest size that fit: 96×96" in oom
 
 
-def test_out_of_memory_at_the_first_size_halves_until_it_fits():
+def test_out_of_memory_at_the_first_size_halves_until_it_fits() -> None:
     backend = OomNumpy(limit=70)
     _, results, warnings = collect(
         matmul_suite(
@@ -206,7 +209,7 @@ def test_out_of_memory_at_the_first_size_halves_until_it_fits():
     assert any("largest size that fit: 64×64" in w for w in warnings)
 
 
-def test_an_error_is_reported_and_the_next_dtype_still_runs():
+def test_an_error_is_reported_and_the_next_dtype_still_runs() -> None:
     backend = FakeBackend(lambda d, n, t: 0.0005, error_at=64)
     _, results, warnings = collect(
         matmul_suite(
@@ -223,7 +226,7 @@ def test_an_error_is_reported_and_the_next_dtype_still_runs():
     assert any("fp8 skipped: not in this fake" in w for w in warnings)
 
 
-def test_slow_dtype_skips_sizes_predicted_over_budget(tmp_path):
+def test_slow_dtype_skips_sizes_predicted_over_budget(tmp_path: Path) -> None:
     # bf16 30× slower than fp32, and ×8 per doubling: the next size would blow the budget.
     def seconds(dtype: str, n: int, transposed: bool) -> float:
         base = 0.0005 * (n / 32) ** 3
@@ -247,7 +250,7 @@ def test_slow_dtype_skips_sizes_predicted_over_budget(tmp_path):
     assert "mixed precision would slow training down here" in finding
 
 
-def test_layout_sensitivity_is_reported():
+def test_layout_sensitivity_is_reported() -> None:
     backend = FakeBackend(lambda d, n, t: 0.004 if (d == "bf16" and t) else 0.0004)
     _, _, warnings = collect(
         matmul_suite(cpu_target(), dtypes=("bf16",), sizes=(32,), budget_s=0.5, backend=backend)
@@ -255,7 +258,7 @@ def test_layout_sensitivity_is_reported():
     assert any("layout-sensitive" in w and "nn.Linear" in w for w in warnings)
 
 
-def test_time_op_batches_fast_ops_and_respects_cancel():
+def test_time_op_batches_fast_ops_and_respects_cancel() -> None:
     calls = []
     timing = time_op(lambda: calls.append(1), lambda: None, budget_s=0.05)
     assert timing.inner > 1 and timing.repeats >= 3 and timing.median_s > 0
@@ -266,7 +269,7 @@ def test_time_op_batches_fast_ops_and_respects_cancel():
         time_op(lambda: None, lambda: None, budget_s=1.0, token=token)
 
 
-def test_cancel_from_another_thread_stops_within_a_second():
+def test_cancel_from_another_thread_stops_within_a_second() -> None:
     token = CancelToken()
     backend = FakeBackend(lambda d, n, t: 0.02)
     box: dict[str, object] = {}
@@ -302,7 +305,7 @@ def test_cancel_from_another_thread_stops_within_a_second():
     assert 0 < len(box["results"]) < 18  # type: ignore[arg-type]
 
 
-def test_runner_cancel_yields_a_final_cancelled_event():
+def test_runner_cancel_yields_a_final_cancelled_event() -> None:
     token = CancelToken()
     config = BenchConfig(
         suites=("matmul",), dtypes=("fp32",), sizes=(32, 64, 128, 256), budget_s=0.05
@@ -316,7 +319,7 @@ def test_runner_cancel_yields_a_final_cancelled_event():
     assert sum(1 for e in events if e.result is not None) == 1
 
 
-def test_closing_the_generator_stops_the_run():
+def test_closing_the_generator_stops_the_run() -> None:
     gen = run_benchmarks(
         BenchConfig(suites=("matmul",), dtypes=("fp32",), sizes=(32, 64), budget_s=0.02),
         target=cpu_target(torch_available=False),
@@ -328,12 +331,15 @@ def test_closing_the_generator_stops_the_run():
         next(gen)
 
 
-def test_runner_without_torch_uses_numpy_and_skips_torch_suites():
+def test_runner_without_torch_uses_numpy_and_skips_torch_suites() -> None:
+    seen: list[ProgressEvent] = []
     run = run_and_collect(
         BenchConfig(suites=("matmul", "amp", "bandwidth"), sizes=(32,), budget_s=0.02),
+        on_event=seen.append,
         target=cpu_target(torch_available=False, torch_reason="torch not installed"),
     )
-    assert not run.cancelled
+    check_progress(seen)
+    assert seen[-1].done and not run.cancelled
     assert [r.extra.get("backend") for r in run.results if r.suite == "matmul"] == ["numpy"]
     assert any(r.suite == "bandwidth" and (r.value or 0) > 0 for r in run.results)
     assert any(w.startswith("amp skipped: torch not installed") for w in run.warnings)
@@ -342,7 +348,7 @@ def test_runner_without_torch_uses_numpy_and_skips_torch_suites():
     assert data["device_info"]["device"] == "cpu" and data["results"]
 
 
-def test_config_validation_names_the_option():
+def test_config_validation_names_the_option() -> None:
     with pytest.raises(ValueError, match=r"^suite:"):
         BenchConfig(suites=("matmul", "nonsense"))
     with pytest.raises(ValueError, match=r"^dtype:"):
@@ -358,7 +364,7 @@ def test_config_validation_names_the_option():
         parse_device("mps:1")
 
 
-def test_unavailable_device_is_a_device_error():
+def test_unavailable_device_is_a_device_error() -> None:
     from desktopapp.devices.torch_info import detect_torch
 
     info = detect_torch()
@@ -368,7 +374,7 @@ def test_unavailable_device_is_a_device_error():
         resolve_device("cuda:7")
 
 
-def test_quick_config_defaults():
+def test_quick_config_defaults() -> None:
     target = cpu_target()
     quick = BenchConfig(quick=True)
     assert quick.budget < BenchConfig().budget
@@ -377,7 +383,7 @@ def test_quick_config_defaults():
     assert BenchConfig(max_size=600).matmul_sizes(target) == (256, 512)
 
 
-def test_is_oom_and_busy_warning():
+def test_is_oom_and_busy_warning() -> None:
     assert is_oom(RuntimeError("CUDA out of memory. Tried to allocate 20.00 MiB"))
     assert is_oom(MemoryError())
     assert is_oom(
@@ -391,7 +397,7 @@ def test_is_oom_and_busy_warning():
     assert "load average 3.0 on 2" in (busy_warning(load=3.0, cpus=2) or "")
 
 
-def test_numpy_bandwidth(monkeypatch):
+def test_numpy_bandwidth(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("desktopapp.devices.bench.bandwidth._copy_bytes", lambda t, q: 2**20)
     _, results, _ = collect(bandwidth_suite(cpu_target(torch_available=False), budget_s=0.05))
     (copy,) = results
@@ -400,7 +406,7 @@ def test_numpy_bandwidth(monkeypatch):
 
 
 @needs_torch
-def test_torch_bandwidth(monkeypatch):
+def test_torch_bandwidth(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("desktopapp.devices.bench.bandwidth._copy_bytes", lambda t, q: 2**20)
     _, results, _ = collect(bandwidth_suite(cpu_target(), budget_s=0.05))
     assert results[0].value and results[0].value > 0
@@ -410,7 +416,7 @@ TINY = BlockShape(d_model=32, heads=2, ff=64, seq=8, batch=4)
 
 
 @needs_torch
-def test_amp_suite_measures_speedup(monkeypatch):
+def test_amp_suite_measures_speedup(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("desktopapp.devices.bench.amp.block_shape", lambda t, q: TINY)
     events, results, warnings = collect(amp_suite(cpu_target(), budget_s=1.0))
     check_progress(events)
@@ -426,7 +432,26 @@ def test_amp_suite_measures_speedup(monkeypatch):
 
 
 @needs_torch
-def test_batching_and_quantization_tiny(monkeypatch):
+def test_amp_mode_too_slow_is_reported_from_its_probe(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr("desktopapp.devices.bench.amp.block_shape", lambda t, q: TINY)
+    probes = {"fp32": 0.002, "bf16": 0.9}  # bf16 450× slower, as on a CPU without bf16
+    monkeypatch.setattr(
+        "desktopapp.devices.bench.amp._probe", lambda target, shape, mode: probes[mode]
+    )
+    _, results, warnings = collect(amp_suite(amd_target(tmp_path), budget_s=0.5))
+    by_mode = {r.dtype: r for r in results}
+    assert not by_mode["fp32"].extra.get("probe_only")
+    bf16 = by_mode["bf16"]
+    assert bf16.extra["probe_only"] and bf16.seconds == pytest.approx(0.9)
+    assert bf16.extra["speedup_vs_fp32"] == pytest.approx(0.002 / 0.9)
+    finding = next(w for w in warnings if "autocast made the training step" in w)
+    assert "no native bf16 on this CPU" in finding and "slow training down" in finding
+
+
+@needs_torch
+def test_batching_and_quantization_tiny(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(batching_mod, "_mlp_size", lambda t, q: (64, 16))
     _, results, warnings = collect(batching_suite(cpu_target(), budget_s=1.0, batches=(1, 4, 16)))
     assert [r.size for r in results] == [1, 4, 16]
@@ -442,14 +467,14 @@ def test_batching_and_quantization_tiny(monkeypatch):
     assert any(w.startswith("dynamic int8 quantization") for w in qwarnings)
 
 
-def test_quantization_on_gpu_is_skipped_plainly():
+def test_quantization_on_gpu_is_skipped_plainly() -> None:
     gpu = BenchDevice(spec="cuda:0", kind="cuda", index=0, name="fake GPU")
     (event,) = list(quantization_suite(gpu))
     assert event.result is None and "CPU only" in (event.warning or "")
 
 
 @needs_torch
-def test_profile_lists_top_operators(monkeypatch):
+def test_profile_lists_top_operators(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("desktopapp.devices.bench.profile.block_shape", lambda t, q: TINY)
     _, results, _ = collect(profile_suite(cpu_target(), budget_s=0.5, limit=5))
     (result,) = results
@@ -462,6 +487,30 @@ def test_profile_lists_top_operators(monkeypatch):
     assert sum(op["percent"] for op in ops) <= 100.0 + 1e-6
 
 
-def test_models_module_imports_without_torch():
+def test_models_module_imports_without_torch() -> None:
     assert models_mod.BlockShape().tokens == 8 * 128
     assert math.isfinite(TINY.tokens)
+
+
+@needs_torch
+def test_dtype_support_rules() -> None:
+    from desktopapp.devices.bench.matmul import TorchMatmul
+
+    cpu = TorchMatmul(cpu_target())
+    assert cpu.unsupported("fp32") is None and cpu.unsupported("bf16") is None
+    assert "CUDA only" in (cpu.unsupported("tf32") or "")
+    assert "8.9" in (cpu.unsupported("fp8") or "")
+    ampere = TorchMatmul(
+        BenchDevice(spec="cuda:0", kind="cuda", index=0, name="A100", compute_capability=(8, 0))
+    )
+    import torch
+
+    if torch.version.hip is None:
+        assert ampere.unsupported("tf32") is None
+        fp8 = ampere.unsupported("fp8") or ""
+        expected = "this GPU is 8.0" if hasattr(torch, "_scaled_mm") else "no fp8 matmul"
+        assert expected in fp8
+    volta = TorchMatmul(
+        BenchDevice(spec="cuda:0", kind="cuda", index=0, name="V100", compute_capability=(7, 0))
+    )
+    assert "8.0" in (volta.unsupported("tf32") or "")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,13 +13,15 @@ from desktopapp.devices.results_store import ResultsStore
 from desktopapp.devices.torch_info import torch_installed
 
 
-def run_json(capsys, argv: list[str]) -> tuple[int, dict, str]:
+def run_json(
+    capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> tuple[int, dict[str, Any], str]:
     status = run_command(argv)
     captured = capsys.readouterr()
     return status, json.loads(captured.out), captured.err
 
 
-def test_detect_json(capsys, no_nvml):
+def test_detect_json(capsys: pytest.CaptureFixture[str], no_nvml: None) -> None:
     status, data, _ = run_json(capsys, ["detect", "--json"])
     assert status == 0
     cpu = data["cpu"]
@@ -35,14 +39,14 @@ def test_detect_json(capsys, no_nvml):
         assert any(p.startswith("torch not installed: pip install") for p in data["problems"])
 
 
-def test_detect_text_without_torch(capsys, no_nvml):
+def test_detect_text_without_torch(capsys: pytest.CaptureFixture[str], no_nvml: None) -> None:
     assert run_command(["detect", "--no-torch"]) == 0
     out = capsys.readouterr().out
     assert "CPU" in out and "Peak FP32" in out and "not probed" in out
     assert "No NVIDIA GPU" in out
 
 
-def test_bench_json_tiny_no_save(capsys, isolated_home):
+def test_bench_json_tiny_no_save(capsys: pytest.CaptureFixture[str], isolated_home: Path) -> None:
     status, data, err = run_json(
         capsys,
         [
@@ -71,7 +75,7 @@ def test_bench_json_tiny_no_save(capsys, isolated_home):
     assert ResultsStore().list_runs() == []
 
 
-def test_bench_saves_to_the_store(capsys, isolated_home):
+def test_bench_saves_to_the_store(capsys: pytest.CaptureFixture[str], isolated_home: Path) -> None:
     status, data, _ = run_json(
         capsys,
         ["bench", "--suite", "matmul,bandwidth", "--dtype", "fp32", "--max-size", "32",
@@ -84,7 +88,7 @@ def test_bench_saves_to_the_store(capsys, isolated_home):
     assert stored.summary.config["max_size"] == 32
 
 
-def test_bench_text_output(capsys, isolated_home):
+def test_bench_text_output(capsys: pytest.CaptureFixture[str], isolated_home: Path) -> None:
     assert run_command(
         ["bench", "--suite", "matmul", "--dtype", "fp32", "--max-size", "32", "--budget-s",
          "0.02", "--no-save"]
@@ -103,7 +107,9 @@ def test_bench_text_output(capsys, isolated_home):
         (["bench", "--budget-s", "0"], "--budget-s:"),
     ],
 )
-def test_bench_bad_options_exit_2_with_one_line(capsys, argv, option):
+def test_bench_bad_options_exit_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], option: str
+) -> None:
     assert run_command(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and option in err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 from devices_samples import (
@@ -26,13 +27,13 @@ from desktopapp.devices.cpu import (
 )
 
 
-def test_parse_cpuinfo_blocks_and_odd_lines():
+def test_parse_cpuinfo_blocks_and_odd_lines() -> None:
     blocks = parse_cpuinfo("processor : 0\nflags : a b\nnonsense line\n\nprocessor : 1\n\n\n")
     assert blocks == [{"processor": "0", "flags": "a b"}, {"processor": "1"}]
     assert parse_cpuinfo("") == []
 
 
-def test_epyc_vm_uses_known_boost_and_counts_vcpus(tmp_path):
+def test_epyc_vm_uses_known_boost_and_counts_vcpus(tmp_path: Path) -> None:
     root = write_tree(tmp_path, {"proc/cpuinfo": EPYC_7763_VM, **cache_files()})
     cpu = read_cpu_info(root)
     assert cpu.model == "AMD EPYC 7763 64-Core Processor"
@@ -61,7 +62,7 @@ def test_epyc_vm_uses_known_boost_and_counts_vcpus(tmp_path):
     assert l3.size_bytes == 32 * 1024**2 and l3.instances == 1
 
 
-def test_bare_metal_xeon_uses_cpufreq_max_and_physical_cores(tmp_path):
+def test_bare_metal_xeon_uses_cpufreq_max_and_physical_cores(tmp_path: Path) -> None:
     root = write_tree(
         tmp_path,
         {
@@ -83,7 +84,7 @@ def test_bare_metal_xeon_uses_cpufreq_max_and_physical_cores(tmp_path):
     assert "AVX-512" in peak.formula and "= 499 GFLOP/s" in peak.formula
 
 
-def test_masked_vm_falls_back_to_tsc_and_says_it_may_understate(tmp_path):
+def test_masked_vm_falls_back_to_tsc_and_says_it_may_understate(tmp_path: Path) -> None:
     cpu = read_cpu_info(write_tree(tmp_path, {"proc/cpuinfo": XEON_VM_MASKED}))
     assert cpu.model == "Intel(R) Xeon(R) Processor"
     assert cpu.native_bf16 and cpu.has("amx_bf16") and cpu.has("avx_vnni")
@@ -95,7 +96,7 @@ def test_masked_vm_falls_back_to_tsc_and_says_it_may_understate(tmp_path):
     assert peak.gflops == pytest.approx(2 * 2.1 * 64)
 
 
-def test_arm_neoverse_n1_with_cpufreq(tmp_path):
+def test_arm_neoverse_n1_with_cpufreq(tmp_path: Path) -> None:
     root = write_tree(
         tmp_path,
         {
@@ -112,7 +113,7 @@ def test_arm_neoverse_n1_with_cpufreq(tmp_path):
     assert cpu.peak.gflops == pytest.approx(4 * 2.5 * 16)
 
 
-def test_arm_sve_bf16_without_clock_reports_why_no_peak(tmp_path):
+def test_arm_sve_bf16_without_clock_reports_why_no_peak(tmp_path: Path) -> None:
     cpu = read_cpu_info(write_tree(tmp_path, {"proc/cpuinfo": GRAVITON3}))
     assert cpu.model.startswith("Neoverse V1")
     assert {"sve", "bf16", "i8mm"} <= set(cpu.features)
@@ -122,7 +123,7 @@ def test_arm_sve_bf16_without_clock_reports_why_no_peak(tmp_path):
     assert cpu.to_dict()["peak_fp32_gflops_estimate"] is None
 
 
-def test_arm_board_name_and_topology_from_sysfs(tmp_path):
+def test_arm_board_name_and_topology_from_sysfs(tmp_path: Path) -> None:
     files = {
         "proc/cpuinfo": RASPBERRY_PI,
         "sys/firmware/devicetree/base/model": "Raspberry Pi 4 Model B Rev 1.1\x00",
@@ -135,13 +136,13 @@ def test_arm_board_name_and_topology_from_sysfs(tmp_path):
     assert (cpu.sockets, cpu.cores, cpu.threads) == (1, 4, 4)
 
 
-def test_missing_proc_falls_back_to_platform_and_psutil(tmp_path):
+def test_missing_proc_falls_back_to_platform_and_psutil(tmp_path: Path) -> None:
     cpu = read_cpu_info(tmp_path)  # an empty root: no /proc/cpuinfo
     assert cpu.source == "platform + psutil"
     assert cpu.threads >= 1 and cpu.cores >= 1
 
 
-def test_flops_per_cycle_table():
+def test_flops_per_cycle_table() -> None:
     assert flops_per_cycle("x86_64", "AMD", 25, ("avx2", "fma", "avx512f"))[0] == 32  # Zen 4
     assert flops_per_cycle("x86_64", "AMD", 26, ("avx2", "fma", "avx512f"))[0] == 64  # Zen 5
     assert flops_per_cycle("x86_64", "Intel", 6, ("avx2", "fma", "avx512f"))[0] == 64
@@ -150,14 +151,14 @@ def test_flops_per_cycle_table():
     assert flops_per_cycle("aarch64", "Apple", None, ("neon",))[0] == 32
 
 
-def test_known_boost_prefers_longest_model_number():
+def test_known_boost_prefers_longest_model_number() -> None:
     key, boost = find_known_boost("AMD EPYC 7713P 64-Core Processor") or ("", None)
     assert key == "EPYC 7713P" and boost is not None and boost.boost_ghz == pytest.approx(3.675)
     assert find_known_boost("AMD EPYC 77630 Processor") is None
     assert find_known_boost("Intel(R) Xeon(R) Processor") is None
 
 
-def test_this_machine_is_fast_and_sane():
+def test_this_machine_is_fast_and_sane() -> None:
     start = time.perf_counter()
     cpu = detect_cpu()
     elapsed = time.perf_counter() - start

@@ -6,6 +6,8 @@ import io
 import json
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from devices_fake_pynvml import NVML_ERROR_LIBRARY_NOT_FOUND, FakeGpu
@@ -61,7 +63,7 @@ def torch_with(devices: list[TorchDevice]) -> TorchInfo:
     )
 
 
-def test_without_nvml_detection_is_clean_and_fast(no_nvml):
+def test_without_nvml_detection_is_clean_and_fast(no_nvml: None) -> None:
     start = time.perf_counter()
     report = detect_system(include_torch=False)
     assert time.perf_counter() - start < 0.5
@@ -79,7 +81,7 @@ def test_without_nvml_detection_is_clean_and_fast(no_nvml):
     assert json.loads(out.getvalue())["nvml"]["available"] is False
 
 
-def test_nvml_library_missing_gives_reason(fake_nvml):
+def test_nvml_library_missing_gives_reason(fake_nvml: Callable[..., Any]) -> None:
     fake_nvml([], init_error=NVML_ERROR_LIBRARY_NOT_FOUND)
     detection = detect_nvidia_gpus()
     assert detection.gpus == ()
@@ -87,7 +89,7 @@ def test_nvml_library_missing_gives_reason(fake_nvml):
     assert "libnvidia-ml" in detection.problems[0]
 
 
-def test_fake_gpus_are_reported_and_matched_to_catalog(fake_nvml):
+def test_fake_gpus_are_reported_and_matched_to_catalog(fake_nvml: Callable[..., Any]) -> None:
     mystery = FakeGpu(
         name="NVIDIA Mystery GPU",
         uuid=OTHER_UUID,
@@ -122,7 +124,7 @@ def test_fake_gpus_are_reported_and_matched_to_catalog(fake_nvml):
     json.loads(json.dumps(report.to_dict()))
 
 
-def test_torch_indices_are_mapped_by_uuid_not_order(fake_nvml):
+def test_torch_indices_are_mapped_by_uuid_not_order(fake_nvml: Callable[..., Any]) -> None:
     fake_nvml([FakeGpu(uuid=H100_UUID), FakeGpu(name="NVIDIA Mystery GPU", uuid=OTHER_UUID)])
     report = detect_system(include_torch=False, catalog=small_catalog())
     # CUDA_VISIBLE_DEVICES=1,0: torch's cuda:0 is NVML's GPU 1; torch UUIDs lack "GPU-".
@@ -140,7 +142,7 @@ def test_torch_indices_are_mapped_by_uuid_not_order(fake_nvml):
     assert mapped.torch is info
 
 
-def test_gpu_hidden_from_torch_and_torch_only_gpu(fake_nvml):
+def test_gpu_hidden_from_torch_and_torch_only_gpu(fake_nvml: Callable[..., Any]) -> None:
     fake_nvml([FakeGpu(uuid=H100_UUID), FakeGpu(name="NVIDIA Mystery GPU", uuid=OTHER_UUID)])
     report = detect_system(include_torch=False, catalog=small_catalog())
     info = torch_with(
@@ -160,7 +162,7 @@ def test_gpu_hidden_from_torch_and_torch_only_gpu(fake_nvml):
     assert any("NVML facts" in n for n in extra.notes)
 
 
-def test_cuda_less_torch_with_nvidia_gpu_is_a_problem(fake_nvml):
+def test_cuda_less_torch_with_nvidia_gpu_is_a_problem(fake_nvml: Callable[..., Any]) -> None:
     fake_nvml([FakeGpu(uuid=H100_UUID)])
     report = detect_system(include_torch=False, catalog=small_catalog())
     info = TorchInfo(
@@ -175,7 +177,7 @@ def test_cuda_less_torch_with_nvidia_gpu_is_a_problem(fake_nvml):
     assert "cu124" in problem
 
 
-def test_torch_missing_is_reported_with_install_command(monkeypatch):
+def test_torch_missing_is_reported_with_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "torch", None)
     info = detect_torch()
     assert not info.installed
@@ -184,7 +186,7 @@ def test_torch_missing_is_reported_with_install_command(monkeypatch):
     assert info.to_dict()["devices"] == []
 
 
-def test_wheel_index_follows_driver_cuda():
+def test_wheel_index_follows_driver_cuda() -> None:
     assert wheel_index(None).endswith("/cpu")
     assert wheel_index("12.4").endswith("/cu124")
     assert wheel_index("12.5").endswith("/cu124")
@@ -192,7 +194,7 @@ def test_wheel_index_follows_driver_cuda():
     assert wheel_index("11.2").endswith("/cpu")  # too old for any CUDA wheel
 
 
-def test_detect_torch_on_this_machine():
+def test_detect_torch_on_this_machine() -> None:
     info = detect_torch()
     if not info.installed:
         pytest.skip(info.reason)
@@ -201,7 +203,7 @@ def test_detect_torch_on_this_machine():
         assert device.id == f"cuda:{device.index}"
 
 
-def test_uuid_normalisation_and_fingerprint():
+def test_uuid_normalisation_and_fingerprint() -> None:
     assert normalise_uuid("GPU-ABC-1") == normalise_uuid("abc-1") == "abc-1"
     assert normalise_uuid(None) == ""
     a = machine_fingerprint("CPU X", ["GPU-2", "GPU-1"], "host")
@@ -210,10 +212,25 @@ def test_uuid_normalisation_and_fingerprint():
     assert a != machine_fingerprint("CPU X", ["GPU-2", "GPU-1"], "other")
 
 
-def test_real_catalog_matches_nvml_names():
+def test_real_catalog_matches_nvml_names() -> None:
     if not resource_path("accelerators.json").is_file():
         pytest.skip("resources/accelerators.json not built yet")
     match = match_catalog("NVIDIA H100 80GB HBM3")
     assert match.matched and match.peak("bf16")
     unknown = match_catalog("Totally Unknown GPU 9000")
     assert not unknown.matched and "no catalog entry" in unknown.note
+
+
+def test_importing_the_device_modules_does_not_import_torch_or_pynvml() -> None:
+    import subprocess
+
+    code = (
+        "import sys\n"
+        "import desktopapp.devices.detect, desktopapp.devices.bench, desktopapp.commands.devices\n"
+        "import desktopapp.devices.results_store, desktopapp.devices.bench.matmul\n"
+        "import desktopapp.devices.bench.amp, desktopapp.devices.bench.profile\n"
+        "heavy = [m for m in ('torch', 'pynvml', 'numpy') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr

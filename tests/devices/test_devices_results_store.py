@@ -6,6 +6,8 @@ import csv
 import json
 import math
 import sqlite3
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +21,7 @@ from desktopapp.paths import results_db_path
 
 
 def result(
-    suite: str = "matmul", dtype: str = "fp32", size: int = 1024, value: float = 0.1, **kw
+    suite: str = "matmul", dtype: str = "fp32", size: int = 1024, value: float = 0.1, **kw: Any
 ) -> BenchResult:
     seconds = kw.pop("seconds", 2 * size**3 / (value * 1e12) if suite == "matmul" else 0.01)
     return BenchResult(
@@ -38,7 +40,7 @@ def result(
     )
 
 
-def test_default_path_is_under_desktopapp_home(isolated_home):
+def test_default_path_is_under_desktopapp_home(isolated_home: Path) -> None:
     store = ResultsStore()
     assert store.path == results_db_path()
     assert str(store.path).startswith(str(isolated_home))
@@ -46,7 +48,7 @@ def test_default_path_is_under_desktopapp_home(isolated_home):
     assert store.list_runs() == []
 
 
-def test_round_trip(tmp_path):
+def test_round_trip(tmp_path: Path) -> None:
     store = ResultsStore(tmp_path / "r.sqlite3")
     rows = [
         result(size=512, value=0.08, extra={"repeats": 7, "threads": 2}),
@@ -82,7 +84,7 @@ def test_round_trip(tmp_path):
     assert ResultsStore(tmp_path / "r.sqlite3").list_runs()[0].id == run_id
 
 
-def test_list_filters_by_machine_and_delete(tmp_path):
+def test_list_filters_by_machine_and_delete(tmp_path: Path) -> None:
     store = ResultsStore(tmp_path / "r.sqlite3")
     a = store.save_run([result()], machine="m1", started="2026-01-01T00:00:00+00:00")
     b = store.save_run([result()], machine="m2", started="2026-02-01T00:00:00+00:00")
@@ -94,7 +96,7 @@ def test_list_filters_by_machine_and_delete(tmp_path):
         store.delete_run(a)
 
 
-def test_compare_runs_matches_measurements(tmp_path):
+def test_compare_runs_matches_measurements(tmp_path: Path) -> None:
     store = ResultsStore(tmp_path / "r.sqlite3")
     a = store.save_run(
         [result(size=512, value=0.1), result(size=1024, value=0.2), result(size=2048, value=0.3)],
@@ -119,7 +121,7 @@ def test_compare_runs_matches_measurements(tmp_path):
     json.dumps(comparison.to_dict())
 
 
-def test_export_json_and_csv(tmp_path):
+def test_export_json_and_csv(tmp_path: Path) -> None:
     store = ResultsStore(tmp_path / "r.sqlite3")
     run_id = store.save_run(
         [result(size=256, value=0.05, extra={"note": "x, y"}), result(suite="bandwidth")],
@@ -136,11 +138,11 @@ def test_export_json_and_csv(tmp_path):
     assert json.loads(rows[0]["extra"]) == {"note": "x, y"}
 
 
-def _snapshot(path):
+def _snapshot(path: Path) -> tuple[bytes, int, list[str]]:
     return path.read_bytes(), path.stat().st_mtime_ns, sorted(p.name for p in path.parent.iterdir())
 
 
-def test_corrupt_file_is_reported_and_left_untouched(tmp_path):
+def test_corrupt_file_is_reported_and_left_untouched(tmp_path: Path) -> None:
     path = tmp_path / "results.sqlite3"
     path.write_bytes(b"this is not an SQLite database, it is the user's data\x00\xff" * 100)
     before = _snapshot(path)
@@ -151,7 +153,7 @@ def test_corrupt_file_is_reported_and_left_untouched(tmp_path):
     assert _snapshot(path) == before  # same bytes, same mtime, no journal files beside it
 
 
-def test_other_programs_database_is_not_touched(tmp_path):
+def test_other_programs_database_is_not_touched(tmp_path: Path) -> None:
     path = tmp_path / "results.sqlite3"
     with sqlite3.connect(path) as conn:
         conn.execute("CREATE TABLE contacts (name TEXT)")
@@ -163,7 +165,7 @@ def test_other_programs_database_is_not_touched(tmp_path):
     assert _snapshot(path) == before
 
 
-def test_newer_schema_is_refused(tmp_path):
+def test_newer_schema_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "results.sqlite3"
     ResultsStore(path)
     with sqlite3.connect(path) as conn:
@@ -175,7 +177,7 @@ def test_newer_schema_is_refused(tmp_path):
     assert _snapshot(path) == before
 
 
-def test_empty_file_becomes_a_database(tmp_path):
+def test_empty_file_becomes_a_database(tmp_path: Path) -> None:
     path = tmp_path / "results.sqlite3"
     path.write_bytes(b"")
     store = ResultsStore(path)

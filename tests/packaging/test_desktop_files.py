@@ -158,7 +158,7 @@ def test_spec_is_valid_python_and_bundles_resources() -> None:
     source = (PACKAGING / "desktopapp.spec").read_text(encoding="utf-8")
     ast.parse(source, filename="desktopapp.spec")
     assert '"desktopapp/resources"' in source, "resources must land where resources.py looks"
-    assert 'collect_submodules("desktopapp")' in source, "lazily imported modules must be in"
+    assert "hiddenimports = _package_modules()" in source, "lazily imported modules must be in"
     assert "BUNDLE_WITH_TORCH" in source
 
 

@@ -252,16 +252,29 @@ def test_detect_json(installed: Installed) -> None:
     json.loads(proc.stdout)
 
 
-def test_screenshot(installed: Installed) -> None:
+def _tab_names() -> list[str]:
+    try:
+        from desktopapp.ui import TAB_NAMES
+    except ImportError:
+        return []
+    return list(TAB_NAMES)
+
+
+# The default tab, then each tab by name: tabs import their code when first shown, so each must
+# be opened once to prove the installed package has everything it imports. A failing tab shows
+# an error panel and prints a traceback but still writes the PNG, hence the stderr check.
+@pytest.mark.parametrize("tab", [None, *_tab_names()])
+def test_screenshot(installed: Installed, tab: str | None) -> None:
     has_gui = installed.python_c(
         "import importlib.util; print(importlib.util.find_spec('desktopapp.app') is not None)"
     )
     if has_gui.stdout.strip() != "True":
         pytest.skip("desktopapp.app (the GUI, which handles --screenshot) does not exist yet")
-    shot = installed.workdir / "out.png"
+    shot = installed.workdir / f"out-{tab or 'default'}.png"
     shot.unlink(missing_ok=True)
-    proc = installed.run("--screenshot", shot.name, timeout=180)
+    proc = installed.run("--screenshot", shot.name, *(["--tab", tab] if tab else []), timeout=180)
     assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}"
+    assert "Traceback (most recent call last)" not in proc.stderr, proc.stderr
     data = shot.read_bytes()
     assert data.startswith(b"\x89PNG\r\n\x1a\n")
     assert len(data) >= MIN_SCREENSHOT_BYTES, f"only {len(data)} bytes"

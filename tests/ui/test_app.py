@@ -116,8 +116,9 @@ def test_scenario_file_opens_or_says_why(qtbot: QtBot, tmp_path: Path, isolated_
     ).save(path)
     assert app.open_scenario(window, path)
     assert "plan.json" in window.statusBar().currentMessage()
-    tab = window.tab_content("estimate")
-    assert tab is not None
+    # The tab is built after the scenario was opened: it starts from the shared state.
+    assert window.tab_content("estimate") is None
+    tab = window.load_initial_tab()
     assert tab.inputs.params.text() == "2B"  # type: ignore[attr-defined]
     assert tab.inputs.devices.value() == 32  # type: ignore[attr-defined]
     assert window.state.estimate is not None

@@ -184,6 +184,14 @@ def test_accelerator_combo_type_to_search(qtbot: QtBot) -> None:
     line.editingFinished.emit()
     assert combo.accelerator_id() in h100 and chosen == [combo.accelerator_id()]
     assert "H100" in combo.currentText()
+    # Picking a suggestion from the type-to-search popup.
+    completer = combo.completer()
+    assert completer is not None
+    completer.setCompletionPrefix("mi300")
+    assert completer.completionCount() >= 1
+    completer.activated.emit(completer.currentCompletion())
+    assert combo.accelerator_id().startswith("mi300")
+    assert chosen[-1] == combo.accelerator_id()
 
 
 # --- workers and timers ---------------------------------------------------------------------------

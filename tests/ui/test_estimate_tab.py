@@ -138,7 +138,9 @@ def test_memory_and_inference_match_the_model(tab: EstimateTab) -> None:
 
 
 @pytest.mark.parametrize("preset", [p.id for p in load_presets()])
-def test_every_preset_applies_without_errors_or_nan(tab: EstimateTab, preset: str) -> None:
+def test_every_preset_applies_without_errors_or_nan(
+    tab: EstimateTab, app_state: AppState, preset: str
+) -> None:
     tab.apply_preset(preset)
     chosen = get_preset(preset)
     assert tab.inputs.preset_combo.currentData() == preset
@@ -155,6 +157,7 @@ def test_every_preset_applies_without_errors_or_nan(tab: EstimateTab, preset: st
         assert tab.training_results.compute_card.value_text() != units.DASH
     else:
         assert tab.outcome.training is None
+        assert app_state.training is None and app_state.estimate is None  # nothing to plan
         assert tab.training_results.compute_card.value_text() == units.DASH
         assert "no FLOP-based estimate" in tab.training_results.range_note.text()
 
@@ -192,9 +195,11 @@ def test_invalid_text_is_marked_and_results_show_dash(
     assert tab.training_results.cost_card.value_text() == units.DASH
     assert not tab.training_results.time_range.has_range()
     assert window_status and "tokens" in window_status[-1]
-    # The last valid estimate stays in the shared state; memory still computes.
+    assert tab.outcome.errors is not None and "tokens" in tab.outcome.errors
+    # Other tabs keep the last valid inputs and estimate meanwhile; memory still computes.
     assert tab.outcome.memory is not None
-    assert app_state.estimate is None
+    assert app_state.estimate is not None and app_state.estimate.inputs.tokens == 3.3e9
+    assert app_state.training is not None and app_state.training.tokens == 3.3e9
 
     type_into(qtbot, tab.inputs.tokens, "3.3B")
     settle(qtbot, tab)
@@ -361,6 +366,7 @@ def test_measured_accelerator_from_the_hardware_tab(
     )
     app_state.set_custom_accelerator(custom)
     assert tab.inputs.accelerator.findData(CUSTOM_ID) == 0
+    assert tab.inputs.accelerator.accelerator_id() == CUSTOM_ID  # selected when offered
     assert tab.use_custom_accelerator()
     tab.flush()
     est = tab.outcome.training
@@ -368,9 +374,29 @@ def test_measured_accelerator_from_the_hardware_tab(
     assert est.peak_tflops == pytest.approx(100.0)
     assert est.utilization == pytest.approx(0.55)
     assert "measured" in tab.inputs.utilization_note.text()
+    assert tab.outcome.inference is not None  # bandwidth from the catalog match
     app_state.set_custom_accelerator(None)
     assert tab.inputs.accelerator.findData(CUSTOM_ID) < 0
     assert tab.inputs.accelerator.accelerator_id() != CUSTOM_ID
+
+
+def test_measured_cpu_without_catalog_match(
+    qtbot: QtBot, tab: EstimateTab, app_state: AppState
+) -> None:
+    app_state.set_custom_accelerator(
+        CustomAccelerator(name="Laptop CPU", peak_tflops={"fp32": 0.3}, memory_bytes=16 * 2**30)
+    )
+    tab.flush()
+    est = tab.outcome.training
+    assert est is not None and est.peak_tflops == pytest.approx(0.3)
+    assert tab.inputs.precision.currentData() == "fp32"
+    memory = tab.outcome.memory
+    assert memory is not None and memory.device_memory_bytes == pytest.approx(16 * 2**30)
+    # No bandwidth for inference: explained, not marked as the user's mistake.
+    assert tab.outcome.inference is None
+    assert tab.marked_fields() == {}
+    assert "bandwidth" in tab.inference_panel.note_label.text()
+    app_state.set_custom_accelerator(None)
 
 
 def test_gpu_hours_per_month_for_the_cost_tab(tab: EstimateTab, app_state: AppState) -> None:

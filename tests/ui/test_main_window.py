@@ -39,15 +39,17 @@ def test_window_opens_offscreen_with_a_tab_per_job(
     qtbot: QtBot, window_factory: Callable[..., MainWindow]
 ) -> None:
     window = window_factory(initial_tab="cost")
+    assert window.tab_content("cost") is None  # built once the window is on screen
     window.show()
     qtbot.waitExposed(window)
+    qtbot.waitUntil(window.is_tab_ready, timeout=5000)
     assert window.windowTitle() == APP_NAME
     assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == [t.title for t in TABS]
     assert window.current_tab_name() == "cost"
     assert window.tab_content("cost") is not None
     assert window.is_tab_ready()
     # Only the visible tab is loaded at start.
-    assert window.tab_content("monitor") is None or window.tab_content("cost") is not None
+    assert all(window.tab_content(name) is None for name in TAB_NAMES if name != "cost")
     assert not window.windowIcon().isNull()
 
 
@@ -169,9 +171,8 @@ def test_window_start_does_not_import_torch_or_nvml(isolated_home: Path) -> None
         from desktopapp.ui.main_window import MainWindow
         window = MainWindow(initial_tab="estimate", remember=False)
         window.show()
-        for _ in range(5):
-            app.processEvents()
-        assert window.is_tab_ready(), "estimate tab not ready"
+        from desktopapp.app import wait_until_ready
+        assert wait_until_ready(window, 20), "estimate tab not ready"
         heavy = sorted(m for m in ("torch", "pynvml") if m in sys.modules)
         print("HEAVY", heavy)
         window.close()

@@ -31,7 +31,11 @@ from desktopapp.devices.bench.models import (
 )
 from desktopapp.devices.bench.target import BenchDevice, empty_cache, synchronizer
 
-VARIANTS = {"fp32": "", "bf16": "autocast", "fp16": "autocast+GradScaler"}
+
+def _variant(target: BenchDevice, mode: str) -> str:
+    if mode == "fp32":
+        return ""
+    return "autocast+GradScaler" if mode == "fp16" and target.kind == "cuda" else "autocast"
 
 
 def amp_modes(target: BenchDevice) -> tuple[str, ...]:
@@ -111,17 +115,24 @@ def amp_suite(
         if token is not None:
             token.raise_if_cancelled()
         if probes[mode] * batch > budget_s:
-            # Too slow even at this batch: report the probe (batch 1) against fp32's probe.
+            # Too slow to time repeatedly: report the batch-1 probe (one step after a warm-up),
+            # compared with fp32's probe at the same batch.
             eta.step_done()
-            speedup = probes["fp32"] / probes[mode]
+            probe_shape = shape.with_batch(1)
+            timing = Timing(probes[mode], probes[mode], (probes[mode],), 1, probes[mode], 0, True)
+            speedup = probes["fp32"] / probes[mode] if mode != "fp32" else None
+            result = _result(target, probe_shape, mode, timing, None, speedup, math.nan, probe=True)
             yield event(
-                f"amp {mode}: too slow to time at batch {batch}",
+                f"amp {mode}: {probes[mode]:.2g} s per step at batch 1 (probe only)",
+                result=result,
                 warning=(
-                    f"amp {mode}: one step at batch 1 took {probes[mode]:.2g} s "
-                    f"({speedup:.2g}× the fp32 speed); not timed further (over the "
-                    f"{budget_s:g} s budget)"
+                    f"amp {mode}: one step at batch 1 took {probes[mode]:.2g} s, over the "
+                    f"{budget_s:g} s budget: reported from a single timed step"
                 ),
             )
+            finding = _finding(target, mode, result)
+            if finding:
+                yield event(f"amp {mode}: finding", warning=finding)
             continue
         yield event(f"amp {mode}: timing training steps ({run_shape.describe()})…")
         try:
@@ -142,7 +153,13 @@ def amp_suite(
             empty_cache(target)
         timings[mode] = timing
         eta.step_done()
-        result = _result(target, run_shape, mode, timing, flops, timings.get("fp32"), loss)
+        speedup = None
+        if mode != "fp32":
+            if "fp32" in timings:
+                speedup = timings["fp32"].median_s / timing.median_s
+            else:  # fp32 was only probed: compare the batch-1 probes
+                speedup = probes["fp32"] / probes[mode]
+        result = _result(target, run_shape, mode, timing, flops, speedup, loss)
         yield event(
             f"amp {mode}: {result.seconds * 1000:.1f} ms/step"
             + (
@@ -164,8 +181,9 @@ def _result(
     mode: str,
     timing: Timing,
     flops: float | None,
-    fp32: Timing | None,
+    speedup: float | None,
     loss: float,
+    probe: bool = False,
 ) -> BenchResult:
     seconds = timing.median_s
     tflops = flops / seconds / 1e12 if flops else None
@@ -174,11 +192,13 @@ def _result(
         "tokens_per_s": shape.tokens / seconds,
         "flop_per_step": flops,
         "repeats": timing.repeats,
-        "loss_finite": math.isfinite(loss),
+        "loss_finite": None if probe else math.isfinite(loss),
         "optimizer": "AdamW",
     }
-    if fp32 is not None and mode != "fp32":
-        extra["speedup_vs_fp32"] = fp32.median_s / seconds
+    if probe:
+        extra["probe_only"] = True
+    if speedup is not None:
+        extra["speedup_vs_fp32"] = speedup
     return BenchResult(
         suite="amp",
         device=target.spec,
@@ -189,7 +209,7 @@ def _result(
         peak_tflops=None,
         percent_of_peak=None,
         extra=extra,
-        variant=VARIANTS.get(mode, ""),
+        variant=_variant(target, mode),
         metric="tokens/s",
         value=shape.tokens / seconds,
     )
@@ -199,7 +219,7 @@ def _finding(target: BenchDevice, mode: str, result: BenchResult) -> str:
     speedup = result.extra.get("speedup_vs_fp32")
     if speedup is None:
         return ""
-    if not result.extra.get("loss_finite", True):
+    if result.extra.get("loss_finite") is False:
         return f"amp {mode}: the loss became inf/NaN: this mode is not numerically safe here"
     if speedup < 0.9:
         why = ""

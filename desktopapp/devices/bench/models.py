@@ -80,7 +80,7 @@ def make_training_step(
     device_type = "cuda" if target.kind == "cuda" else target.kind
     amp_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(mode)
     scaler: Any = None
-    if mode == "fp16":
+    if mode == "fp16" and target.kind == "cuda":  # GradScaler is a CUDA tool
         try:
             scaler = torch.amp.GradScaler(device_type)
         except (AttributeError, TypeError):

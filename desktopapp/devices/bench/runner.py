@@ -12,7 +12,7 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -200,7 +200,7 @@ def run_benchmarks(
     config: BenchConfig,
     token: CancelToken | None = None,
     target: BenchDevice | None = None,
-) -> Iterator[ProgressEvent]:
+) -> Generator[ProgressEvent, None, None]:
     """Validate now (``ValueError("device: …")``), then return the progress generator.
 
     Stop it with ``token.cancel()`` (takes effect within about a second; the last event then
@@ -210,12 +210,15 @@ def run_benchmarks(
     return _run(config, target, token or CancelToken())
 
 
-def _run(config: BenchConfig, target: BenchDevice, token: CancelToken) -> Iterator[ProgressEvent]:
+def _run(
+    config: BenchConfig, target: BenchDevice, token: CancelToken
+) -> Generator[ProgressEvent, None, None]:
     start = time.perf_counter()
     suites = list(dict.fromkeys(config.suites))
     costs = {name: _suite_cost(name, config, target) for name in suites}
     total = sum(costs.values()) or 1.0
     done = 0.0
+    last = 0.0  # fraction last reported: progress never goes backwards
     yield ProgressEvent(
         0.0,
         f"benchmarking {target.name} ({target.spec})",
@@ -254,10 +257,11 @@ def _run(config: BenchConfig, target: BenchDevice, token: CancelToken) -> Iterat
                 pace = elapsed / (done + event.fraction * weight) if done > 0 else 1.0
                 later = remaining_after * min(max(pace, 0.25), 4.0)
                 eta = (event.eta_s or 0.0) + later
-                yield replace(event, fraction=fraction, eta_s=eta, suite=name)
+                last = max(last, fraction)
+                yield replace(event, fraction=last, eta_s=eta, suite=name)
         except Cancelled:
             yield ProgressEvent(
-                (done + 0.0) / total,
+                last,
                 f"cancelled during {name}",
                 0.0,
                 suite=name,

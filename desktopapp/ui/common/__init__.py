@@ -1,0 +1,14 @@
+"""Widgets and helpers shared by every tab.
+
+- ``theme``: palette, fonts, style sheet (``apply_theme``), memory/plot colours.
+- ``quantity_edit``: line edit parsing ``110M`` / ``7B`` / ``1.5e9`` with invalid marking.
+- ``result_card``: headline value + unit + caption, formula tooltips.
+- ``range_bar``: planning range (low … high) as a band.
+- ``band_slider``: percent slider with a painted "typical" band.
+- ``accelerator_combo``: catalog accelerator picker with type-to-search.
+- ``section``: titled card for groups of inputs or results.
+- ``workers`` / ``timers``: registered QThreads (generation counter drops stale results) and
+  registered timers; ``leaks.find_leaks`` reports what is left running.
+- ``plots``: lazy pyqtgraph with the app's look.
+- ``about``, ``placeholder``, ``icons``, ``qt_compat``.
+"""

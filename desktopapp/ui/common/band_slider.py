@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QRect, QRectF, QSignalBlocker, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -47,7 +47,7 @@ class _BandSlider(QSlider):
             x0, x1 = self._x_of(low), self._x_of(high)
             rect = QRectF(x0, self.height() / 2 - 7, x1 - x0, 14)
             fill = QColor(color("good"))
-            fill.setAlpha(45)
+            fill.setAlpha(70)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(fill)
             painter.drawRoundedRect(rect, 4, 4)
@@ -104,11 +104,8 @@ class BandSlider(QWidget):
         """Move without emitting ``value_changed`` (model → widget); clamps to the range."""
         pct = round(fraction * 100)
         pct = max(self.slider.minimum(), min(self.slider.maximum(), pct))
-        self.slider.blockSignals(True)
-        try:
+        with QSignalBlocker(self.slider):
             self.slider.setValue(pct)
-        finally:
-            self.slider.blockSignals(False)
         self._update_label(pct)
 
     def band(self) -> tuple[int, int] | None:

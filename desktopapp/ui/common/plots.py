@@ -6,7 +6,7 @@ import: the window must appear before pyqtgraph (and its numpy/OpenGL set-up) is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -43,6 +43,19 @@ def pen(index: int = 0, width: float = 2.2, dashed: bool = False) -> Any:
     return qpen
 
 
+def _formatted_axis(orientation: str, fmt: Callable[[float], str]) -> Any:
+    """An axis whose tick labels go through ``fmt`` (money, SI counts) instead of 1e+06."""
+    module = pg()
+
+    class FormattedAxis(module.AxisItem):  # type: ignore[name-defined]
+        def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+            return [fmt(value * scale) for value in values]
+
+    axis = FormattedAxis(orientation)
+    axis.enableAutoSIPrefix(False)
+    return axis
+
+
 def make_plot(
     title: str,
     x_label: str,
@@ -50,11 +63,17 @@ def make_plot(
     *,
     log_x: bool = False,
     log_y: bool = False,
+    y_format: Callable[[float], str] | None = None,
     parent: QWidget | None = None,
 ) -> Any:
-    """A styled ``pyqtgraph.PlotWidget`` with a title, axis labels, light grid and no menu."""
+    """A styled ``pyqtgraph.PlotWidget`` with a title, axis labels, light grid and no menu.
+
+    ``y_format`` formats the left axis' tick labels (linear axes only), e.g.
+    ``model.units.format_money``.
+    """
     module = pg()
-    widget = module.PlotWidget(parent=parent)
+    axes = {} if y_format is None else {"left": _formatted_axis("left", y_format)}
+    widget = module.PlotWidget(parent=parent, axisItems=axes)
     widget.setMinimumHeight(180)
     widget.setMenuEnabled(False)
     widget.setMouseEnabled(x=False, y=False)

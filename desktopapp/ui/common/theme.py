@@ -106,6 +106,14 @@ QTabBar::tab:hover:!selected {{ color: {c["text"]}; }}
 QStatusBar {{ background: {c["surface"]}; border-top: 1px solid {c["border"]}; }}
 QStatusBar QLabel {{ color: {c["muted"]}; }}
 QScrollArea {{ background: transparent; border: none; }}
+QScrollBar:vertical {{ background: transparent; width: 10px; margin: 2px 0 2px 0; }}
+QScrollBar::handle:vertical {{
+    background: {c["border_strong"]}; border-radius: 4px; min-height: 32px; margin: 0 2px;
+}}
+QScrollBar::handle:vertical:hover {{ background: {c["faint"]}; }}
+QScrollBar::add-line:vertical, QScrollBar::sub-line:vertical {{ height: 0; }}
+QScrollBar::add-page:vertical, QScrollBar::sub-page:vertical {{ background: transparent; }}
+QSplitter::handle {{ background: transparent; }}
 QScrollArea > QWidget > QWidget {{ background: transparent; }}
 
 QFrame#Section {{

@@ -128,8 +128,7 @@ class CostInputsPanel(QScrollArea):
 
         self.demand_source = _combo(
             tuple(DEMAND_SOURCES),
-            "Type the GPU-hours you need each month, or take them from the Workload tab's "
-            "estimate",
+            "Type the GPU-hours you need each month, or take them from the Workload tab's estimate",
         )
         section.add_row("Demand from", self.demand_source)
         self.gpu_hours = QuantityEdit(
@@ -206,6 +205,7 @@ class CostInputsPanel(QScrollArea):
             tuple((years, f"{years} years") for years in LIFE_CHOICES),
             "Straight-line depreciation with no resale value",
         )
+        self.life.setMinimumContentsLength(6)
         row = QHBoxLayout()
         row.setSpacing(10)
         row.addWidget(self.gpus_per_server, 1)
@@ -225,7 +225,7 @@ class CostInputsPanel(QScrollArea):
             minimum=0.0,
             minimum_inclusive=True,
             allow_empty=True,
-            placeholder="= full load",
+            placeholder="as full",
             tooltip="Whole server when idle, kW. Empty: the same as at full load (the cautious "
             "choice when you do not know it).",
         )

@@ -43,11 +43,11 @@ from PySide6.QtWidgets import (
 
 from desktopapp.model import units
 from desktopapp.model.catalog import PRICING_MODELS, CloudOffer
-from desktopapp.model.scenario import CUSTOM_OFFER_KIND
 from desktopapp.ui.common.quantity_edit import QuantityEdit
 from desktopapp.ui.common.section import Section
 from desktopapp.ui.common.theme import COLORS, INNER_SPACING
 from desktopapp.ui.cost.planning import (
+    CUSTOM_OFFER_KIND,
     FRESH,
     KIND_LABELS,
     MAYBE_STALE,
@@ -105,7 +105,6 @@ class OffersModel(QAbstractTableModel):
         self._ages: list[PriceAge] = []
         self._compared: set[OptionKey] = set()
         self._colors: dict[OptionKey, str] = {}
-        self._icons: dict[str, QIcon] = {}
         self.today = today or date.today()
 
     # --- content ------------------------------------------------------------------------------
@@ -164,9 +163,7 @@ class OffersModel(QAbstractTableModel):
                     f"When the price was taken. ⚠ stale: more than {STALE_AFTER_MONTHS} months "
                     f"before today ({self.today.isoformat()})."
                 )
-        if role == Qt.ItemDataRole.TextAlignmentRole and (
-            key in PRICING_MODELS or key == "gpus"
-        ):
+        if role == Qt.ItemDataRole.TextAlignmentRole and (key in PRICING_MODELS or key == "gpus"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
@@ -206,13 +203,6 @@ class OffersModel(QAbstractTableModel):
             return age.status
         if role == Qt.ItemDataRole.CheckStateRole and is_price and price is not None:
             return Qt.CheckState.Checked if compared else Qt.CheckState.Unchecked
-        if role == Qt.ItemDataRole.DecorationRole and compared:
-            color = self._colors.get(self._key(index))
-            if color:
-                if color not in self._icons:
-                    self._icons[color] = swatch_icon(color)
-                return self._icons[color]
-            return None
         if role == Qt.ItemDataRole.FontRole:
             font = QFont()
             if compared:
@@ -226,8 +216,15 @@ class OffersModel(QAbstractTableModel):
             if not offer.rentable or key == "source":
                 return QBrush(QColor(COLORS["muted"]))
             return None
-        if role == Qt.ItemDataRole.BackgroundRole and offer.kind == CUSTOM_OFFER_KIND:
-            return QBrush(QColor(COLORS["accent_soft"]))
+        if role == Qt.ItemDataRole.BackgroundRole:
+            color = self._colors.get(self._key(index)) if compared else None
+            if color:  # the price's colour in the plots, lightly: the table is the legend
+                tint = QColor(color)
+                tint.setAlpha(48)
+                return QBrush(tint)
+            if offer.kind == CUSTOM_OFFER_KIND:
+                return QBrush(QColor(COLORS["accent_soft"]))
+            return None
         if role == Qt.ItemDataRole.TextAlignmentRole and (is_price or key == "gpus"):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole:
@@ -241,9 +238,9 @@ class OffersModel(QAbstractTableModel):
             return f"{offer.gpus}"
         if key == "price_date":
             if age.status == STALE:
-                return f"{offer.price_date}  ⚠ stale"
+                return f"{offer.price_date} ⚠ stale"
             if age.status == MAYBE_STALE:
-                return f"{offer.price_date}  ⚠ may be stale"
+                return f"{offer.price_date} ⚠ maybe"
             return offer.price_date or units.DASH
         if key == "provider":
             return offer.provider
@@ -270,7 +267,9 @@ class OffersModel(QAbstractTableModel):
                 "Tick to compare it with owning."
             )
         if age.status != FRESH:
-            lines.append(f"<span style='color:{COLORS['warn']}'>{html.escape(age.explanation)}</span>")
+            lines.append(
+                f"<span style='color:{COLORS['warn']}'>{html.escape(age.explanation)}</span>"
+            )
         else:
             lines.append(html.escape(age.explanation))
         lines.append(f"Source: {html.escape(offer.source)}")
@@ -319,6 +318,20 @@ class OffersProxy(QSortFilterProxyModel):
         self.beginFilterChange()
         self._kind = kind
         self.endFilterChange()
+
+    def lessThan(
+        self,
+        left: QModelIndex | QPersistentModelIndex,
+        right: QModelIndex | QPersistentModelIndex,
+    ) -> bool:
+        """Prices an offer does not list sort last in either order."""
+        a, b = left.data(SORT_ROLE), right.data(SORT_ROLE)
+        a_missing = isinstance(a, float) and math.isinf(a)
+        b_missing = isinstance(b, float) and math.isinf(b)
+        if a_missing != b_missing:
+            descending = self.sortOrder() == Qt.SortOrder.DescendingOrder
+            return a_missing if descending else b_missing
+        return bool(super().lessThan(left, right))
 
     def filterAcceptsRow(
         self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex
@@ -376,7 +389,9 @@ class OffersPanel(Section):
         for kind, label in KIND_LABELS.items():
             self.kind_combo.addItem(label, kind)
         self.add_button = QPushButton("Add your offer…")
-        self.add_button.setToolTip("Add a quote you have (per GPU-hour prices); it is kept in the plan")
+        self.add_button.setToolTip(
+            "Add a quote you have (per GPU-hour prices); it is kept in the plan"
+        )
         self.remove_button = QPushButton("Remove")
         self.remove_button.setToolTip("Remove the selected offer you added")
         self.remove_button.setEnabled(False)
@@ -411,28 +426,30 @@ class OffersPanel(Section):
         self.table.setStyleSheet(
             f"QTableView {{ border: 1px solid {COLORS['border']}; border-radius: 5px;"
             f" gridline-color: {COLORS['border']}; }}"
-            f"QHeaderView::section {{ background: {COLORS['surface_alt']}; color: {COLORS['muted']};"
-            f" border: none; border-bottom: 1px solid {COLORS['border']}; padding: 4px 6px;"
-            " font-weight: 600; }"
+            f"QHeaderView::section {{ background: {COLORS['surface_alt']};"
+            f" color: {COLORS['muted']}; border: none;"
+            f" border-bottom: 1px solid {COLORS['border']}; padding: 4px 6px; font-weight: 600; }}"
         )
         self.table.setShowGrid(False)
         header = self.table.horizontalHeader()
         header.setHighlightSections(False)
-        header.setStretchLastSection(True)
+        header.setStretchLastSection(False)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         widths = {
-            "provider": 120,
-            "instance": 200,
-            "gpus": 48,
-            "region": 110,
+            "provider": 84,
+            "gpus": 52,
+            "region": 84,
             "on_demand": 100,
-            "committed_1yr": 86,
-            "committed_3yr": 86,
-            "spot": 86,
-            "price_date": 150,
+            "committed_1yr": 74,
+            "committed_3yr": 74,
+            "spot": 74,
+            "price_date": 138,
         }
         for key, width in widths.items():
             header.resizeSection(COLUMN_INDEX[key], width)
+        # Instance and source share what is left; both elide, their tooltips say it all.
+        for key in ("instance", "source"):
+            header.setSectionResizeMode(COLUMN_INDEX[key], QHeaderView.ResizeMode.Stretch)
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.add(self.table)
 
@@ -504,7 +521,9 @@ class OffersPanel(Section):
     def _fit_height(self) -> None:
         rows = max(3, min(self.proxy.rowCount(), 16))
         header = self.table.horizontalHeader().sizeHint().height()
-        self.table.setFixedHeight(header + rows * self.table.verticalHeader().defaultSectionSize() + 4)
+        self.table.setFixedHeight(
+            header + rows * self.table.verticalHeader().defaultSectionSize() + 4
+        )
 
     def selected_offer(self) -> CloudOffer | None:
         rows = self.table.selectionModel().selectedRows()
@@ -568,7 +587,7 @@ class CustomOfferDialog(QDialog):
                 allow_empty=True,
                 currency=True,
                 placeholder="not offered",
-                tooltip=f"{PRICING_LABELS[pricing]} price in USD per GPU-hour (leave empty if none)",
+                tooltip=f"{PRICING_LABELS[pricing]} price in USD per GPU-hour (empty: none)",
             )
             self.prices[pricing] = edit
         self.price_date = QLineEdit((today or date.today()).isoformat())
@@ -621,6 +640,9 @@ class CustomOfferDialog(QDialog):
         problem = ""
         prices: dict[str, float | None] = {}
         for pricing, edit in self.prices.items():
+            if edit.is_empty():
+                prices[pricing] = None  # not offered
+                continue
             if edit.error() is not None:
                 problem = edit.error() or ""
                 break

@@ -41,7 +41,7 @@ from desktopapp.model.catalog import (
     offers_for,
     tco_defaults,
 )
-from desktopapp.model.scenario import CUSTOM_OFFER_KIND, CostPlan, check_custom_offer
+from desktopapp.model.scenario import CostPlan, check_custom_offer
 from desktopapp.model.tco import (
     DEFAULT_GPUS_PER_SERVER,
     DEMAND_SHAPES,
@@ -51,6 +51,7 @@ from desktopapp.model.tco import (
     IdleWaste,
     OnPremInputs,
     TcoResult,
+    cloud_cost_per_useful_hour,
     demand_profile,
     estimate_tco,
     hybrid_plan,
@@ -62,6 +63,7 @@ from desktopapp.model.units import HOURS_PER_MONTH
 
 FloatArray = npt.NDArray[np.float64]
 OptionKey = tuple[str, str]  # (offer id, pricing model)
+CUSTOM_OFFER_KIND = "custom"  # CloudOffer.kind of an offer the user typed in
 
 DEFAULT_ACCELERATOR = "h100-sxm"
 DEFAULT_GPU_HOURS_PER_MONTH = 5000.0
@@ -116,6 +118,7 @@ class OwningDefaults:
     power_kw: float | None
     power_source: str
     server_name: str = ""
+    power_note: str = ""  # one short line for under the field; power_source has it all
 
 
 def owning_defaults(accelerator_id: str, gpus_per_server: int | None = None) -> OwningDefaults:
@@ -138,12 +141,15 @@ def owning_defaults(accelerator_id: str, gpus_per_server: int | None = None) -> 
         )
     power: float | None = None
     power_source = f"No published power for {name}: type the server's draw."
+    power_note = power_source
     if acc is not None:
         power = estimated_server_power_kw(acc, per_server)
         if power is not None:
             if server is not None and server.power_kw is not None and server.gpus == per_server:
                 power_source = f"{server.name}, {server.power_source}"
+                power_note = f"{server.name}, maximum draw."
             else:
+                power_note = f"Estimated from {per_server} × {acc.tdp_w:g} W GPU TDP."
                 ratio = defaults.get("server_power_per_gpu_tdp")
                 power_source = (
                     f"estimated: {per_server} × {acc.tdp_w:g} W TDP × {ratio.value:g} "
@@ -158,6 +164,7 @@ def owning_defaults(accelerator_id: str, gpus_per_server: int | None = None) -> 
         power_kw=power,
         power_source=power_source,
         server_name="" if server is None else server.name,
+        power_note=power_note,
     )
 
 
@@ -439,6 +446,25 @@ def cloud_options(
     return out
 
 
+@dataclass(frozen=True)
+class CloudOnly:
+    """What can be shown while owning cannot be computed: each compared price per useful
+    GPU-hour and what an idle rented GPU costs a month (both from the model)."""
+
+    prices: tuple[tuple[CloudOption, float], ...]  # (option, per useful GPU-hour)
+    idle: tuple[IdleWaste, IdleWaste] | None  # cheapest and dearest list price
+
+
+def cloud_only(
+    offers: Sequence[CloudOffer], keys: Iterable[OptionKey], spot_overhead: float
+) -> CloudOnly:
+    options = cloud_options(offers, keys, spot_overhead)
+    prices = tuple((o, cloud_cost_per_useful_hour(o.cloud)) for o in options)
+    listed = sorted(o.cloud.cloud_price for o in options)
+    idle = (monthly_idle_waste(listed[0]), monthly_idle_waste(listed[-1])) if listed else None
+    return CloudOnly(prices, idle)
+
+
 # --- the whole comparison -------------------------------------------------------------------
 
 
@@ -447,13 +473,15 @@ class CostInputs:
     """Everything the Cost tab plans with (valid model inputs only).
 
     ``onprem`` is one server at the chosen utilization; the fleet is sized from the demand when
-    the comparison is made. ``hybrid_option`` None means "the cheapest on-demand price compared".
+    the comparison is made. ``hybrid_option`` None means the cheapest hyperscaler on-demand
+    price compared (where bursts are usually rented), else the cheapest on-demand, else the
+    cheapest price.
     """
 
     accelerator_id: str
     onprem: OnPremInputs
     demand_source: str = DEMAND_TYPED
-    typed_gpu_hours: float = DEFAULT_GPU_HOURS_PER_MONTH
+    typed_gpu_hours: float | None = DEFAULT_GPU_HOURS_PER_MONTH
     horizon_months: int = DEFAULT_HORIZON_MONTHS
     profile: str = "flat"
     spot_overhead: float = 0.10
@@ -558,7 +586,8 @@ def _pick_hybrid(options: Sequence[OptionResult], wanted: OptionKey | None) -> O
         if found is not None:
             return found
     on_demand = [r for r in options if r.option.pricing == "on_demand"]
-    pool = on_demand or list(options)
+    hyperscaler = [r for r in on_demand if r.option.offer.kind == "hyperscaler"]
+    pool = hyperscaler or on_demand or list(options)
     return min(pool, key=lambda r: r.per_useful_hour, default=None)
 
 

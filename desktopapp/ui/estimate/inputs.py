@@ -7,7 +7,7 @@ writes values back under ``QSignalBlocker``.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -125,6 +125,7 @@ class InputsPanel(QScrollArea):
         self._build_inference()
         self.column.addStretch(1)
         self.setWidget(content)
+        self._name_fields()
         content.setMinimumWidth(0)
         self.setMinimumWidth(380)
 
@@ -384,18 +385,50 @@ class InputsPanel(QScrollArea):
         self.inference_section = section
         self.column.addWidget(section)
 
+    def _name_fields(self) -> None:
+        """Object names = model field names (error reports, tests, accessibility)."""
+        names = {
+            "preset": self.preset_combo,
+            "params": self.params,
+            "tokens": self.tokens,
+            "forward_flops": self.forward_flops,
+            "samples": self.samples,
+            "epochs": self.epochs,
+            "accelerator": self.accelerator,
+            "gpus": self.devices,
+            "precision": self.precision,
+            "utilization": self.utilization,
+            "price": self.price,
+            "memory_precision": self.storage,
+            "optimizer": self.optimizer,
+            "zero_stage": self.zero_stage,
+            "batch_size": self.micro_batch,
+            "seq_len": self.seq_len,
+            "layers": self.layers,
+            "hidden": self.hidden,
+            "heads": self.heads,
+            "kv_heads": self.kv_heads,
+            "checkpointing": self.checkpointing,
+            "flash_attention": self.flash_attention,
+            "inference_batch_size": self.inference_batch,
+            "inference_precision": self.inference_precision,
+            "prompt_tokens": self.prompt_tokens,
+            "output_tokens": self.output_tokens,
+            "inference_gpus": self.inference_devices,
+        }
+        for name, widget in names.items():
+            widget.setObjectName(name)
+            widget.setAccessibleName(name.replace("_", " "))
+
     # --- method switch ------------------------------------------------------------------------
     def method(self) -> str:
         return METHOD_6ND if self.method_6nd.isChecked() else METHOD_FORWARD
 
     def set_method(self, method: str) -> None:
         """Show the fields of one method (no signal)."""
-        self.method_6nd.blockSignals(True)
-        self.method_forward.blockSignals(True)
-        self.method_6nd.setChecked(method == METHOD_6ND)
-        self.method_forward.setChecked(method != METHOD_6ND)
-        self.method_6nd.blockSignals(False)
-        self.method_forward.blockSignals(False)
+        with QSignalBlocker(self.method_6nd), QSignalBlocker(self.method_forward):
+            self.method_6nd.setChecked(method == METHOD_6ND)
+            self.method_forward.setChecked(method != METHOD_6ND)
         self._show_method_fields(method)
 
     def _show_method_fields(self, method: str) -> None:
@@ -414,15 +447,12 @@ class InputsPanel(QScrollArea):
     def set_combo_items(self, combo: QComboBox, items: list[tuple[str, str]], current: str) -> str:
         """Replace a combo's (value, label) items keeping ``current`` if offered; returns the
         value now selected (no signals)."""
-        combo.blockSignals(True)
-        try:
+        with QSignalBlocker(combo):
             combo.clear()
             for value, label in items:
                 combo.addItem(label, value)
             index = combo.findData(current)
             combo.setCurrentIndex(index if index >= 0 else 0)
-        finally:
-            combo.blockSignals(False)
         data = combo.currentData()
         return "" if data is None else str(data)
 
@@ -432,13 +462,6 @@ def select_data(combo: QComboBox, value: object) -> bool:
     index = combo.findData(value)
     if index < 0:
         return False
-    combo.blockSignals(True)
-    combo.setCurrentIndex(index)
-    combo.blockSignals(False)
+    with QSignalBlocker(combo):
+        combo.setCurrentIndex(index)
     return True
-
-
-def fixed_width(widget: QWidget, width: int) -> QWidget:
-    widget.setFixedWidth(width)
-    widget.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
-    return widget

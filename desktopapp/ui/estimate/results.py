@@ -13,10 +13,10 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QSizePolicy,
-    QVBoxLayout,
     QWidget,
 )
 
+from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.units import DASH
 from desktopapp.ui.common.range_bar import RangeBar
@@ -85,8 +85,12 @@ class PlotsPanel(Section):
         self.time_plot = plots.make_plot(
             "Wall time vs devices", "devices", "hours", log_x=True, log_y=True
         )
-        self.cost_plot = plots.make_plot("Cost vs devices", "devices", "USD", log_x=True)
-        self.util_plot = plots.make_plot("Cost vs utilization", "utilization (%)", "USD")
+        self.cost_plot = plots.make_plot(
+            "Cost vs devices", "devices", "cost", log_x=True, y_format=_axis_money
+        )
+        self.util_plot = plots.make_plot(
+            "Cost vs utilization", "utilization (%)", "cost", y_format=_axis_money
+        )
         self.time_curve = self.time_plot.plot(pen=plots.pen(0))
         self.cost_curve = self.cost_plot.plot(pen=plots.pen(1))
         self.util_curve = self.util_plot.plot(pen=plots.pen(1))
@@ -160,6 +164,14 @@ class PlotsPanel(Section):
             self.util_marker,
         ):
             item.setData([], [])
+
+
+def _axis_money(value: float) -> str:
+    return units.format_money(value, digits=2) if value else "0"
+
+
+def _axis_si(value: float) -> str:
+    return units.format_si(value, "", digits=2).replace(" ", "") if value else "0"
 
 
 def _finite_max(values: Any | None) -> float | None:
@@ -280,7 +292,7 @@ class InferencePanel(Section):
         from desktopapp.ui.common import plots
 
         self.plot = plots.make_plot(
-            "Throughput vs batch size", "batch size", "per second", log_x=True
+            "Throughput vs batch size", "batch size", "per second", log_x=True, y_format=_axis_si
         )
         self.plot.setFixedHeight(240)
         self.plot.setXRange(0, 3.01, padding=0.02)  # log10(1) … log10(1024)
@@ -352,10 +364,3 @@ class AssumptionsPanel(Section):
 
 def _source_html(source: str, muted: str) -> str:
     return f"<br><span style='color:{muted}; font-size:small'>{html.escape(source)}</span>"
-
-
-def verdict_vbox(*widgets: QWidget) -> QVBoxLayout:
-    box = QVBoxLayout()
-    for widget in widgets:
-        box.addWidget(widget)
-    return box

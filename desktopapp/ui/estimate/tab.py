@@ -55,7 +55,7 @@ from desktopapp.ui.estimate.results import (
     PlotsPanel,
     TrainingResults,
 )
-from desktopapp.ui.state import KEEP, AppState, CustomAccelerator, PriceChoice
+from desktopapp.ui.state import KEEP, AppState, CustomAccelerator, Keep, PriceChoice
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -299,7 +299,7 @@ class EstimateTab(QWidget):
         inp.price.set_value(found[0])
         inp.price_source.setText(
             f"Cheapest on-demand offer: <b>{html.escape(offer.name)}</b> "
-            f"({html.escape(offer.region)}), price of {html.escape(offer.price_date)}."
+            f"({html.escape(offer.region)}), price as of {html.escape(offer.price_date)}."
         )
         inp.price_source.setToolTip(found[1])
 
@@ -498,8 +498,9 @@ class EstimateTab(QWidget):
             else:
                 combo.setItemText(index, label)
             combo.setItemData(index, custom.source, Qt.ItemDataRole.ToolTipRole)
-        if combo.accelerator_id() == CUSTOM_ID:
-            self._on_accelerator_chosen(CUSTOM_ID)
+        # "Use in estimates" on the Hardware tab: plan with the measured device from now on.
+        combo.set_accelerator_id(CUSTOM_ID)
+        self._on_accelerator_chosen(CUSTOM_ID)
 
     def use_custom_accelerator(self) -> bool:
         """Select the measured accelerator, if the Hardware tab provided one."""
@@ -663,6 +664,9 @@ class EstimateTab(QWidget):
             return None
         acc = self._current_accelerator()
         custom = self._custom_selected()
+        if custom is not None and acc is None:
+            # A measured device with no catalog match has no memory bandwidth to plan with.
+            return None
         precision = str(inp.inference_precision.currentData() or "bf16")
         shape = self._shape()
         has_shape = all(shape[k] is not None for k in ("layers", "hidden", "heads"))
@@ -726,9 +730,9 @@ class EstimateTab(QWidget):
             t_est,
             m_est,
             i_est,
-            {getattr(w, "field", w.objectName() or type(w).__name__): m for w, m in errors.items()},
+            {w.objectName() or type(w).__name__: m for w, m in errors.items()},
         )
-        self._publish(training, memory, inference, t_est, m_est, i_est)
+        self._publish(training, memory, inference, t_est, m_est, i_est, bool(errors))
         if not self._ready:
             self._ready = True
             self.ready.emit()
@@ -755,35 +759,46 @@ class EstimateTab(QWidget):
         training: TrainingInputs | None,
         memory: MemoryInputs | None,
         inference: InferenceInputs | None,
-        t_est: object | None,
-        m_est: object | None,
-        i_est: object | None,
+        t_est: TrainingEstimate | None,
+        m_est: MemoryEstimate | None,
+        i_est: InferenceEstimate | None,
+        invalid: bool,
     ) -> None:
+        """Write the results to the shared state.
+
+        While some input is invalid the state keeps the last valid inputs and estimates (other
+        tabs keep showing them); a part that does not apply (a preset without a FLOP rule, no
+        parameter count) is cleared.
+        """
+
         self._writing_state = True
         try:
             self.state.set_workload(
-                training=training if training is not None else KEEP,
-                memory=memory if memory is not None else KEEP,
-                inference=inference if inference is not None else KEEP,
+                training=_keep_if(invalid, training),
+                memory=_keep_if(invalid, memory),
+                inference=_keep_if(invalid, inference),
                 preset_id=self._preset_id,
             )
-            price = training.price if training is not None else self.inputs.price.value()
-            acc = self._current_accelerator()
-            offer = None if acc is None or not self._price_from_catalog else cheapest_offer(acc.id)
-            self.state.set_price(
-                PriceChoice(
-                    price,
-                    "" if training is None else training.price_source,
-                    from_catalog=self._price_from_catalog and offer is not None,
-                    offer_name="" if offer is None else offer.name,
-                    offer_date="" if offer is None else offer.price_date,
+            if not (invalid and training is None):
+                acc = self._current_accelerator()
+                offer = (
+                    cheapest_offer(acc.id) if acc is not None and self._price_from_catalog else None
                 )
-            )
-            self.state.set_estimate(t_est if isinstance(t_est, TrainingEstimate) else None)
-            self.state.set_memory_estimate(m_est if isinstance(m_est, MemoryEstimate) else None)
-            self.state.set_inference_estimate(
-                i_est if isinstance(i_est, InferenceEstimate) else None
-            )
+                self.state.set_price(
+                    PriceChoice(
+                        None if training is None else training.price,
+                        "" if training is None else training.price_source,
+                        from_catalog=self._price_from_catalog and offer is not None,
+                        offer_name="" if offer is None else offer.name,
+                        offer_date="" if offer is None else offer.price_date,
+                    )
+                )
+            if t_est is not None or not invalid:
+                self.state.set_estimate(t_est)
+            if m_est is not None or not invalid:
+                self.state.set_memory_estimate(m_est)
+            if i_est is not None or not invalid:
+                self.state.set_inference_estimate(i_est)
         finally:
             self._writing_state = False
 
@@ -816,10 +831,10 @@ class EstimateTab(QWidget):
             f"{est.total_pflops:,.4g} PFLOP · C = {method}",
             tip("Total compute", 0),
         )
-        devices = f"{est.devices:,} × {est.accelerator_name or 'device'}"
+        plural = "device" if est.devices == 1 else "devices"
         panel.time_card.set_formatted(
             units.format_duration(est.training_seconds),
-            f"{devices} at {est.utilization:.0%}",
+            f"{est.devices:,} {plural} at {est.utilization:.0%} utilization",
             tip("Wall time", 1),
         )
         panel.gpu_hours_card.set_value(
@@ -945,7 +960,15 @@ class EstimateTab(QWidget):
     def _show_inference(self, est: object | None, inputs: InferenceInputs | None) -> None:
         panel = self.inference_panel
         if not isinstance(est, InferenceEstimate) or inputs is None:
-            panel.clear("Inference needs the parameter count and an accelerator with a bandwidth.")
+            if self._custom_selected() is not None and self._current_accelerator() is None:
+                reason = (
+                    "The measured accelerator matches no catalog entry, so its memory bandwidth "
+                    "is unknown: pick a catalog accelerator to plan inference."
+                )
+            else:
+                reason = "Inference needs the parameter count and an accelerator."
+            panel.clear(reason)
+            panel.set_note(reason)
             return
         unit = est.unit
         rows = [(a.name, a.value) for a in est.assumptions]
@@ -990,7 +1013,7 @@ class EstimateTab(QWidget):
         elif fits:
             note += f" of {units.format_bytes(est.device_memory_bytes)}."
         panel.set_note(
-            f"{inputs.batch_size} × {est.compute_precision} on {inputs.gpus} × "
+            f"Batch of {inputs.batch_size}, {est.compute_precision} compute on {inputs.gpus} × "
             f"{est.accelerator_name or 'device'}; {note}"
         )
         sweep = inference_sweep_batch(inputs, np.union1d(BATCH_SWEEP, [inputs.batch_size]))
@@ -1051,6 +1074,11 @@ class EstimateTab(QWidget):
     def marked_fields(self) -> dict[QWidget, str]:
         """Widgets currently marked invalid by the model, with the reason."""
         return dict(self._marked)
+
+
+def _keep_if(invalid: bool, value: T | None) -> T | Keep | None:
+    """``KEEP`` (leave the state's last valid value) for a part missing because of an error."""
+    return KEEP if value is None and invalid else value
 
 
 def _mark_targets(widget: QWidget) -> list[QWidget]:

@@ -1,0 +1,604 @@
+"""The Cost tab's result panels. They display what the tab computed with the model layer
+(:mod:`desktopapp.ui.cost.planning` → :mod:`desktopapp.model.tco`); numbers are formatted with
+:mod:`desktopapp.model.units`; nothing here computes a cost."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSizePolicy,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktopapp.model import units
+from desktopapp.model.assumptions import Assumption
+from desktopapp.model.units import DASH
+from desktopapp.ui.common.band_slider import BandSlider
+from desktopapp.ui.common.result_card import ResultCard
+from desktopapp.ui.common.section import Section
+from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, INNER_SPACING
+from desktopapp.ui.cost.offers import swatch_icon
+
+OWNING_COLOR = "#1E2733"
+OPTION_COLORS: tuple[str, ...] = (
+    "#E0812E",
+    "#2F6FEB",
+    "#2A9D8F",
+    "#8E5CD9",
+    "#C2478A",
+    "#B8860B",
+    "#4BA3C3",
+    "#7A8B2E",
+    "#D0555A",
+    "#6B7785",
+)
+
+
+def option_color(index: int) -> str:
+    return OPTION_COLORS[index % len(OPTION_COLORS)]
+
+
+def break_even_text(value: float) -> str:
+    """``0.38`` → ``38%``; above 100%: ``never (112%)``; infinite: ``never``."""
+    if math.isinf(value):
+        return "never"
+    if value > 1.0:
+        return f"never ({units.format_percent(value, 0)})"
+    return units.format_percent(value, 0)
+
+
+def assumption_rows(assumptions: Sequence[Assumption]) -> list[tuple[str, str]]:
+    return [(a.name, a.value) for a in assumptions]
+
+
+# --- headline -------------------------------------------------------------------------------------
+
+
+class HeadlinePanel(Section):
+    """The utilization slider, a one-paragraph verdict and four headline cards."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Rent or buy?", parent=parent)
+        self.utilization = BandSlider(5, 100, None)
+        self.utilization.setToolTip(
+            "The share of hours your own GPUs do useful work. Owning is paid every hour; a cloud "
+            "GPU only for the hours you use it."
+        )
+        self.utilization.setMinimumWidth(220)
+        caption = QLabel("Utilization of owned GPUs")
+        caption.setObjectName("FieldLabel")
+        self.utilization_note = QLabel()
+        self.utilization_note.setObjectName("Hint")
+        self.utilization_note.setWordWrap(True)
+        slider_row = QHBoxLayout()
+        slider_row.setSpacing(12)
+        slider_row.addWidget(caption, 0, Qt.AlignmentFlag.AlignTop)
+        slider_row.addWidget(self.utilization, 3)
+        slider_row.addWidget(self.utilization_note, 2)
+        self.add(slider_row)
+
+        self.verdict = QLabel()
+        self.verdict.setWordWrap(True)
+        self.verdict.setTextFormat(Qt.TextFormat.RichText)
+        self.verdict.setStyleSheet(
+            f"background: {COLORS['surface_alt']}; border: 1px solid {COLORS['border']};"
+            f" border-radius: 6px; padding: 8px 10px; color: {COLORS['text']};"
+        )
+        self.add(self.verdict)
+
+        self.owning_card = ResultCard("Owning · per useful hour")
+        self.cloud_card = ResultCard("Cheapest cloud")
+        self.break_even_card = ResultCard("Owning pays off above")
+        self.total_card = ResultCard("Owning · whole horizon")
+        self.cards = (self.owning_card, self.cloud_card, self.break_even_card, self.total_card)
+        row = QHBoxLayout()
+        row.setSpacing(INNER_SPACING + 2)
+        for card in self.cards:
+            row.addWidget(card, 1)
+        self.add(row)
+
+    def clear(self, reason: str) -> None:
+        for card in self.cards:
+            card.clear(reason)
+        self.verdict.setText(
+            f"<span style='color:{COLORS['bad']}'>{html.escape(reason)}</span>" if reason else ""
+        )
+
+
+# --- comparison table -------------------------------------------------------------------------
+
+TABLE_COLUMNS: tuple[str, ...] = (
+    "Option",
+    "Per useful h",
+    "Break-even",
+    "Per month",
+    "Horizon",
+    "Payback",
+    "Cheaper",
+)
+
+
+class ComparisonPanel(Section):
+    """Owning and every compared price, one row each: per useful GPU-hour at the chosen
+    utilization, break-even, monthly and horizon totals for the demand, payback."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Every price against owning", parent=parent)
+        self.table = QTableWidget(0, len(TABLE_COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(TABLE_COLUMNS))
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(27)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.table.setShowGrid(False)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.table.setStyleSheet(
+            f"QTableWidget {{ border: 1px solid {COLORS['border']}; border-radius: 5px; }}"
+            f"QHeaderView::section {{ background: {COLORS['surface_alt']};"
+            f" color: {COLORS['muted']}; border: none;"
+            f" border-bottom: 1px solid {COLORS['border']}; padding: 4px 6px; font-weight: 600; }}"
+        )
+        header = self.table.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in range(1, len(TABLE_COLUMNS)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.add(self.table)
+        self.note = QLabel()
+        self.note.setObjectName("Hint")
+        self.note.setWordWrap(True)
+        self.add(self.note)
+
+    def set_horizon(self, months: int) -> None:
+        self.table.setHorizontalHeaderItem(4, QTableWidgetItem(f"{months} months"))
+
+    def set_rows(
+        self, rows: Sequence[Sequence[tuple[str, str, str | None]]], colors: Sequence[str]
+    ) -> None:
+        """``rows``: per row, per column (text, tooltip, text colour or None); ``colors``: the
+        swatch of each row's option."""
+        self.table.setRowCount(len(rows))
+        bold = QFont()
+        bold.setBold(True)
+        for r, row in enumerate(rows):
+            for c, (text, tip, tone) in enumerate(row):
+                item = QTableWidgetItem(text)
+                item.setToolTip(tip)
+                if c > 0:
+                    item.setTextAlignment(
+                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                    )
+                if tone:
+                    item.setForeground(QColor(tone))
+                    item.setFont(bold)
+                if c == 0:
+                    item.setIcon(swatch_icon(colors[r], 11))
+                    if r == 0:
+                        item.setFont(bold)
+                self.table.setItem(r, c, item)
+        header = self.table.horizontalHeader().sizeHint().height()
+        self.table.setFixedHeight(header + max(1, len(rows)) * 27 + 4)
+
+    def cell_text(self, row: int, column: int) -> str:
+        item = self.table.item(row, column)
+        return "" if item is None else item.text()
+
+    def clear(self, reason: str) -> None:
+        self.table.setRowCount(0)
+        self.table.setFixedHeight(self.table.horizontalHeader().sizeHint().height() + 31)
+        self.note.setText(reason)
+
+
+# --- plots ------------------------------------------------------------------------------------
+
+
+def _money_axis(orientation: str) -> Any:
+    """A pyqtgraph axis whose ticks read as money ($500, $1.2M)."""
+    from desktopapp.ui.common.plots import pg
+
+    module = pg()
+
+    class MoneyAxis(module.AxisItem):  # type: ignore[name-defined]
+        def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+            return [units.format_money(v * scale, 2) if v >= 0 else "" for v in values]
+
+    axis = MoneyAxis(orientation=orientation)
+    axis.enableAutoSIPrefix(False)
+    return axis
+
+
+def _style_axis(plot: Any, name: str) -> None:
+    from desktopapp.ui.common.plots import pg
+
+    axis = plot.getPlotItem().getAxis(name)
+    font = QFont()
+    font.setPointSizeF(BASE_POINT_SIZE - 1.5)
+    axis.setTickFont(font)
+    axis.setPen(pg().mkPen(COLORS["border_strong"]))
+    axis.setTextPen(pg().mkPen(COLORS["muted"]))
+
+
+def _label_html(text: str, color: str, bold: bool = False) -> str:
+    weight = "font-weight:700;" if bold else ""
+    return (
+        f"<span style='color:{color}; {weight} font-size:{BASE_POINT_SIZE - 1.5:.0f}pt; "
+        f"background:rgba(255,255,255,215)'>{html.escape(text)}</span>"
+    )
+
+
+class PlotsPanel(Section):
+    """Cost per useful GPU-hour against utilization (owning's curve, one flat line per price,
+    the crossings marked) and the cumulative cost of the plan with the payback months."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Where owning pays off", parent=parent)
+        from desktopapp.ui.common import plots
+
+        self._pg = plots.pg()
+        self.curve_plot = plots.make_plot(
+            "Cost per useful GPU-hour vs utilization", "utilization of owned GPUs (%)", ""
+        )
+        self.curve_plot.getPlotItem().setAxisItems({"left": _money_axis("left")})
+        _style_axis(self.curve_plot, "left")
+        self.cumulative_plot = plots.make_plot("Cumulative cost of the plan", "month", "")
+        self.cumulative_plot.getPlotItem().setAxisItems({"left": _money_axis("left")})
+        _style_axis(self.cumulative_plot, "left")
+        self.curve_plot.setXRange(0, 100, padding=0.01)
+
+        self.owning_curve = self.curve_plot.plot(
+            pen=self._pg.mkPen(QColor(OWNING_COLOR), width=3.0), name="Owning"
+        )
+        self.owning_curve.setZValue(5)
+        self.utilization_line = self._pg.InfiniteLine(
+            angle=90,
+            movable=False,
+            pen=self._pg.mkPen(QColor(COLORS["faint"]), width=1.2, style=Qt.PenStyle.DashLine),
+        )
+        self.curve_plot.addItem(self.utilization_line)
+        self.owning_marker = plots.marker(OWNING_COLOR, 11)
+        self.curve_plot.addItem(self.owning_marker)
+        self.utilization_label = self._pg.TextItem(anchor=(0.0, 0.0))
+        self.curve_plot.addItem(self.utilization_label)
+
+        self.owning_cumulative = self.cumulative_plot.plot(
+            pen=self._pg.mkPen(QColor(OWNING_COLOR), width=3.0)
+        )
+        self.owning_cumulative.setZValue(5)
+        self._dynamic: list[tuple[Any, Any]] = []  # (plot, item) recreated on every update
+        self.crossings: list[tuple[float, float, str]] = []  # (u %, $, label) for tests
+        self.paybacks: list[tuple[int, float, str]] = []
+
+        self.legend = QLabel()
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setObjectName("Hint")
+
+        row = QHBoxLayout()
+        row.setSpacing(INNER_SPACING)
+        for plot in (self.curve_plot, self.cumulative_plot):
+            plot.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+            row.addWidget(plot, 1)
+        self.add(row, 1)
+        self.add(self.legend)
+        self.setFixedHeight(350)
+
+    def _add(self, plot: Any, item: Any) -> Any:
+        plot.addItem(item)
+        self._dynamic.append((plot, item))
+        return item
+
+    def _clear_dynamic(self) -> None:
+        for plot, item in self._dynamic:
+            plot.removeItem(item)
+        self._dynamic = []
+        self.crossings = []
+        self.paybacks = []
+
+    def clear(self) -> None:
+        self._clear_dynamic()
+        for item in (self.owning_curve, self.owning_marker, self.owning_cumulative):
+            item.setData([], [])
+        self.utilization_label.setText("")
+        self.legend.setText("")
+
+    def set_curves(
+        self,
+        utilization: Any,
+        owning: Any,
+        current_u: float,
+        current_cost: float,
+        options: Sequence[tuple[str, str, float, float]],
+        fleet_u: float | None,
+        fleet_cost: float | None,
+    ) -> None:
+        """``options``: (short label, colour, price per useful hour, break-even u)."""
+        import numpy as np
+
+        from desktopapp.ui.common.plots import set_curve
+
+        self._clear_dynamic()
+        pg = self._pg
+        u_pct = np.asarray(utilization, dtype=float) * 100.0
+        set_curve(self.owning_curve, u_pct, owning)
+        prices = [p for _l, _c, p, _b in options]
+        owning_arr = np.asarray(owning, dtype=float)
+        floor = float(owning_arr[-1]) if owning_arr.size else 0.0
+        top = max(
+            [*prices, floor * 2.2, current_cost * 1.1 if math.isfinite(current_cost) else 0.0]
+        )
+        top = top * 1.18 if top > 0 else 1.0
+        self.curve_plot.setYRange(0.0, top, padding=0.0)
+
+        for _label, color, price, _u_star in options:
+            line = pg.PlotDataItem(
+                [0.0, 100.0], [price, price], pen=pg.mkPen(QColor(color), width=2.0)
+            )
+            self._add(self.curve_plot, line)
+        # Crossings, labelled; labels alternate above/below to keep close prices legible.
+        crossing = sorted(
+            ((b * 100.0, p, label, color) for label, color, p, b in options if b <= 1.0),
+            key=lambda t: t[1],
+        )
+        for i, (x, y, label, color) in enumerate(crossing):
+            dot = pg.ScatterPlotItem(
+                [x],
+                [y],
+                size=10,
+                brush=pg.mkBrush(QColor(color)),
+                pen=pg.mkPen("white", width=1.5),
+            )
+            dot.setZValue(12)
+            self._add(self.curve_plot, dot)
+            text = pg.TextItem(
+                html=_label_html(f"{x:.0f}%", color, bold=True),
+                anchor=(-0.1, 1.1) if i % 2 == 0 else (-0.1, -0.1),
+            )
+            text.setPos(x, y)
+            text.setZValue(13)
+            self._add(self.curve_plot, text)
+            self.crossings.append((x, y, label))
+
+        self.utilization_line.setValue(current_u * 100.0)
+        self.owning_marker.setData([current_u * 100.0], [current_cost])
+        self.utilization_label.setHtml(
+            _label_html(f"{current_u:.0%}: {units.format_money(current_cost)}", OWNING_COLOR, True)
+        )
+        self.utilization_label.setAnchor((-0.05, 0.0) if current_u < 0.75 else (1.05, 0.0))
+        self.utilization_label.setPos(current_u * 100.0, top * 0.98)
+        if fleet_u is not None and fleet_cost is not None and abs(fleet_u - current_u) > 0.005:
+            fleet_dot = pg.ScatterPlotItem(
+                [fleet_u * 100.0],
+                [fleet_cost],
+                size=10,
+                symbol="d",
+                brush=pg.mkBrush(QColor(COLORS["surface"])),
+                pen=pg.mkPen(QColor(OWNING_COLOR), width=2),
+            )
+            fleet_dot.setZValue(11)
+            self._add(self.curve_plot, fleet_dot)
+        swatches = [f"{_swatch(OWNING_COLOR)}&nbsp;<b>Owning</b>"]
+        if fleet_u is not None and abs(fleet_u - current_u) > 0.005:
+            busy = units.format_percent(fleet_u, 0 if fleet_u >= 0.1 else 2)
+            swatches.append(f"◇&nbsp;your&nbsp;fleet:&nbsp;{busy}&nbsp;busy")
+        swatches += [f"{_swatch(color)}&nbsp;{_nbsp(label)}" for label, color, _p, _b in options]
+        self.legend.setText(" &nbsp; ".join(swatches))
+
+    def set_cumulative(
+        self,
+        months: Any | None,
+        owning: Any | None,
+        options: Sequence[tuple[str, str, Any, int | None]],
+    ) -> None:
+        """``options``: (short label, colour, cumulative USD by month, payback month)."""
+        import numpy as np
+
+        pg = self._pg
+        if months is None or owning is None:
+            self.owning_cumulative.setData([], [])
+            return
+        x = np.asarray(months, dtype=float)
+        self.owning_cumulative.setData(x, np.asarray(owning, dtype=float))
+        top = float(np.max(owning)) if len(owning) else 0.0
+        for _label, color, values, _payback in options:
+            line = pg.PlotDataItem(
+                x, np.asarray(values, dtype=float), pen=pg.mkPen(QColor(color), width=2.0)
+            )
+            self._add(self.cumulative_plot, line)
+            top = max(top, float(np.max(values)))
+        owning_arr = np.asarray(owning, dtype=float)
+        marked = sorted(
+            ((m, label, color) for label, color, _v, m in options if m is not None),
+            key=lambda t: t[0],
+        )
+        for i, (month, label, color) in enumerate(marked):
+            y = float(owning_arr[min(month, owning_arr.size - 1)])
+            dot = pg.ScatterPlotItem(
+                [month],
+                [y],
+                size=10,
+                brush=pg.mkBrush(QColor(color)),
+                pen=pg.mkPen("white", width=1.5),
+            )
+            dot.setZValue(12)
+            self._add(self.cumulative_plot, dot)
+            text = pg.TextItem(
+                html=_label_html(f"pays back in month {month}", color, bold=True)
+                if i == 0
+                else _label_html(f"m{month}", color, bold=True),
+                anchor=(1.05, -0.15) if i % 2 == 0 else (-0.05, 1.15),
+            )
+            text.setPos(month, y)
+            text.setZValue(13)
+            self._add(self.cumulative_plot, text)
+            self.paybacks.append((month, y, label))
+        self.cumulative_plot.setXRange(0, float(x[-1]) if x.size else 1.0, padding=0.02)
+        self.cumulative_plot.setYRange(0.0, top * 1.08 if top > 0 else 1.0, padding=0.0)
+
+
+def _nbsp(text: str) -> str:
+    """Escaped text that does not break across lines."""
+    return html.escape(text).replace(" ", "&nbsp;").replace("-", "\u2011")
+
+
+def _swatch(color: str) -> str:
+    return f"<span style='color:{color}; font-size:13pt'>■</span>"
+
+
+# --- hybrid and idle ----------------------------------------------------------------------------
+
+
+class HybridPanel(Section):
+    """The best hybrid plan: own K GPUs, rent the rest of the monthly profile."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Best hybrid: own the base, rent the peaks", parent=parent)
+        self.option_combo = QComboBox()
+        self.option_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.option_combo.setMinimumContentsLength(18)
+        self.option_combo.setToolTip("The cloud price that serves what the owned GPUs cannot")
+        self.add_row("Rent the rest on", self.option_combo)
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.add(self.summary)
+        self.saving_card = ResultCard("Hybrid saving vs all-cloud")
+        self.add(self.saving_card)
+        self.note = QLabel(
+            "Owned GPUs take work whenever there is demand, so the hybrid can own fewer GPUs "
+            "than the fleet above, which is sized at your utilization. Dark: served by owned "
+            "GPUs; colour: rented."
+        )
+        self.note.setObjectName("Hint")
+        self.note.setWordWrap(True)
+        self.add(self.note)
+
+        from desktopapp.ui.common import plots
+
+        self._pg = plots.pg()
+        self.plot = plots.make_plot("", "month", "GPU-h")
+        self.plot.setFixedHeight(150)
+        self.plot.getPlotItem().setTitle(None)
+        self.owned_bars: Any = None
+        self.rented_bars: Any = None
+        self.add(self.plot)
+
+    def set_bars(self, owned: Any, rented: Any, rented_color: str) -> None:
+        import numpy as np
+
+        pg = self._pg
+        for bars in (self.owned_bars, self.rented_bars):
+            if bars is not None:
+                self.plot.removeItem(bars)
+        x = np.arange(1, len(owned) + 1, dtype=float)
+        owned_arr = np.asarray(owned, dtype=float)
+        rented_arr = np.asarray(rented, dtype=float)
+        self.owned_bars = pg.BarGraphItem(
+            x=x, height=owned_arr, width=0.75, brush=pg.mkBrush(QColor(OWNING_COLOR)), pen=None
+        )
+        rented_fill = QColor(rented_color)
+        self.rented_bars = pg.BarGraphItem(
+            x=x,
+            y0=owned_arr,
+            height=rented_arr,
+            width=0.75,
+            brush=pg.mkBrush(rented_fill),
+            pen=None,
+        )
+        self.plot.addItem(self.owned_bars)
+        self.plot.addItem(self.rented_bars)
+        top = float(np.max(owned_arr + rented_arr)) if len(x) else 1.0
+        self.plot.setYRange(0, top * 1.1 if top > 0 else 1.0, padding=0.0)
+        self.plot.setXRange(0.3, len(x) + 0.7, padding=0.0)
+
+    def clear(self, reason: str) -> None:
+        self.summary.setText(f"<span style='color:{COLORS['muted']}'>{html.escape(reason)}</span>")
+        self.saving_card.clear(reason)
+        for bars in (self.owned_bars, self.rented_bars):
+            if bars is not None:
+                self.plot.removeItem(bars)
+        self.owned_bars = self.rented_bars = None
+
+
+class IdlePanel(QFrame):
+    """A warning: what idle GPUs cost, rented and owned, for the prices being compared."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("IdleWarning")
+        self.setStyleSheet(
+            f"QFrame#IdleWarning {{ background: {COLORS['warn_soft']};"
+            f" border: 1px solid {COLORS['warn']}; border-radius: 8px; }}"
+        )
+        self.title = QLabel("⚠  Idle GPUs still cost money")
+        self.title.setStyleSheet(f"font-weight: 700; color: {COLORS['warn']};")
+        self.rented = QLabel()
+        self.owned = QLabel()
+        for label in (self.rented, self.owned):
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.RichText)
+            label.setStyleSheet(f"color: {COLORS['text']};")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 12, 14, 12)
+        layout.setSpacing(INNER_SPACING)
+        layout.addWidget(self.title)
+        layout.addWidget(self.rented)
+        layout.addWidget(self.owned)
+        layout.addStretch(1)
+
+    def clear(self, reason: str) -> None:
+        self.rented.setText(html.escape(reason) if reason else DASH)
+        self.owned.setText("")
+
+
+class AssumptionsPanel(Section):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(
+            "Assumptions",
+            "Every default and figure the comparison relies on. Hover a result for its formula.",
+            parent=parent,
+        )
+        self.text = QLabel()
+        self.text.setWordWrap(True)
+        self.text.setTextFormat(Qt.TextFormat.RichText)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.add(self.text)
+        self.names: list[str] = []
+
+    def set_assumptions(self, assumptions: Sequence[Assumption]) -> None:
+        self.names = [a.name for a in assumptions]
+        muted = COLORS["muted"]
+        rows = "".join(
+            "<tr>"
+            f"<td style='padding:3px 12px 3px 0; color:{muted}' width='24%'>"
+            f"{html.escape(a.name)}</td><td style='padding:3px 0'><b>{html.escape(a.value)}</b>"
+            + (
+                f"<br><span style='color:{muted}; font-size:small'>{html.escape(a.source)}</span>"
+                if a.source
+                else ""
+            )
+            + "</td></tr>"
+            for a in assumptions
+        )
+        self.text.setText(f"<table width='100%' cellspacing='0'>{rows}</table>" if rows else DASH)

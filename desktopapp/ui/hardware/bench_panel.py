@@ -1,0 +1,451 @@
+"""Benchmark panel pieces: the controls, the live results table and the TFLOP/s plot."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSignalBlocker,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QRadioButton,
+    QStackedWidget,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktopapp.devices.bench.core import DTYPES, BenchResult
+from desktopapp.model.units import DASH, format_duration
+from desktopapp.ui.common.theme import COLORS, SERIES
+from desktopapp.ui.hardware.summary import (
+    DTYPE_TIPS,
+    SUITE_INFO,
+    log2_size,
+    percent_text,
+    result_text,
+    result_tooltip,
+    size_text,
+    suite_text,
+    tflops_text,
+)
+from desktopapp.ui.hardware.widgets import FlowLayout, ToggleChip
+
+DTYPE_COLORS: Mapping[str, str] = {
+    "fp32": SERIES[0],
+    "bf16": SERIES[1],
+    "tf32": SERIES[2],
+    "fp16": SERIES[3],
+    "fp8": SERIES[4],
+}
+DEFAULT_SUITES = ("matmul", "amp", "bandwidth")
+
+
+class BenchControls(QFrame):
+    """Device, mode, suites and precisions; Start/Cancel; progress with ETA and current step.
+
+    ``start_requested()``, ``cancel_requested()``, ``device_changed(str)`` and
+    ``mode_changed(bool quick)`` go to the tab, which owns every decision.
+    """
+
+    start_requested = Signal()
+    cancel_requested = Signal()
+    device_changed = Signal(str)
+    mode_changed = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("Section")
+        title = QLabel("Benchmark")
+        title.setObjectName("SectionTitle")
+        note = QLabel("Measure what this machine really delivers, against its datasheet peak.")
+        note.setObjectName("SectionNote")
+
+        self.device = QComboBox()
+        self.device.setMinimumContentsLength(24)
+        self.device.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.device.setToolTip("Where the benchmark runs")
+        self.quick = QRadioButton("Quick")
+        self.quick.setToolTip("Small sizes and short time budgets: about half a minute")
+        self.full = QRadioButton("Full")
+        self.full.setToolTip("Larger sizes and longer budgets: steadier figures, a few minutes")
+        self.quick.setChecked(True)
+        self._mode_group = QButtonGroup(self)
+        self._mode_group.addButton(self.quick)
+        self._mode_group.addButton(self.full)
+
+        self.suites: dict[str, ToggleChip] = {}
+        suites_row = QWidget()
+        suites_flow = FlowLayout(suites_row)
+        for key, label, tip in SUITE_INFO:
+            chip = ToggleChip(label, key, tip)
+            chip.setChecked(key in DEFAULT_SUITES)
+            self.suites[key] = chip
+            suites_flow.addWidget(chip)
+        self.dtypes: dict[str, ToggleChip] = {}
+        dtypes_row = QWidget()
+        dtypes_flow = FlowLayout(dtypes_row)
+        for dtype in DTYPES:
+            chip = ToggleChip(dtype, dtype, DTYPE_TIPS.get(dtype, ""))
+            self.dtypes[dtype] = chip
+            dtypes_flow.addWidget(chip)
+
+        self.start_button = QPushButton("Run benchmark")
+        self.start_button.setObjectName("Primary")
+        self.start_button.setDefault(True)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.setToolTip("Stop after the current step (within about a second)")
+
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(0)
+        self.progress.setTextVisible(False)
+        self.step_label = QLabel("Ready. Choose what to measure and press Run benchmark.")
+        self.step_label.setObjectName("Muted")
+        self.eta_label = QLabel("")
+        self.eta_label.setObjectName("Muted")
+        self.eta_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+        top = QHBoxLayout()
+        top.setSpacing(8)
+        top.addWidget(self._caption("Device"))
+        top.addWidget(self.device, 1)
+        top.addSpacing(10)
+        top.addWidget(self._caption("Mode"))
+        top.addWidget(self.quick)
+        top.addWidget(self.full)
+        top.addSpacing(10)
+        top.addWidget(self.cancel_button)
+        top.addWidget(self.start_button)
+
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(10)
+        grid.setVerticalSpacing(6)
+        grid.addWidget(self._caption("Suites"), 0, 0, Qt.AlignmentFlag.AlignTop)
+        grid.addWidget(suites_row, 0, 1)
+        grid.addWidget(self._caption("Matmul precisions"), 1, 0, Qt.AlignmentFlag.AlignTop)
+        grid.addWidget(dtypes_row, 1, 1)
+        grid.setColumnStretch(1, 1)
+
+        status = QHBoxLayout()
+        status.addWidget(self.step_label, 1)
+        status.addWidget(self.eta_label)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 12, 14, 12)
+        layout.setSpacing(8)
+        header = QHBoxLayout()
+        header.addWidget(title)
+        header.addWidget(note, 1)
+        layout.addLayout(header)
+        layout.addLayout(top)
+        layout.addLayout(grid)
+        layout.addWidget(self.progress)
+        layout.addLayout(status)
+
+        self.start_button.clicked.connect(self.start_requested)
+        self.cancel_button.clicked.connect(self.cancel_requested)
+        self.device.activated.connect(self._on_device_activated)
+        self.quick.toggled.connect(self._on_quick_toggled)
+
+    @staticmethod
+    def _caption(text: str) -> QLabel:
+        label = QLabel(text)
+        label.setObjectName("FieldLabel")
+        return label
+
+    # --- model → widgets ------------------------------------------------------------------
+    def set_devices(self, devices: Sequence[tuple[str, str]], current: str) -> None:
+        with QSignalBlocker(self.device):
+            self.device.clear()
+            for spec, label in devices:
+                self.device.addItem(label, spec)
+            index = max(0, self.device.findData(current))
+            self.device.setCurrentIndex(index)
+
+    def device_spec(self) -> str:
+        return str(self.device.currentData() or "cpu")
+
+    def set_dtypes(self, availability: Mapping[str, str], checked: Sequence[str]) -> None:
+        for dtype, chip in self.dtypes.items():
+            with QSignalBlocker(chip):
+                why = availability.get(dtype, "")
+                chip.set_available(not why, why)
+                chip.setChecked(not why and dtype in checked)
+
+    def set_suite_availability(self, availability: Mapping[str, str]) -> None:
+        for key, chip in self.suites.items():
+            why = availability.get(key, "")
+            with QSignalBlocker(chip):
+                chip.set_available(not why, why)
+                if why:
+                    chip.setChecked(False)
+
+    def selected_suites(self) -> tuple[str, ...]:
+        return tuple(k for k, chip in self.suites.items() if chip.isChecked() and chip.isEnabled())
+
+    def selected_dtypes(self) -> tuple[str, ...]:
+        return tuple(k for k, chip in self.dtypes.items() if chip.isChecked() and chip.isEnabled())
+
+    def is_quick(self) -> bool:
+        return self.quick.isChecked()
+
+    def set_running(self, running: bool) -> None:
+        self.start_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+        self.cancel_button.setText("Cancel")
+        for widget in (self.device, self.quick, self.full):
+            widget.setEnabled(not running)
+        for chip in (*self.suites.values(), *self.dtypes.values()):
+            chip.setEnabled(not running and chip.available)
+
+    def show_progress(self, fraction: float, message: str, eta: str) -> None:
+        self.progress.setValue(round(max(0.0, min(1.0, fraction)) * 1000))
+        self.step_label.setText(message)
+        self.eta_label.setText(eta)
+
+    # --- widgets → tab ----------------------------------------------------------------------
+    def _on_device_activated(self, _index: int) -> None:
+        self.device_changed.emit(self.device_spec())
+
+    def _on_quick_toggled(self, quick: bool) -> None:
+        self.mode_changed.emit(quick)
+
+
+class ResultsModel(QAbstractTableModel):
+    """Benchmark results, one row each, appended as they arrive."""
+
+    HEADERS = ("Suite", "Device", "Precision", "Size", "Result", "Time / op", "% of peak")
+    _NUMERIC = frozenset({3, 4, 5, 6})
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[BenchResult] = []
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex | None = None) -> int:
+        return 0 if parent is not None and parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex | None = None) -> int:
+        return 0 if parent is not None and parent.isValid() else len(self.HEADERS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        horizontal = orientation == Qt.Orientation.Horizontal
+        if horizontal and role == Qt.ItemDataRole.TextAlignmentRole and section in self._NUMERIC:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if not index.isValid():
+            return None
+        result = self._rows[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.cell_text(result, column)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return result_tooltip(result)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            flag = Qt.AlignmentFlag
+            horizontal = flag.AlignRight if column in self._NUMERIC else flag.AlignLeft
+            return int(horizontal | flag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole and column == 2:
+            return QColor(DTYPE_COLORS.get(result.dtype, COLORS["text"]))
+        if role == Qt.ItemDataRole.ForegroundRole and column in (1, 5):
+            return QColor(COLORS["muted"])
+        return None
+
+    @staticmethod
+    def cell_text(result: BenchResult, column: int) -> str:
+        if column == 0:
+            return suite_text(result)
+        if column == 1:
+            return result.device
+        if column == 2:
+            return result.dtype
+        if column == 3:
+            return size_text(result)
+        if column == 4:
+            return result_text(result)
+        if column == 5:
+            seconds = result.seconds
+            return format_duration(seconds) if math.isfinite(seconds) else DASH
+        return percent_text(result)
+
+    def append(self, result: BenchResult) -> None:
+        row = len(self._rows)
+        self.beginInsertRows(QModelIndex(), row, row)
+        self._rows.append(result)
+        self.endInsertRows()
+
+    def set_results(self, results: Sequence[BenchResult]) -> None:
+        self.beginResetModel()
+        self._rows = list(results)
+        self.endResetModel()
+
+    def results(self) -> list[BenchResult]:
+        return list(self._rows)
+
+    def row_texts(self, row: int) -> list[str]:
+        return [self.cell_text(self._rows[row], c) for c in range(len(self.HEADERS))]
+
+
+def results_table(model: ResultsModel) -> QTableView:
+    table = QTableView()
+    table.setModel(model)
+    table.setAlternatingRowColors(True)
+    table.setShowGrid(False)
+    table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
+    table.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
+    table.setWordWrap(False)
+    table.verticalHeader().setVisible(False)
+    table.verticalHeader().setDefaultSectionSize(24)
+    header = table.horizontalHeader()
+    header.setHighlightSections(False)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+    header.setMinimumSectionSize(60)
+    return table
+
+
+class ThroughputPlot(QStackedWidget):
+    """Achieved matmul TFLOP/s against matrix size per precision (log₂ x axis), with each
+    precision's peak as a dashed line. pyqtgraph is loaded on the first :meth:`show_data`."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.empty = QLabel(
+            "Run the matmul suite to see achieved TFLOP/s by matrix size,\n"
+            "one line per precision, against the peak."
+        )
+        self.empty.setObjectName("Empty")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.addWidget(self.empty)
+        self.plot: Any = None
+        self.curves: dict[tuple[str, str], Any] = {}
+        self.peak_lines: dict[str, Any] = {}
+        self.setMinimumHeight(220)
+
+    def _ensure_plot(self) -> Any:
+        if self.plot is None:
+            from desktopapp.ui.common.plots import make_plot
+
+            self.plot = make_plot(
+                "Achieved matmul throughput", "matrix size N (N×N · N×N, log₂ scale)", "TFLOP/s"
+            )
+            self.plot.getPlotItem().addLegend(offset=(8, 8), labelTextSize="9pt")
+            self.addWidget(self.plot)
+        return self.plot
+
+    def clear_data(self) -> None:
+        self.curves = {}
+        self.peak_lines = {}
+        if self.plot is not None:
+            item = self.plot.getPlotItem()
+            item.clear()
+            legend = item.legend
+            if legend is not None:
+                legend.clear()
+        self.setCurrentWidget(self.empty)
+
+    def show_data(
+        self,
+        series: Mapping[tuple[str, str], Sequence[tuple[int, float]]],
+        peaks: Mapping[str, float],
+        peak_note: str = "",
+    ) -> None:
+        """Redraw: ``series`` from :func:`summary.matmul_series`; ``peaks`` by dtype."""
+        if not series:
+            self.clear_data()
+            return
+        from desktopapp.ui.common.plots import pen, pg
+
+        module = pg()
+        plot = self._ensure_plot()
+        item = plot.getPlotItem()
+        item.clear()
+        if item.legend is not None:
+            item.legend.clear()
+        self.curves = {}
+        self.peak_lines = {}
+        sizes = sorted({size for points in series.values() for size, _ in points})
+        xs_all = [log2_size(s) for s in sizes]
+        x_low, x_high = min(xs_all) - 0.35, max(xs_all) + 0.35
+        top = 0.0
+        for (dtype, variant), points in series.items():
+            color = QColor(DTYPE_COLORS.get(dtype, SERIES[5]))
+            style = Qt.PenStyle.SolidLine if not variant else Qt.PenStyle.DotLine
+            qpen = module.mkPen(color, width=2.2 if not variant else 1.6, style=style)
+            xs = [log2_size(size) for size, _ in points]
+            ys = [value for _, value in points]
+            top = max(top, *ys)
+            name = dtype if not variant else f"{dtype} ({variant})"
+            curve = item.plot(
+                xs,
+                ys,
+                pen=qpen,
+                symbol="o",
+                symbolSize=7 if not variant else 5,
+                symbolBrush=module.mkBrush(color),
+                symbolPen=module.mkPen("white", width=1.2),
+                name=name,
+            )
+            self.curves[(dtype, variant)] = curve
+        shown = list(dict.fromkeys(dtype for dtype, _ in series))
+        for dtype in shown:
+            peak = peaks.get(dtype)
+            if not peak:
+                continue
+            color = QColor(DTYPE_COLORS.get(dtype, SERIES[5]))
+            line_pen = pen(0, width=1.4, dashed=True)
+            line_pen.setColor(color)
+            line = module.PlotDataItem([x_low, x_high], [peak, peak], pen=line_pen)
+            item.addItem(line)
+            label = module.TextItem(
+                f"{dtype} peak {tflops_text(peak)}{peak_note}", color=color, anchor=(1, 1)
+            )
+            label.setPos(x_high, peak)
+            item.addItem(label)
+            self.peak_lines[dtype] = line
+            top = max(top, peak)
+        axis = item.getAxis("bottom")
+        axis.setTicks([[(log2_size(s), f"{s:,}") for s in sizes], []])
+        item.setXRange(x_low, x_high, padding=0)
+        item.setYRange(0, top * 1.15 if top > 0 else 1.0, padding=0)
+        self.setCurrentWidget(plot)
+
+    def has_data(self) -> bool:
+        return bool(self.curves)
+
+
+__all__ = [
+    "DTYPE_COLORS",
+    "BenchControls",
+    "ResultsModel",
+    "ThroughputPlot",
+    "results_table",
+]

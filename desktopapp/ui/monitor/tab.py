@@ -1,0 +1,923 @@
+"""The Monitor tab: live GPU, CPU, memory, disk and network plots over time, a bottleneck
+diagnosis in words, and what idle GPUs cost.
+
+Data flow: :class:`~desktopapp.ui.monitor.sampling.SamplingController` asks the sampling
+thread for a sample every interval; the sample comes back by queued signal and is fed to a
+:class:`~desktopapp.devices.sampler.MonitorSession` on the GUI thread, which appends it to the
+preallocated ring buffers and updates the diagnosis and the idle-cost tracker (the model does
+every computation). Drawing is throttled to :data:`MIN_REDRAW_S`, the text panels to
+:data:`DETAIL_REFRESH_S` and the tables to :data:`TABLE_REFRESH_S`; nothing is drawn while the
+tab is hidden, and sampling stops then too unless a session is being recorded.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QStandardPaths, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QHideEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QButtonGroup,
+    QComboBox,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktopapp.devices.sampler import (
+    ChannelSpec,
+    MonitorSession,
+    MonitorUpdate,
+    Sampler,
+    SystemSample,
+)
+from desktopapp.model.idle_cost import IdleCostConfig, IdleCostReport
+from desktopapp.model.ringbuffer import TIMEBASES
+from desktopapp.model.units import format_duration, format_money
+from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, INNER_SPACING, SPACING
+from desktopapp.ui.common.workers import TaskRunner
+from desktopapp.ui.monitor.layout import GridLayout, plot_specs
+from desktopapp.ui.monitor.panels import (
+    Banner,
+    DiagnosisPanel,
+    IdleCostPanel,
+    LiveStrip,
+    set_text,
+)
+from desktopapp.ui.monitor.recording import (
+    Recording,
+    export_session_csv,
+    history_table,
+    write_history_csv,
+)
+from desktopapp.ui.monitor.sampling import SamplerFactory, SamplingController
+from desktopapp.ui.monitor.tables import (
+    COST_SORT_COLUMN,
+    PROCESS_COLUMNS,
+    PROCESS_COST_COLUMNS,
+    PROCESS_GPU_MEMORY_COLUMN,
+    USER_COST_COLUMNS,
+    USER_COST_SORT_COLUMN,
+    RecordModel,
+    make_table,
+)
+from desktopapp.ui.state import AppState
+
+INTERVALS_S: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 5.0, 10.0)
+DEFAULT_INTERVAL_S = 1.0
+TIMEBASE_LABELS: dict[str, str] = {"1 min": "1 min", "10 min": "10 min", "1 h": "1 h"}
+TIMEBASE_LABELS["session"] = "Session"
+DEFAULT_TIMEBASE = "1 min"
+BUFFER_RATE_HZ = 10.0  # full-rate buffer sized for 10 min at 10 Hz (40 min at 1 s)
+BUFFER_SECONDS = 600.0
+MIN_REDRAW_S = 0.2  # at most 5 redraws a second, however fast the sampling
+DETAIL_REFRESH_S = 1.0  # diagnosis, idle cost and live tiles
+TABLE_REFRESH_S = 2.0  # process and cost tables (the sampler refreshes processes every 2 s)
+WARM_UP_SAMPLES = 10  # taken WARM_UP_INTERVAL_S apart when the tab opens, to fill the plots
+WARM_UP_INTERVAL_S = 0.2
+READY_SAMPLES = 8
+DEFAULT_PRICE_USD = IdleCostConfig().price_per_gpu_hour
+IGNORED_PROBLEMS = ("rates need two readings",)
+
+
+def _segmented_style() -> str:
+    c = COLORS
+    return (
+        f"QPushButton {{ border: 1px solid {c['border_strong']}; border-radius: 0; "
+        f"padding: 4px 12px; background: {c['surface']}; color: {c['muted']}; "
+        "font-weight: 600; margin-left: -1px; }"
+        f"QPushButton:checked {{ background: {c['accent_soft']}; color: {c['accent_dark']}; "
+        f"border-color: {c['accent']}; }}"
+        "QPushButton[first='true'] { border-top-left-radius: 5px; "
+        "border-bottom-left-radius: 5px; margin-left: 0; }"
+        "QPushButton[last='true'] { border-top-right-radius: 5px; "
+        "border-bottom-right-radius: 5px; }"
+    )
+
+
+class _Segmented(QWidget):
+    """A row of exclusive toggle buttons (a segmented control)."""
+
+    def __init__(self, items: list[tuple[str, str]], current: str) -> None:
+        super().__init__()
+        self.group = QButtonGroup(self)
+        self.group.setExclusive(True)
+        self.buttons: dict[str, QPushButton] = {}
+        row = QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        for i, (key, text) in enumerate(items):
+            button = QPushButton(text)
+            button.setCheckable(True)
+            button.setCursor(Qt.CursorShape.PointingHandCursor)
+            button.setProperty("first", i == 0)
+            button.setProperty("last", i == len(items) - 1)
+            button.setChecked(key == current)
+            self.group.addButton(button)
+            self.buttons[key] = button
+            row.addWidget(button)
+        self.setStyleSheet(_segmented_style())
+
+    def current(self) -> str:
+        for key, button in self.buttons.items():
+            if button.isChecked():
+                return key
+        return next(iter(self.buttons))
+
+    def set_current(self, key: str) -> None:
+        self.buttons[key].setChecked(True)
+
+
+def _caption(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName("FieldLabel")
+    return label
+
+
+class MonitorTab(QWidget):
+    """The Monitor tab (see the module docstring).
+
+    ``ready`` once the first samples are plotted; ``updated`` after every processed sample;
+    ``export_finished(path, rows)`` / ``export_failed(message)`` for CSV exports;
+    ``recording_changed(bool)``.
+    """
+
+    ready = Signal()
+    updated = Signal()
+    export_finished = Signal(str, int)
+    export_failed = Signal(str)
+    recording_changed = Signal(bool)
+
+    def __init__(
+        self,
+        state: AppState,
+        parent: QWidget | None = None,
+        *,
+        sampler_factory: SamplerFactory | None = None,
+        interval_s: float = DEFAULT_INTERVAL_S,
+        store_path: Path | None = None,
+        warm_up: bool = True,
+        demo_note: str = "",
+    ) -> None:
+        super().__init__(parent)
+        self.state = state
+        self._factory: SamplerFactory = sampler_factory or _real_sampler
+        self._demo_note = demo_note
+        self._session: MonitorSession | None = None
+        self._last: MonitorUpdate | None = None
+        self._layout: GridLayout | None = None
+        self._specs: tuple[ChannelSpec, ...] = ()
+        self.grid: Any = None  # charts.PlotGrid, built with the first sample
+        self.live: LiveStrip | None = None
+        self._timebase = DEFAULT_TIMEBASE
+        self._paused = False
+        self._shut_down = False
+        self._ready = False
+        self._warm_up = warm_up
+        self._warmed = False
+        self._dirty = False
+        self._last_draw = -math.inf
+        self._last_detail = -math.inf
+        self._last_table = -math.inf
+        self._last_step = math.nan
+        self._resumed = False
+        self._problems: tuple[str, ...] = ()
+        self._typed_price: float | None = None
+        self._alert_dismissed = False
+        self._alert_shown = False
+        self.samples = 0
+        self.draws = 0
+
+        self.controller = SamplingController(self._factory, interval_s, self)
+        self.controller.sample_ready.connect(self._on_sample)
+        self.controller.stall_changed.connect(self._on_stall)
+        self.controller.failed.connect(self._on_sampler_failed)
+        self.recording = Recording(self.controller, store_path, self)
+        self.recording.started.connect(self._on_recording_started)
+        self.recording.stopped.connect(self._on_recording_stopped)
+        self.recording.failed.connect(self._on_recording_failed)
+        self._exports = TaskRunner("monitor-export", self)
+        self._exports.result_ready.connect(self._on_export_done)
+        self._exports.error.connect(self.export_failed)
+
+        self._build()
+        self._apply_price_from_state()
+        self.state.estimate_changed.connect(lambda _e: self._apply_price_from_state())
+        self.state.workload_changed.connect(self._apply_price_from_state)
+        if interval_s in INTERVALS_S:
+            self.interval_combo.setCurrentIndex(INTERVALS_S.index(interval_s))
+
+    # --- construction ---------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.status_pill = QLabel()
+        self.status_pill.setObjectName("MonitorStatus")
+        self.interval_combo = QComboBox()
+        for seconds in INTERVALS_S:
+            self.interval_combo.addItem(f"every {seconds:g} s", seconds)
+        self.interval_combo.setCurrentIndex(INTERVALS_S.index(DEFAULT_INTERVAL_S))
+        self.interval_combo.setToolTip("How often to sample")
+        self.timebase = _Segmented(
+            [(key, TIMEBASE_LABELS[key]) for key in TIMEBASES], DEFAULT_TIMEBASE
+        )
+        self.timebase.setToolTip("How much history the plots show")
+        self.axis_mode = _Segmented([("ago", "Before now"), ("clock", "Clock")], "ago")
+        self.axis_mode.setToolTip("Time axis: seconds before now, or the time of day")
+        self.notes_label = QLabel()
+        self.notes_label.setObjectName("Hint")
+        self.pause_button = QPushButton("❚❚  Pause")
+        self.pause_button.setCheckable(True)
+        self.pause_button.setToolTip("Freeze the plots (sampling stops; recording waits too)")
+        self.record_button = QPushButton("●  Record")
+        self.record_button.setCheckable(True)
+        self.record_button.setToolTip("Record this session to the monitor database")
+        self.export_button = QPushButton("Export CSV  ▾")
+        self.export_menu = QMenu(self)
+        self.export_history_action = self.export_menu.addAction("Shown history, full rate…")
+        self.export_recording_action = self.export_menu.addAction("Last recorded session…")
+        self.export_recording_action.setEnabled(False)
+        self.export_button.setMenu(self.export_menu)
+
+        toolbar = QHBoxLayout()
+        toolbar.setSpacing(INNER_SPACING)
+        toolbar.addWidget(self.status_pill)
+        toolbar.addSpacing(6)
+        toolbar.addWidget(_caption("Sample"))
+        toolbar.addWidget(self.interval_combo)
+        toolbar.addSpacing(10)
+        toolbar.addWidget(_caption("Show"))
+        toolbar.addWidget(self.timebase)
+        toolbar.addSpacing(10)
+        toolbar.addWidget(_caption("Time axis"))
+        toolbar.addWidget(self.axis_mode)
+        toolbar.addStretch(1)
+        toolbar.addWidget(self.notes_label)
+        toolbar.addSpacing(6)
+        toolbar.addWidget(self.pause_button)
+        toolbar.addWidget(self.record_button)
+        toolbar.addWidget(self.export_button)
+
+        self.gpu_banner = Banner(closable=False)
+        self.alert_banner = Banner(closable=True)
+        self.stall_banner = Banner(closable=False)
+
+        self.live_holder = QVBoxLayout()
+        self.live_holder.setContentsMargins(0, 0, 0, 0)
+
+        # Plots: a placeholder until the first sample tells which channels exist.
+        self.cursor_label = QLabel()
+        self.cursor_label.setObjectName("Hint")
+        self.cursor_label.setText(
+            "Hover over a plot to read every value at that moment; click to pin the cursor."
+        )
+        self.plot_stack = QStackedWidget()
+        waiting = QLabel("Starting the sampler…")
+        waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        waiting.setObjectName("ComingText")
+        self.plot_stack.addWidget(waiting)
+        plots_box = QWidget()
+        plots_col = QVBoxLayout(plots_box)
+        plots_col.setContentsMargins(0, 0, 0, 0)
+        plots_col.setSpacing(4)
+        plots_col.addWidget(self.cursor_label)
+        plots_col.addWidget(self.plot_stack, 1)
+
+        # Tables.
+        self.process_model: RecordModel[Any] = RecordModel(PROCESS_COLUMNS, self)
+        self.process_table = make_table(self.process_model, 3)
+        self.process_table.sortByColumn(PROCESS_GPU_MEMORY_COLUMN, Qt.SortOrder.DescendingOrder)
+        self.cost_model: RecordModel[Any] = RecordModel(PROCESS_COST_COLUMNS, self)
+        self.cost_table = make_table(self.cost_model, 1)
+        self.cost_table.sortByColumn(COST_SORT_COLUMN, Qt.SortOrder.DescendingOrder)
+        self.user_model: RecordModel[Any] = RecordModel(USER_COST_COLUMNS, self)
+        self.user_table = make_table(self.user_model, 0)
+        self.user_table.sortByColumn(USER_COST_SORT_COLUMN, Qt.SortOrder.DescendingOrder)
+        self.process_empty = QLabel()
+        self.cost_empty = QLabel()
+        self.user_empty = QLabel()
+        self.tables = QTabWidget()
+        self.tables.setDocumentMode(True)
+        self._table_pages: list[tuple[QStackedWidget, QLabel, QWidget]] = []
+        for title, table, empty in (
+            ("Processes on GPUs", self.process_table, self.process_empty),
+            ("GPU time and cost by process", self.cost_table, self.cost_empty),
+            ("By user", self.user_table, self.user_empty),
+        ):
+            empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            empty.setWordWrap(True)
+            empty.setObjectName("Hint")
+            page = QStackedWidget()
+            page.addWidget(empty)
+            page.addWidget(table)
+            self._table_pages.append((page, empty, table))
+            self.tables.addTab(page, title)
+        self.attribution_note = QLabel()
+        self.attribution_note.setObjectName("Hint")
+        self.attribution_note.setWordWrap(True)
+        tables_box = QFrame()
+        tables_box.setObjectName("Section")
+        self.tables_box = tables_box
+        tables_col = QVBoxLayout(tables_box)
+        tables_col.setContentsMargins(10, 6, 10, 8)
+        tables_col.setSpacing(4)
+        tables_col.addWidget(self.tables, 1)
+        tables_col.addWidget(self.attribution_note)
+
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.setChildrenCollapsible(False)
+        left.setHandleWidth(SPACING)
+        left.addWidget(plots_box)
+        left.addWidget(tables_box)
+        left.setStretchFactor(0, 1)
+        left.setStretchFactor(1, 0)
+        left.setSizes([560, 200])
+        self.left_splitter = left
+
+        self.diagnosis = DiagnosisPanel()
+        self.idle_panel = IdleCostPanel()
+        side = QWidget()
+        side_col = QVBoxLayout(side)
+        side_col.setContentsMargins(0, 0, 6, 0)
+        side_col.setSpacing(SPACING)
+        side_col.addWidget(self.diagnosis)
+        side_col.addWidget(self.idle_panel)
+        side_col.addStretch(1)
+        side_scroll = QScrollArea()
+        side_scroll.setWidgetResizable(True)
+        side_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        side_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        side_scroll.setWidget(side)
+        side_scroll.setMinimumWidth(340)
+
+        body = QSplitter(Qt.Orientation.Horizontal)
+        body.setChildrenCollapsible(False)
+        body.setHandleWidth(SPACING)
+        body.addWidget(left)
+        body.addWidget(side_scroll)
+        body.setStretchFactor(0, 1)
+        body.setStretchFactor(1, 0)
+        body.setSizes([960, 400])
+        self.body_splitter = body
+
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(SPACING + 4, SPACING - 2, SPACING, 4)
+        outer.setSpacing(INNER_SPACING)
+        outer.addLayout(toolbar)
+        outer.addWidget(self.gpu_banner)
+        outer.addWidget(self.alert_banner)
+        outer.addWidget(self.stall_banner)
+        outer.addLayout(self.live_holder)
+        outer.addWidget(body, 1)
+
+        self.interval_combo.activated.connect(self._on_interval_chosen)
+        self.timebase.group.buttonClicked.connect(
+            lambda _b: self.set_timebase(self.timebase.current())
+        )
+        self.axis_mode.group.buttonClicked.connect(
+            lambda _b: self.set_axis_mode(self.axis_mode.current())
+        )
+        self.pause_button.toggled.connect(self.set_paused)
+        self.record_button.toggled.connect(self._on_record_toggled)
+        self.export_history_action.triggered.connect(self._choose_history_export)
+        self.export_recording_action.triggered.connect(self._choose_recording_export)
+        self.idle_panel.price_changed.connect(self._on_price_typed)
+        self.idle_panel.price_reset.connect(self._on_price_reset)
+        self.idle_panel.alert_changed.connect(lambda _m: self._apply_idle_config())
+        self.alert_banner.dismissed.connect(self._on_alert_dismissed)
+        self._show_empty_tables("Waiting for the first samples.")
+        self._update_status()
+
+    # --- tab contract -----------------------------------------------------------------------
+    def is_ready(self) -> bool:
+        return self._ready
+
+    def shutdown(self) -> None:
+        """Stop the timer, finish a recording, end the sampling thread (idempotent)."""
+        if self._shut_down:
+            return
+        self._shut_down = True
+        if self.recording.active:
+            self.recording.stop()
+        if not self.controller.shutdown(5000):
+            import sys
+
+            sys.stderr.write("monitor: the sampling thread did not stop within 5 s\n")
+        self._exports.shutdown()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.shutdown()
+        super().closeEvent(event)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._apply_price_from_state()
+        self._sync_running()
+        if self._dirty:
+            self._render(force=True)
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        self._sync_running()
+
+    # --- public controls --------------------------------------------------------------------
+    @property
+    def session(self) -> MonitorSession | None:
+        return self._session
+
+    @property
+    def interval_s(self) -> float:
+        return self.controller.interval_s
+
+    def set_interval(self, seconds: float) -> None:
+        """Sampling interval; the menu offers 0.25-10 s, code may go down to 0.02 s."""
+        self.controller.set_interval(seconds)
+        if seconds in INTERVALS_S:
+            self.interval_combo.setCurrentIndex(INTERVALS_S.index(seconds))
+
+    @property
+    def timebase_key(self) -> str:
+        return self._timebase
+
+    def timebase_seconds(self) -> float | None:
+        return TIMEBASES[self._timebase]
+
+    def set_timebase(self, key: str) -> None:
+        if key not in TIMEBASES:
+            raise ValueError(f"timebase: must be one of {', '.join(TIMEBASES)}, got {key!r}")
+        self._timebase = key
+        if self.timebase.current() != key:
+            self.timebase.set_current(key)
+        self._render(force=True)
+
+    def set_axis_mode(self, mode: str) -> None:
+        if self.axis_mode.current() != mode:
+            self.axis_mode.set_current(mode)
+        if self.grid is not None:
+            self.grid.set_mode(mode)
+            self._render(force=True)
+
+    def is_paused(self) -> bool:
+        return self._paused
+
+    def set_paused(self, paused: bool) -> None:
+        if paused == self._paused:
+            return
+        self._paused = paused
+        if self.pause_button.isChecked() != paused:
+            self.pause_button.setChecked(paused)
+        self.pause_button.setText("▶  Resume" if paused else "❚❚  Pause")
+        self._sync_running()
+        if paused:
+            self._render(force=True)
+        self._update_status()
+
+    def is_sampling(self) -> bool:
+        return self.controller.is_running()
+
+    def start_recording(self, label: str = "") -> None:
+        if self.recording.active or self._shut_down:
+            return
+        meta = {
+            "source": "gui",
+            "interval_s": self.controller.interval_s,
+            "gpus": [g.name for g in self._last.sample.gpus] if self._last is not None else [],
+        }
+        self.recording.start(label or f"Monitor {datetime.now():%Y-%m-%d %H:%M}", meta)
+        if not self.record_button.isChecked():
+            self.record_button.setChecked(True)
+        self._sync_running()
+        self._update_status()
+
+    def stop_recording(self) -> None:
+        self.recording.stop()
+        if self.record_button.isChecked():
+            self.record_button.setChecked(False)
+
+    def export_history_csv(self, path: Path | str) -> bool:
+        """Write the shown history at full rate to CSV in a worker; False without data."""
+        if self._session is None or self._session.history is None:
+            return False
+        table = history_table(self._session.history, self._specs, self.timebase_seconds())
+        target = Path(path)
+        self._exports.submit(lambda: write_history_csv(target, table))
+        return True
+
+    def export_recording_csv(self, path: Path | str, session_id: int | None = None) -> bool:
+        """Export a recorded session (default: the last one) to CSV in a worker."""
+        chosen = session_id if session_id is not None else self.recording.last_session_id
+        if chosen is None:
+            return False
+        store_path, target = self.recording.store_path, Path(path)
+        self._exports.submit(lambda: export_session_csv(store_path, chosen, target))
+        return True
+
+    def diagnosis_text(self) -> str:
+        return self.diagnosis.text()
+
+    def idle_report(self) -> IdleCostReport | None:
+        return None if self._last is None else self._last.idle
+
+    def no_gpu_message(self) -> str:
+        return self.gpu_banner.message()
+
+    # --- running ----------------------------------------------------------------------------
+    def _should_sample(self) -> bool:
+        if self._shut_down or self._paused:
+            return False
+        return self.isVisible() or self.recording.active
+
+    def _sync_running(self) -> None:
+        want = self._should_sample()
+        running = self.controller.is_running()
+        if want and not running:
+            if self._warm_up and not self._warmed:
+                self._warmed = True
+                self.controller.burst(WARM_UP_SAMPLES, WARM_UP_INTERVAL_S)
+            self._resumed = self.samples > 0
+            self.controller.start()
+        elif not want and running:
+            self.controller.stop()
+        self._update_status()
+
+    def _on_interval_chosen(self, index: int) -> None:
+        seconds = self.interval_combo.itemData(index)
+        if isinstance(seconds, float):
+            self.controller.set_interval(seconds)
+
+    # --- samples ----------------------------------------------------------------------------
+    def _start_session(self, sample: SystemSample) -> None:
+        from desktopapp.ui.monitor.charts import PlotGrid
+
+        self._session = MonitorSession(
+            _SampledElsewhere(),
+            rate_hz=BUFFER_RATE_HZ,
+            raw_seconds=BUFFER_SECONDS,
+            idle_config=self._idle_config(),
+        )
+        self._specs = sample.channel_specs()
+        self._layout = plot_specs([s.name for s in self._specs])
+        self.grid = PlotGrid(self._layout)
+        self.grid.set_mode(self.axis_mode.current())
+        self.grid.cursor_changed.connect(self._on_cursor)
+        self.plot_stack.addWidget(self.grid)
+        self.plot_stack.setCurrentWidget(self.grid)
+        self.live = LiveStrip([(g.index, g.name) for g in sample.gpus])
+        self.live_holder.addWidget(self.live)
+        if not self._layout.has_gpu:
+            reason = _no_gpu_reason(sample.problems)
+            self.gpu_banner.show_message(
+                f"No GPU data: {reason}. Showing CPU, memory, disk and network only.", "info"
+            )
+            self.idle_panel.show_no_gpu(
+                "No GPU is measured here, so no GPU time can sit idle. The meter starts "
+                "counting on a machine with an NVIDIA GPU."
+            )
+            self.idle_panel.set_gpu_mode(False)
+            self._show_empty_tables(f"No GPU data: {reason}.")
+            self.tables_box.setVisible(False)
+        if self._demo_note:
+            self.gpu_banner.show_message(self._demo_note, "info")
+
+    def _on_sample(self, sample: SystemSample) -> None:
+        if self._shut_down:
+            return
+        if self._session is None:
+            self._start_session(sample)
+        session = self._session
+        assert session is not None
+        history = session.history
+        if history is not None and len(history):
+            last_t = history.raw.last_timestamp()
+            step = sample.timestamp - last_t
+            if self._resumed and math.isfinite(self._last_step):
+                if step > 2.5 * max(self._last_step, self.controller.interval_s):
+                    history.append(last_t + step / 2, {})  # a gap, not a line across the pause
+            elif step > 0:
+                self._last_step = step
+        self._resumed = False
+        self._last = session.feed(sample)
+        self.samples += 1
+        if sample.problems != self._problems:
+            self._problems = sample.problems
+            self._show_problems(sample.problems)
+        self._dirty = True
+        if self.isVisible():
+            self._render()
+        self.updated.emit()
+
+    def _render(self, force: bool = False) -> None:
+        """Redraw what is due (plots ≤ 5/s, text ≤ 1/s, tables ≤ 1/2 s)."""
+        if self._session is None or self._session.history is None or self._last is None:
+            return
+        now = time.monotonic()
+        if not force and now - self._last_draw < MIN_REDRAW_S:
+            return
+        self._last_draw = now
+        self._dirty = False
+        warming = self.samples <= WARM_UP_SAMPLES
+        self.grid.refresh(
+            self._session.history, self.timebase_seconds(), self._session.first_timestamp
+        )
+        self.draws += 1
+        update = self._last
+        if force or warming or now - self._last_detail >= DETAIL_REFRESH_S:
+            self._last_detail = now
+            if self.live is not None:
+                self.live.show_sample(update.sample)
+            self.diagnosis.show_diagnosis(update.diagnosis)
+            self._show_idle(update.idle)
+        if force or warming or now - self._last_table >= TABLE_REFRESH_S:
+            self._last_table = now
+            self._show_tables(update)
+        self._update_status()
+        if not self._ready and self.samples >= READY_SAMPLES:
+            self._ready = True
+            self.ready.emit()
+
+    # --- panels -----------------------------------------------------------------------------
+    def _show_problems(self, problems: tuple[str, ...]) -> None:
+        notes = [
+            p
+            for p in problems
+            if not any(p.startswith(x) for x in IGNORED_PROBLEMS) and not _is_no_gpu(p)
+        ]
+        if notes:
+            set_text(self.notes_label, f"ⓘ {len(notes)} sensor note{'s' if len(notes) > 1 else ''}")
+            self.notes_label.setToolTip("\n".join(notes))
+        else:
+            set_text(self.notes_label, "")
+            self.notes_label.setToolTip("")
+        lost = [p for p in problems if "lost" in p and p.startswith("GPU")]
+        if lost and self._layout is not None and self._layout.has_gpu:
+            self.gpu_banner.show_message(lost[0], "warn")
+        elif self._layout is not None and self._layout.has_gpu and not self._demo_note:
+            self.gpu_banner.setVisible(False)
+
+    def _show_idle(self, report: IdleCostReport) -> None:
+        if self._layout is None or not self._layout.has_gpu:
+            return
+        self.idle_panel.show_report(report, self._idle_config().idle_threshold_percent)
+        if report.alerts:
+            if not self._alert_dismissed:
+                self.alert_banner.show_message("Idle alert: " + "; ".join(report.alerts), "warn")
+                if not self._alert_shown:
+                    self._alert_shown = True
+                    QApplication.alert(self.window(), 0)
+        else:
+            self._alert_dismissed = False
+            self._alert_shown = False
+            self.alert_banner.setVisible(False)
+
+    def _on_alert_dismissed(self) -> None:
+        self._alert_dismissed = True
+
+    def _show_empty_tables(self, reason: str) -> None:
+        for page, empty, _table in self._table_pages:
+            empty.setText(reason)
+            page.setCurrentIndex(0)
+
+    def _show_tables(self, update: MonitorUpdate) -> None:
+        if self._layout is None or not self._layout.has_gpu:
+            return
+        processes = update.sample.processes
+        self.process_model.set_rows(processes)
+        self._set_page(0, bool(processes), "No process is using a GPU right now.")
+        report = update.idle
+        self.cost_model.set_rows(report.processes)
+        self._set_page(1, bool(report.processes), "No GPU time attributed to a process yet.")
+        self.user_model.set_rows(report.users)
+        self._set_page(2, bool(report.users), "No GPU time attributed to a user yet.")
+        set_text(
+            self.attribution_note,
+            f"GPU time is split among the processes on each GPU by the memory they hold; "
+            f"unattributed: {format_duration(report.unattributed_gpu_hours * 3600)} · "
+            f"at {format_money(report.price_per_gpu_hour)} per GPU-hour",
+        )
+
+    def _set_page(self, index: int, has_rows: bool, empty_text: str) -> None:
+        page, empty, _table = self._table_pages[index]
+        set_text(empty, empty_text)
+        page.setCurrentIndex(1 if has_rows else 0)
+
+    def _update_status(self) -> None:
+        if self._shut_down:
+            text, fg, bg = "STOPPED", COLORS["muted"], COLORS["surface_alt"]
+        elif self.recording.active:
+            text, fg, bg = "●  REC", COLORS["bad"], COLORS["bad_soft"]
+            if self._paused:
+                text = "●  REC · PAUSED"
+        elif self._paused:
+            text, fg, bg = "❚❚  PAUSED", COLORS["muted"], COLORS["surface_alt"]
+        elif self.controller.is_running():
+            text, fg, bg = "●  LIVE", COLORS["good"], COLORS["good_soft"]
+        else:
+            text, fg, bg = "IDLE", COLORS["muted"], COLORS["surface_alt"]
+        if set_text(self.status_pill, text):
+            self.status_pill.setStyleSheet(
+                f"background: {bg}; color: {fg}; border-radius: 10px; padding: 3px 10px; "
+                f"font-weight: 700; font-size: {BASE_POINT_SIZE - 1:.0f}pt;"
+            )
+        if self.recording.active and self.recording.session_id is not None:
+            self.record_button.setText(f"■  Stop recording #{self.recording.session_id}")
+        elif self.recording.active:
+            self.record_button.setText("■  Stop recording")
+        else:
+            self.record_button.setText("●  Record")
+
+    def _on_cursor(self, t: float) -> None:
+        if self.grid is None:
+            return
+        if math.isfinite(t):
+            pin = "click to release" if self.grid.pinned else "click to pin"
+            set_text(self.cursor_label, f"Cursor at {self.grid.cursor_label()} · {pin}")
+        else:
+            set_text(
+                self.cursor_label,
+                "Hover over a plot to read every value at that moment; click to pin the cursor.",
+            )
+
+    def _on_stall(self, seconds: float) -> None:
+        if seconds > 0:
+            self.stall_banner.show_message(
+                f"The sampler has not answered for {seconds:.0f} s (a driver call is hanging); "
+                "the window keeps working and the plots resume when it answers.",
+                "warn",
+            )
+        else:
+            self.stall_banner.setVisible(False)
+
+    def _on_sampler_failed(self, message: str) -> None:
+        self.stall_banner.show_message(f"Monitoring stopped: {message}", "bad")
+        if not self._ready:
+            self._ready = True  # nothing more will come; the screenshot shows the message
+            self.ready.emit()
+
+    # --- price and idle configuration ---------------------------------------------------------
+    def _idle_config(self) -> IdleCostConfig:
+        price = self._typed_price
+        if price is None:
+            price = self.state.price_per_gpu_hour
+        if price is None or not math.isfinite(price) or price < 0:
+            price = DEFAULT_PRICE_USD
+        return IdleCostConfig(
+            price_per_gpu_hour=price, alert_after_minutes=self.idle_panel.alert_after_minutes()
+        )
+
+    def _apply_idle_config(self) -> None:
+        config = self._idle_config()
+        if self._session is not None:
+            self._session.idle.config = config
+            report = self._session.idle.report()
+            if self._last is not None:
+                self._last = MonitorUpdate(self._last.sample, self._last.diagnosis, report)
+            self._show_idle(report)
+            if self._last is not None:
+                self._show_tables(self._last)
+
+    def _apply_price_from_state(self) -> None:
+        if self._typed_price is not None:
+            return
+        price = self.state.price_per_gpu_hour
+        choice = self.state.price
+        if price is not None and math.isfinite(price) and price >= 0:
+            where = choice.offer_name or choice.source or "the Workload tab"
+            source = f"From the Workload tab: {where}."
+        else:
+            price = DEFAULT_PRICE_USD
+            source = "Default price; type yours, or set one in the Workload tab."
+        self.idle_panel.set_price(price, source, typed=False)
+        self._apply_idle_config()
+
+    def _on_price_typed(self, value: float) -> None:
+        self._typed_price = value
+        self.idle_panel.set_price(value, "Typed here (overrides the Workload tab).", typed=True)
+        self._apply_idle_config()
+
+    def _on_price_reset(self) -> None:
+        self._typed_price = None
+        self._apply_price_from_state()
+
+    # --- recording and export ---------------------------------------------------------------
+    def _on_record_toggled(self, checked: bool) -> None:
+        if checked and not self.recording.active:
+            self.start_recording()
+        elif not checked and self.recording.active:
+            self.stop_recording()
+
+    def _on_recording_started(self, session_id: int) -> None:
+        self.state.show_status(f"Recording monitor session #{session_id}", 4000)
+        self._update_status()
+        self.recording_changed.emit(True)
+
+    def _on_recording_stopped(self, session_id: int, count: int) -> None:
+        self.export_recording_action.setEnabled(True)
+        self.export_recording_action.setText(f"Recorded session #{session_id}…")
+        self.state.show_status(
+            f"Saved monitor session #{session_id}: {count} samples in monitor.sqlite3", 8000
+        )
+        self._sync_running()
+        self._update_status()
+        self.recording_changed.emit(False)
+
+    def _on_recording_failed(self, message: str) -> None:
+        if self.record_button.isChecked():
+            self.record_button.blockSignals(True)
+            self.record_button.setChecked(False)
+            self.record_button.blockSignals(False)
+        if self.recording.last_session_id is not None:
+            self.export_recording_action.setEnabled(True)
+        self.state.show_status(f"Recording: {message}", 0)
+        self._sync_running()
+        self._update_status()
+        self.recording_changed.emit(False)
+
+    def _default_export_path(self, stem: str) -> str:
+        folder = QStandardPaths.writableLocation(
+            QStandardPaths.StandardLocation.DocumentsLocation
+        ) or str(Path.home())
+        return str(Path(folder) / f"{stem}-{datetime.now():%Y%m%d-%H%M%S}.csv")
+
+    def _ask_path(self, title: str, stem: str) -> str:
+        path, _filter = QFileDialog.getSaveFileName(
+            self, title, self._default_export_path(stem), "CSV files (*.csv)"
+        )
+        return path
+
+    def _choose_history_export(self) -> None:
+        path = self._ask_path("Export the shown history as CSV", "monitor-history")
+        if path and not self.export_history_csv(path):
+            self.state.show_status("Nothing to export yet: no samples", 6000)
+
+    def _choose_recording_export(self) -> None:
+        session_id = self.recording.last_session_id
+        if session_id is None:
+            return
+        path = self._ask_path(f"Export recorded session #{session_id} as CSV", "monitor-session")
+        if path:
+            self.export_recording_csv(path, session_id)
+
+    def _on_export_done(self, result: object) -> None:
+        if isinstance(result, tuple) and len(result) == 2:
+            path, rows = str(result[0]), int(result[1])
+            self.state.show_status(f"Exported {rows} rows to {path}", 8000)
+            self.export_finished.emit(path, rows)
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+class _SampledElsewhere:
+    """The session's sampler slot: samples are taken in the sampling thread and fed in."""
+
+    def sample(self) -> SystemSample:
+        raise RuntimeError("the Monitor tab samples in its sampling thread")
+
+    def close(self) -> None:
+        return None
+
+
+def _real_sampler() -> Sampler:
+    from desktopapp.devices.sampler import RealSampler
+
+    return RealSampler()
+
+
+def _is_no_gpu(problem: str) -> bool:
+    return problem.startswith("GPU:") or problem.startswith("GPU unavailable")
+
+
+def _no_gpu_reason(problems: tuple[str, ...]) -> str:
+    """One clear reason from the sampler's problems, e.g. "no NVIDIA driver installed"."""
+    for problem in problems:
+        if _is_no_gpu(problem) or "NVML" in problem or "GPU" in problem:
+            text = problem.removeprefix("GPU:").strip()
+            text = text.removeprefix("unavailable because").strip()
+            return text.rstrip(".") or "the sampler reports no GPU"
+    return "the sampler reports no GPU on this machine"
+
+
+def create_monitor_tab(
+    state: AppState,
+    parent: QWidget | None = None,
+    sampler_factory: Callable[[], Sampler] | None = None,
+) -> MonitorTab:
+    """The tab with the real sampler, or the scripted demo when the demo variable is set."""
+    from desktopapp.ui.monitor.demo import DEMO_NOTE, demo_requested, demo_sampler
+
+    if sampler_factory is None and demo_requested():
+        return MonitorTab(state, parent, sampler_factory=demo_sampler, demo_note=DEMO_NOTE)
+    return MonitorTab(state, parent, sampler_factory=sampler_factory)
