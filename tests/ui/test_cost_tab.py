@@ -480,7 +480,15 @@ def test_invalid_input_is_marked_and_shows_dashes(
     assert tab.inputs.pue in marked and marked[tab.inputs.pue].startswith("pue:")
     assert tab.inputs.pue.property("invalid") is True
     assert tab.headline.owning_card.value_text() == units.DASH
-    assert tab.table.table.rowCount() == 0
+    assert [tab.table.cell_text(0, c) for c in range(1, 5)] == [units.DASH] * 4
+    # What needs no owning figure is still shown: the cloud prices, ranked.
+    table = tab.table.table
+    assert table.rowCount() == len(tab.compared) + 1
+    per_hour = sorted(cloud_for(key).effective_price for key in tab.compared)
+    assert [tab.table.cell_text(r, 1) for r in range(1, table.rowCount())] == [
+        units.format_money(p) for p in per_hour
+    ]
+    assert all(tab.table.cell_text(r, 2) == units.DASH for r in range(1, table.rowCount()))
     assert tab.cost_state.inputs == before  # the state keeps the last valid inputs
     assert tab.cost_state.result is None
     assert any("pue" in m for m in messages)
@@ -521,6 +529,15 @@ def test_accelerator_without_server_price_asks_for_one(qtbot: QtBot, tab: CostTa
     assert tab.inputs.server_price in tab.marked_fields()
     assert "No catalog server price" in tab.marked_fields()[tab.inputs.server_price]
     assert tab.headline.owning_card.value_text() == units.DASH
+    cheapest = min(
+        CloudInputs(
+            cloud_price=next(o for o in offers_for("b200") if o.id == key[0]).price(key[1]) or 0,
+            pricing=key[1],
+            spot_overhead=planning.default_spot_overhead(),
+        ).effective_price
+        for key in tab.compared
+    )
+    assert tab.headline.cloud_card.value_text() == units.format_money(cheapest)
     type_into(qtbot, tab.inputs.server_price, "450k")
     tab.flush()
     assert tab.marked_fields() == {}

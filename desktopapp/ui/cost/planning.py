@@ -149,6 +149,7 @@ def owning_defaults(accelerator_id: str, gpus_per_server: int | None = None) -> 
                 power_source = f"{server.name}, {server.power_source}"
                 power_note = f"{server.name}, maximum draw."
             else:
+                power = float(f"{power:.3g}")  # an estimate: three figures are all it has
                 power_note = f"Estimated from {per_server} × {acc.tdp_w:g} W GPU TDP."
                 ratio = defaults.get("server_power_per_gpu_tdp")
                 power_source = (

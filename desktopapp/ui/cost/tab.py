@@ -295,7 +295,10 @@ class CostTab(QWidget):
         defaults = owning_defaults(self._accelerator_id, inp.gpus_per_server.value())
         if not self._price_typed:
             inp.server_price.set_value(defaults.server_price)
-            inp.server_price_source.setText(html.escape(defaults.server_price_source))
+            text = html.escape(defaults.server_price_source)
+            if defaults.server_price is None:  # nothing to fall back on: ask for a quote
+                text = f"<span style='color:{COLORS['bad']}'>{text}</span>"
+            inp.server_price_source.setText(text)
         else:
             inp.server_price_source.setText("Typed in by you.")
         inp.server_price_source.setToolTip(defaults.server_price_source)
@@ -700,14 +703,14 @@ class CostTab(QWidget):
             f"({html.escape(option.label)})."
         )
         colors = {key: option_color(i) for i, key in enumerate(self._existing_compared())}
-        rows: list[list[tuple[str, str, str | None]]] = [
-            [("Own", reason, None)] + [(DASH, reason, None)] * 4 + [("", "", None)] * 2
-        ]
+        Cell = tuple[str, str, str | None]
+        dash: Cell = (DASH, reason, None)
+        blank: Cell = ("", "", None)
+        rows: list[list[Cell]] = [[("Own", reason, None), dash, dash, dash, dash, blank, blank]]
         for item, per_hour in ranked:
             tip = formula_tooltip(item.label, "price × (1 + spot overhead, spot only)")
             rows.append(
-                [(item.label, tip, None), (units.format_money(per_hour), tip, None)]
-                + [(DASH, reason, None)] * 5
+                [(item.label, tip, None), (units.format_money(per_hour), tip, None)] + [dash] * 5
             )
         self.table.set_rows(rows, [OWNING_COLOR] + [colors[i.key] for i, _p in ranked])
         self.table.note.setText(f"Owning cannot be computed: {reason}")

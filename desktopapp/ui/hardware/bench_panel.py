@@ -326,9 +326,10 @@ def results_table(model: ResultsModel) -> QTableView:
     table.verticalHeader().setDefaultSectionSize(24)
     header = table.horizontalHeader()
     header.setHighlightSections(False)
-    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
-    header.setMinimumSectionSize(60)
+    header.setMinimumSectionSize(64)
+    table.resizeColumnsToContents()
     return table
 
 
@@ -357,7 +358,9 @@ class ThroughputPlot(QStackedWidget):
             self.plot = make_plot(
                 "Achieved matmul throughput", "matrix size N (N×N · N×N, log₂ scale)", "TFLOP/s"
             )
-            self.plot.getPlotItem().addLegend(offset=(8, 8), labelTextSize="9pt")
+            self.plot.getPlotItem().addLegend(
+                offset=(8, 4), labelTextSize="9pt", colCount=4, verSpacing=-4
+            )
             self.addWidget(self.plot)
         return self.plot
 
@@ -435,7 +438,7 @@ class ThroughputPlot(QStackedWidget):
         axis = item.getAxis("bottom")
         axis.setTicks([[(log2_size(s), f"{s:,}") for s in sizes], []])
         item.setXRange(x_low, x_high, padding=0)
-        item.setYRange(0, top * 1.15 if top > 0 else 1.0, padding=0)
+        item.setYRange(0, top * 1.3 if top > 0 else 1.0, padding=0)
         self.setCurrentWidget(plot)
 
     def has_data(self) -> bool:

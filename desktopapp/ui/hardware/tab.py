@@ -193,18 +193,33 @@ class HardwareTab(QWidget):
 
         # Right: what it delivers.
         self.controls = BenchControls()
-        self.findings = Notice("Findings")
-        self.findings.setVisible(False)
         self.results_model = ResultsModel(self)
         self.results_view = results_table(self.results_model)
         self.plot = ThroughputPlot()
+        self.findings = Notice("Findings", tone="info")
+        self.findings.setVisible(False)
+        findings_scroll = QScrollArea()
+        findings_scroll.setWidgetResizable(True)
+        findings_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        findings_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        findings_scroll.setWidget(self.findings)
+        findings_scroll.setMinimumWidth(260)
+        findings_scroll.setVisible(False)
+        self.findings_scroll = findings_scroll
         self.results_caption = QLabel("")
         self.results_caption.setObjectName("Muted")
+        top_split = QSplitter(Qt.Orientation.Horizontal)
+        top_split.setChildrenCollapsible(False)
+        top_split.addWidget(self.plot)
+        top_split.addWidget(findings_scroll)
+        top_split.setStretchFactor(0, 3)
+        top_split.setStretchFactor(1, 2)
+        top_split.setSizes([540, 340])
         live_split = QSplitter(Qt.Orientation.Vertical)
         live_split.setChildrenCollapsible(False)
-        live_split.addWidget(self.plot)
+        live_split.addWidget(top_split)
         live_split.addWidget(self.results_view)
-        live_split.setSizes([300, 220])
+        live_split.setSizes([290, 230])
         live = QWidget()
         live_layout = QVBoxLayout(live)
         live_layout.setContentsMargins(0, 8, 0, 0)
@@ -217,6 +232,7 @@ class HardwareTab(QWidget):
         self.sub_tabs = QTabWidget()
         self.sub_tabs.setObjectName("SubTabs")
         self.sub_tabs.setDocumentMode(True)
+        self.sub_tabs.tabBar().setDrawBase(False)
         self.sub_tabs.addTab(live, "Live results")
         self.sub_tabs.addTab(self.history, "History")
 
@@ -231,7 +247,6 @@ class HardwareTab(QWidget):
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.setSpacing(SPACING - 4)
         right_layout.addWidget(self.controls)
-        right_layout.addWidget(self.findings)
         right_layout.addWidget(results_frame, 1)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -553,8 +568,7 @@ class HardwareTab(QWidget):
             self._show_step(f"Cannot start: {exc}")
             return False
         self._generation += 1
-        self._findings = []
-        self.findings.set_lines([])
+        self._clear_findings()
         self.results_model.set_results([])
         self._device = None
         self._shown_label = "this run"
@@ -603,6 +617,7 @@ class HardwareTab(QWidget):
         self.controls.show_progress(event.fraction, event.message, eta_text(event.eta_s))
         if event.result is not None:
             self.results_model.append(event.result)
+            self.results_view.resizeColumnsToContents()
             self.results_view.scrollToBottom()
             if event.result.suite == "matmul":
                 self._refresh_plot()
@@ -667,6 +682,12 @@ class HardwareTab(QWidget):
         self.findings.set_lines(
             self._findings, title=f"Findings · {count}" if count > 1 else "Finding"
         )
+        self.findings_scroll.setVisible(True)
+
+    def _clear_findings(self) -> None:
+        self._findings = []
+        self.findings.set_lines([])
+        self.findings_scroll.setVisible(False)
 
     def findings_lines(self) -> list[str]:
         return list(self._findings)
@@ -808,8 +829,8 @@ class HardwareTab(QWidget):
         self._shown_label = loaded.label
         self._device = measured_device_from_info(loaded.device_info, loaded.device)
         self.results_model.set_results(loaded.results)
-        self._findings = []
-        self.findings.set_lines([])
+        self.results_view.resizeColumnsToContents()
+        self._clear_findings()
         for warning in loaded.warnings:
             self._add_finding(warning)
         self._refresh_plot()

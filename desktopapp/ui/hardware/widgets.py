@@ -98,7 +98,7 @@ QHeaderView::section {{
     border-bottom: 1px solid {c["border"]}; padding: 5px 8px; font-weight: 600;
     font-size: {small};
 }}
-QTabWidget#SubTabs::pane {{ border: none; }}
+QTabWidget#SubTabs::pane {{ border: none; border-top: 1px solid {c["border"]}; top: -1px; }}
 QTabWidget#SubTabs QTabBar::tab {{ padding: 6px 14px; }}
 QLabel#Empty {{ color: {c["faint"]}; font-size: {BASE_POINT_SIZE + 1:.0f}pt; }}
 """

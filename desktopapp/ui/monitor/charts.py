@@ -20,7 +20,14 @@ import numpy.typing as npt
 from pyqtgraph import AxisItem, DateAxisItem
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont
-from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QGraphicsItem,
+    QGridLayout,
+    QLabel,
+    QVBoxLayout,
+    QWidget,
+)
 
 from desktopapp.model.ringbuffer import MonitorHistory
 from desktopapp.model.units import GIB, KIB, MIB, format_duration
@@ -259,7 +266,10 @@ class MonitorPlot:
         w.hideButtons()
         w.setMinimumHeight(110)
         item = w.getPlotItem()
-        item.showGrid(x=True, y=True, alpha=0.12)
+        # Horizontal grid only, drawn by the left axis, which is cached as a pixmap: its ticks
+        # rarely change while the time axis scrolls on every refresh.
+        item.showGrid(x=False, y=True, alpha=0.12)
+        item.getAxis("left").setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         item.layout.setContentsMargins(0, 0, 4, 0)
         tick_font = QFont()
         tick_font.setPointSizeF(BASE_POINT_SIZE - 1.5)
@@ -450,6 +460,10 @@ class PlotGrid(QWidget):
         if self._first is not None:
             x1 = self.x_of(latest)
             self._first.item.setXRange(x1 - span, x1, padding=0)
+            # Apply the new range now: left to paint time, the transform change schedules a
+            # second paint of every plot.
+            for plot in self.plots.values():
+                plot.view.updateMatrix()
         if math.isfinite(self._cursor_t):
             self._place_cursor()
         self.refreshes += 1
