@@ -165,7 +165,9 @@ def _split(text: str | None) -> tuple[str, ...] | None:
 
 
 def _progress_line(event: Any) -> str:
-    eta = f"ETA {format_duration(event.eta_s)}" if event.eta_s is not None else ""
+    eta = ""
+    if event.eta_s is not None and not event.done:
+        eta = "ETA <1 s" if event.eta_s < 1 else f"ETA {format_duration(event.eta_s)}"
     return f"[{event.fraction * 100:3.0f}%] {eta:>12}  {event.message}"
 
 
@@ -227,6 +229,16 @@ def run_bench(args: argparse.Namespace) -> int:
         )
     print(f"{target.name} ({target.spec}); peaks: {target.peak_source or DASH}")
     print_table(rows, headers=["suite", "dtype", "variant", "size", "result", "time/op", "% peak"])
+    for r in run.results:
+        if r.suite == "profile" and r.extra.get("operators"):
+            print(f"\nTop operators of one training step ({r.extra.get('sorted_by', '')}):")
+            print_table(
+                [
+                    [op["name"], format_duration(op["self_seconds"]), f"{op['percent']:.1f}%"]
+                    for op in r.extra["operators"]
+                ],
+                headers=["operator", "self time", "share"],
+            )
     if notes:
         print("\nNotes:")
         for note in notes:

@@ -4,7 +4,9 @@ bf16 autocast on CPU/CUDA (and XPU), fp16 autocast with GradScaler on CUDA/MPS. 
 is measured on this device: on a CPU without native bf16 autocast makes training *slower*,
 and the suite says so.
 
-Every mode is first probed at batch 1 and the batch is then chosen so that one step stays well
+Every mode is first probed on a short sequence at batch 1 (a few hundred µs of work on a fast
+device, a fraction of a second on a CPU without bf16) and the batch is then chosen so that one
+step stays well
 inside the time budget (a slow mode cannot stall the run, and cancel stays responsive).
 """
 
@@ -83,13 +85,14 @@ def amp_suite(
     def event(message: str, **kw: Any) -> ProgressEvent:
         return ProgressEvent(eta.fraction, message, eta.eta_s, suite="amp", **kw)
 
-    probes: dict[str, float] = {}
+    probes: dict[str, float] = {}  # seconds per step at ``probe_shape``
+    probe_shape = BlockShape(shape.d_model, shape.heads, shape.ff, min(shape.seq, 32), 1)
     for mode in modes:
         if token is not None:
             token.raise_if_cancelled()
         yield event(f"amp: probing {mode} at batch 1…")
         try:
-            probes[mode] = _probe(target, shape.with_batch(1), mode)
+            probes[mode] = _probe(target, probe_shape, mode)
         except Cancelled:
             raise
         except Exception as exc:
@@ -100,8 +103,10 @@ def amp_suite(
     if "fp32" not in probes:
         yield ProgressEvent(1.0, "amp done", 0.0, suite="amp")
         return
-    # One step may use at most a quarter of the budget: warm-up and ≥3 samples then fit.
-    slowest = max(probes.values())
+    # Predicted step time scales with tokens; one step may use at most a quarter of the budget
+    # so that warm-up and ≥3 samples fit.
+    per_row = {m: t * shape.seq / probe_shape.seq for m, t in probes.items()}  # batch-1 step
+    slowest = max(per_row.values())
     batch = max(1, min(shape.batch, int(budget_s / 4 / max(slowest, 1e-6))))
     if batch < shape.batch:
         batch = 2 ** int(math.log2(batch))
@@ -114,20 +119,21 @@ def amp_suite(
             continue
         if token is not None:
             token.raise_if_cancelled()
-        if probes[mode] * batch > budget_s:
-            # Too slow to time repeatedly: report the batch-1 probe (one step after a warm-up),
-            # compared with fp32's probe at the same batch.
+        if per_row[mode] * batch > budget_s:
+            # Too slow to time repeatedly: report the probe (one step after a warm-up),
+            # compared with fp32's probe of the same shape.
             eta.step_done()
-            probe_shape = shape.with_batch(1)
             timing = Timing(probes[mode], probes[mode], (probes[mode],), 1, probes[mode], 0, True)
             speedup = probes["fp32"] / probes[mode] if mode != "fp32" else None
             result = _result(target, probe_shape, mode, timing, None, speedup, math.nan, probe=True)
             yield event(
-                f"amp {mode}: {probes[mode]:.2g} s per step at batch 1 (probe only)",
+                f"amp {mode}: {probes[mode]:.2g} s per step of {probe_shape.tokens} tokens "
+                "(probe only)",
                 result=result,
                 warning=(
-                    f"amp {mode}: one step at batch 1 took {probes[mode]:.2g} s, over the "
-                    f"{budget_s:g} s budget: reported from a single timed step"
+                    f"amp {mode}: one step of {probe_shape.tokens} tokens took "
+                    f"{probes[mode]:.2g} s; a full step would exceed the {budget_s:g} s budget, "
+                    "so this is reported from a single timed step"
                 ),
             )
             finding = _finding(target, mode, result)

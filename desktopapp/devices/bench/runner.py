@@ -184,7 +184,7 @@ def busy_warning(load: float | None = None, cpus: int | None = None) -> str | No
         except (AttributeError, OSError):  # Windows
             return None
     cpus = cpus or os.cpu_count() or 1
-    if load < max(0.5, 0.25 * cpus):
+    if load < max(1.0, 0.3 * cpus):
         return None
     return (
         f"other processes are using the CPU (1-minute load average {load:.1f} on {cpus} "

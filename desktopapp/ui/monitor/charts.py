@@ -55,6 +55,9 @@ _pg = pg()  # configures pyqtgraph (theme colours) before any item is made
 
 FloatArray = npt.NDArray[np.float64]
 
+import os
+EXPERIMENT_DASH = os.environ.get("EXP_DASH", "1") == "1"
+EXPERIMENT_AA = os.environ.get("EXP_AA", "1") == "1"
 AGO = "ago"
 CLOCK = "clock"
 MIN_SPAN_S = 2.0  # the x axis grows with the session until it reaches the timebase
@@ -89,6 +92,22 @@ STRIP_COLORS: tuple[tuple[float, str], ...] = (
     (0.9, "#E0812E"),
     (1.0, "#CF3F3F"),
 )
+
+
+SPAN_STEPS_S: tuple[float, ...] = (2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600)
+
+
+def visible_span(elapsed_s: float, timebase_s: float | None) -> float:
+    """Seconds the x axis shows: the timebase, or while the session is shorter, the next
+    step of :data:`SPAN_STEPS_S` (doubling past an hour) that holds it. Growing in steps keeps
+    the axis still between refreshes instead of rescaling on every sample."""
+    span = next((s for s in SPAN_STEPS_S if s >= elapsed_s), 0.0)
+    if not span:
+        span = SPAN_STEPS_S[-1]
+        while span < elapsed_s:
+            span *= 2
+    span = max(float(span), MIN_SPAN_S)
+    return span if timebase_s is None else min(span, timebase_s)
 
 
 def _byte_unit(value: float) -> tuple[float, str]:
@@ -216,6 +235,8 @@ class MonitorPlot:
         self.value_axis = ValueAxis(spec.kind)
         self.widget = _pg.PlotWidget(axisItems={"bottom": self.time_axis, "left": self.value_axis})
         self._style_widget()
+        # The view paints its whole background itself: Qt need not paint the card beneath.
+        self.widget.viewport().setAttribute(Qt.WidgetAttribute.WA_OpaquePaintEvent, True)
         layout = QVBoxLayout(self.frame)
         layout.setContentsMargins(10, 8, 8, 4)
         layout.setSpacing(2)
@@ -290,9 +311,9 @@ class MonitorPlot:
     def _make_curve(self, spec: CurveSpec) -> Any:
         color = QColor(spec.color)
         pen = _pg.mkPen(color, width=spec.width)
-        if spec.dashed:
+        if spec.dashed and EXPERIMENT_DASH:
             pen.setStyle(Qt.PenStyle.DashLine)
-        curve = _pg.PlotCurveItem(pen=pen, connect="finite", antialias=True)
+        curve = _pg.PlotCurveItem(pen=pen, connect="finite", antialias=EXPERIMENT_AA)
         if spec.fill:
             fill = QColor(color)
             fill.setAlpha(34)
@@ -438,15 +459,13 @@ class PlotGrid(QWidget):
             return 0
         self._latest = latest
         elapsed = max(0.0, latest - first_t) if math.isfinite(first_t) else 0.0
-        span = max(elapsed, MIN_SPAN_S)
-        if timebase_s is not None:
-            span = min(span, timebase_s)
+        span = visible_span(elapsed, timebase_s)
         self._strip_counter += 1
         drawn = 0
         for plot in self.plots.values():
             if not plot.on_screen():
                 continue
-            points = max(200, min(1600, plot.pixel_width()))
+            points = max(120, min(800, plot.pixel_width() // 2))
             ys: list[FloatArray] = []
             for channel, curve in plot.curves.items():
                 t, y = history.series(channel, timebase_s, points)
