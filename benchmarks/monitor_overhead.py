@@ -126,18 +126,24 @@ def short_run(seconds: float, size: tuple[int, int]) -> int:
     baseline = (phases[0].cpu_percent + phases[3].cpu_percent) / 2
     print(f"{'phase':<26}{'CPU % of a core':>16}{'extra':>9}{'ratio':>8}{'samples':>9}{'draws':>7}")
     for p in phases:
-        ratio = p.cpu_percent / baseline if baseline > 0 else float("inf")
+        # The idle app uses next to no CPU: a ratio to ~0 says nothing, so it is shown only
+        # when the baseline is measurable (CPU time is counted in 10 ms steps).
+        measurable = baseline >= 0.05
+        ratio = f"{p.cpu_percent / baseline:.2f}" if measurable else "—"
         print(
             f"{p.name:<26}{p.cpu_percent:>16.2f}{p.cpu_percent - baseline:>+9.2f}"
-            f"{ratio:>8.2f}{p.samples:>9}{p.draws:>7}"
+            f"{ratio:>8}{p.samples:>9}{p.draws:>7}"
         )
     extra_1 = phases[1].cpu_percent - baseline
     extra_10 = phases[2].cpu_percent - baseline
     ok_1, ok_10 = extra_1 <= EXTRA_1HZ_MAX, extra_10 <= EXTRA_10HZ_MAX
     print(f"baseline (mean of idle phases): {baseline:.2f}% of one core")
     print(
-        f"extra at 1 Hz: {extra_1:.2f}% (target ≤ {EXTRA_1HZ_MAX:g}%) "
-        f"{'PASS' if ok_1 else 'FAIL'}"
+        f"extra against the target: 1 Hz {extra_1 / EXTRA_1HZ_MAX:.0%} of its budget, "
+        f"10 Hz {extra_10 / EXTRA_10HZ_MAX:.0%} of its budget"
+    )
+    print(
+        f"extra at 1 Hz: {extra_1:.2f}% (target ≤ {EXTRA_1HZ_MAX:g}%) {'PASS' if ok_1 else 'FAIL'}"
     )
     print(
         f"extra at 10 Hz: {extra_10:.2f}% (target ≤ {EXTRA_10HZ_MAX:g}%) "
@@ -156,7 +162,7 @@ def long_run(minutes: float, size: tuple[int, int]) -> int:
     readings.append((0.0, rss_mb()))
     print(f"{'minute':>7}{'RSS MB':>10}{'samples':>9}")
     print(f"{0:>7}{readings[-1][1]:>10.1f}{0:>9}")
-    for minute in range(1, int(round(minutes)) + 1):
+    for minute in range(1, round(minutes) + 1):
         run_loop(60.0)
         readings.append((float(minute), rss_mb()))
         print(

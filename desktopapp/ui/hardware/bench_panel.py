@@ -361,6 +361,7 @@ class ThroughputPlot(QStackedWidget):
             self.plot.getPlotItem().addLegend(
                 offset=(8, 4), labelTextSize="9pt", colCount=4, verSpacing=-4
             )
+            self.plot.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
             self.addWidget(self.plot)
         return self.plot
 

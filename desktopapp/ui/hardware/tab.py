@@ -16,7 +16,7 @@ import socket
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from PySide6.QtCore import QSignalBlocker, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QShowEvent, QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
@@ -356,6 +356,14 @@ class HardwareTab(QWidget):
     def closeEvent(self, event: QCloseEvent) -> None:  # a tab shown on its own (tests)
         self.shutdown()
         super().closeEvent(event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Follow a theme switch: rebuild this tab's style sheet from the active palette."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            sheet = hardware_style_sheet()
+            if sheet != self.styleSheet():
+                self.setStyleSheet(sheet)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

@@ -44,13 +44,13 @@ QLabel#Chip {{
     background: {c["surface_alt"]}; color: {c["muted"]}; border: 1px solid {c["border"]};
 }}
 QLabel#Chip[tone="ml"] {{
-    background: {c["accent_soft"]}; color: {c["accent_dark"]}; border: 1px solid #C7D8FB;
+    background: {c["accent_soft"]}; color: {c["accent_dark"]}; border: 1px solid {c["accent_soft"]};
 }}
 QLabel#Chip[tone="warn"] {{
-    background: {c["warn_soft"]}; color: {c["warn"]}; border: 1px solid #F1DDB5;
+    background: {c["warn_soft"]}; color: {c["warn"]}; border: 1px solid {c["warn_soft"]};
 }}
 QLabel#Chip[tone="good"] {{
-    background: {c["good_soft"]}; color: {c["good"]}; border: 1px solid #C5E6D1;
+    background: {c["good_soft"]}; color: {c["good"]}; border: 1px solid {c["good_soft"]};
 }}
 QFrame#PeakTile {{
     background: {c["surface_alt"]}; border: 1px solid {c["border"]}; border-radius: 6px;
@@ -60,10 +60,10 @@ QLabel#PeakValue {{ font-size: {BASE_POINT_SIZE + 3:.0f}pt; font-weight: 600;
     color: {c["text"]}; }}
 QLabel#PeakUnit {{ color: {c["faint"]}; font-size: {small}; }}
 QFrame#Notice {{
-    background: {c["warn_soft"]}; border: 1px solid #F1DDB5; border-radius: 8px;
+    background: {c["warn_soft"]}; border: 1px solid {c["warn_soft"]}; border-radius: 8px;
 }}
 QFrame#Notice[tone="info"] {{
-    background: {c["accent_soft"]}; border: 1px solid #C7D8FB;
+    background: {c["accent_soft"]}; border: 1px solid {c["accent_soft"]};
 }}
 QLabel#NoticeTitle {{ color: {c["warn"]}; font-weight: 700; }}
 QFrame#Notice[tone="info"] QLabel#NoticeTitle {{ color: {c["accent_dark"]}; }}

@@ -38,8 +38,8 @@ from desktopapp.ui.monitor.layout import (
     CELSIUS,
     CPU,
     CPU_Y_RANGE,
-    PERCENT_Y_RANGE,
     PERCENT,
+    PERCENT_Y_RANGE,
     STRIP_BOTTOM,
     STRIP_TOP,
     WATTS,
@@ -55,9 +55,6 @@ _pg = pg()  # configures pyqtgraph (theme colours) before any item is made
 
 FloatArray = npt.NDArray[np.float64]
 
-import os
-EXPERIMENT_DASH = os.environ.get("EXP_DASH", "1") == "1"
-EXPERIMENT_AA = os.environ.get("EXP_AA", "1") == "1"
 AGO = "ago"
 CLOCK = "clock"
 MIN_SPAN_S = 2.0  # the x axis grows with the session until it reaches the timebase
@@ -311,9 +308,9 @@ class MonitorPlot:
     def _make_curve(self, spec: CurveSpec) -> Any:
         color = QColor(spec.color)
         pen = _pg.mkPen(color, width=spec.width)
-        if spec.dashed and EXPERIMENT_DASH:
+        if spec.dashed:
             pen.setStyle(Qt.PenStyle.DashLine)
-        curve = _pg.PlotCurveItem(pen=pen, connect="finite", antialias=EXPERIMENT_AA)
+        curve = _pg.PlotCurveItem(pen=pen, connect="finite", antialias=True)
         if spec.fill:
             fill = QColor(color)
             fill.setAlpha(34)

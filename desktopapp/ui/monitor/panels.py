@@ -10,7 +10,8 @@ import html
 import math
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import (
     QCheckBox,
     QFrame,
@@ -40,6 +41,7 @@ from desktopapp.ui.common.result_card import ResultCard, formula_tooltip
 from desktopapp.ui.common.section import Section
 from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, INNER_SPACING
 from desktopapp.ui.monitor.layout import gpu_color
+from desktopapp.ui.monitor.summary import SessionTotals, format_energy
 
 # severity → (text colour, background, badge word)
 SEVERITY_STYLE: dict[str, tuple[str, str, str]] = {
@@ -137,35 +139,74 @@ class Banner(QFrame):
 # --- live readings ----------------------------------------------------------------------------
 
 
-class _Tile(QFrame):
-    """Caption, big value, small detail: one live reading."""
+class _Tile(QWidget):
+    """Caption, big value, small detail: one live reading.
+
+    Painted directly instead of with labels: its text changes every second, and a label's new
+    text asks every enclosing layout to re-check its size, which ends in repainting the whole
+    window around the plots. The tile keeps a fixed size hint and repaints only itself.
+    """
 
     def __init__(self, caption: str, accent: str) -> None:
         super().__init__()
-        self.setObjectName("LiveTile")
-        self.setStyleSheet(
-            f"QFrame#LiveTile {{ background: {COLORS['surface']}; "
-            f"border: 1px solid {COLORS['border']}; border-left: 3px solid {accent}; "
-            "border-radius: 6px; }"
-        )
-        self.caption = _label("CardCaption")
-        self.caption.setText(caption.upper())
-        self.value = _label()
-        self.value.setStyleSheet(
-            f"font-size: {BASE_POINT_SIZE + 4:.0f}pt; font-weight: 600; color: {COLORS['text']};"
-        )
-        self.detail = _label("CardDetail")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(10, 5, 10, 6)
-        layout.setSpacing(0)
-        layout.addWidget(self.caption)
-        layout.addWidget(self.value)
-        layout.addWidget(self.detail)
+        self.caption = caption.upper()
+        self.accent = QColor(accent)
+        self.value = ""
+        self.detail = ""
+        base = QFont(self.font())
+        self._caption_font = QFont(base)
+        self._caption_font.setPointSizeF(BASE_POINT_SIZE - 1)
+        self._caption_font.setWeight(QFont.Weight.DemiBold)
+        self._value_font = QFont(base)
+        self._value_font.setPointSizeF(BASE_POINT_SIZE + 4)
+        self._value_font.setWeight(QFont.Weight.DemiBold)
+        self._detail_font = QFont(base)
+        self._detail_font.setPointSizeF(BASE_POINT_SIZE - 1)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setMinimumWidth(120)
+
+    def sizeHint(self) -> QSize:
+        height = (
+            QFontMetrics(self._caption_font).height()
+            + QFontMetrics(self._value_font).height()
+            + QFontMetrics(self._detail_font).height()
+            + 12
+        )
+        return QSize(200, height)
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(120, self.sizeHint().height())
 
     def set(self, value: str, detail: str) -> None:
-        set_text(self.value, value)
-        set_text(self.detail, detail)
+        if (value, detail) != (self.value, self.detail):
+            self.value, self.detail = value, detail
+            self.setToolTip(f"{self.caption.title()}: {value}\n{detail}")
+            self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        rect = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
+        painter.setPen(QPen(QColor(COLORS["border"]), 1))
+        painter.setBrush(QColor(COLORS["surface"]))
+        painter.drawRoundedRect(rect, 6, 6)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(self.accent)
+        painter.drawRoundedRect(QRectF(0, 0, 4, self.height()), 2, 2)
+        x, width = 12, self.width() - 20
+        y = 5
+        for text, font, colour in (
+            (self.caption, self._caption_font, COLORS["muted"]),
+            (self.value or DASH, self._value_font, COLORS["text"]),
+            (self.detail, self._detail_font, COLORS["faint"]),
+        ):
+            metrics = QFontMetrics(font)
+            painter.setFont(font)
+            painter.setPen(QColor(colour))
+            shown = metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
+            painter.drawText(x, y + metrics.ascent(), shown)
+            y += metrics.height()
+        painter.end()
 
 
 def _pct(value: float) -> str:
@@ -534,3 +575,63 @@ class IdleCostPanel(Section):
         else:
             note = "Counting starts with the second sample."
         set_text(self.note, note)
+
+
+# --- session totals ---------------------------------------------------------------------------
+
+
+class SessionPanel(Section):
+    """How long the session ran and what it used: per-GPU means, peaks and energy, CPU, RAM.
+    Built with the first sample, when the GPUs are known."""
+
+    def __init__(self, gpus: Sequence[tuple[int, str]], parent: QWidget | None = None) -> None:
+        super().__init__("This session", parent=parent)
+        _caption, self.duration = self._value_row("Watched")
+        self.gpu_rows: dict[int, QLabel] = {}
+        for index, name in gpus:
+            caption, label = self._value_row(f"GPU {index}")
+            caption.setStyleSheet(f"color: {gpu_color(index)}; font-weight: 600;")
+            label.setToolTip(name)
+            self.gpu_rows[index] = label
+        self.energy: QLabel | None = None
+        if gpus:
+            _caption, self.energy = self._value_row("GPU energy")
+        _caption, self.cpu = self._value_row("CPU")
+        _caption, self.ram = self._value_row("RAM")
+
+    def _value_row(self, caption: str) -> tuple[QLabel, QLabel]:
+        value = _label()
+        value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        return self.add_row(caption, value), value
+
+    def show_totals(self, totals: SessionTotals, interval_s: float) -> None:
+        set_text(
+            self.duration,
+            f"{format_duration(totals.duration_s)} · {totals.samples} samples, "
+            f"every {interval_s:g} s",
+        )
+        for gpu in totals.gpus:
+            label = self.gpu_rows.get(gpu.index)
+            if label is None:
+                continue
+            energy = format_energy(gpu.energy_j)
+            if gpu.energy_estimated and math.isfinite(gpu.energy_j):
+                energy = f"≈{energy}"
+            set_text(
+                label,
+                f"{_pct(gpu.mean_util_percent)} mean util · {_num(gpu.mean_power_w, 'W')} mean · "
+                f"{energy}\npeak memory {format_bytes(gpu.peak_memory_bytes)} · "
+                f"peak {_num(gpu.peak_temperature_c, '°C')}",
+            )
+        if self.energy is not None:
+            estimated = any(g.energy_estimated for g in totals.gpus)
+            set_text(
+                self.energy,
+                format_energy(totals.gpu_energy_j)
+                + (" (partly mean power × time)" if estimated else ""),
+            )
+        set_text(
+            self.cpu,
+            f"{_pct(totals.cpu_mean_percent)} mean · {_pct(totals.cpu_peak_percent)} peak",
+        )
+        set_text(self.ram, f"peak {format_bytes(totals.ram_peak_bytes)} in use")

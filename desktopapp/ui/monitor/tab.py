@@ -57,6 +57,7 @@ from desktopapp.ui.monitor.panels import (
     DiagnosisPanel,
     IdleCostPanel,
     LiveStrip,
+    SessionPanel,
     set_text,
 )
 from desktopapp.ui.monitor.recording import (
@@ -66,6 +67,7 @@ from desktopapp.ui.monitor.recording import (
     write_history_csv,
 )
 from desktopapp.ui.monitor.sampling import SamplerFactory, SamplingController
+from desktopapp.ui.monitor.summary import session_totals
 from desktopapp.ui.monitor.tables import (
     COST_SORT_COLUMN,
     PROCESS_COLUMNS,
@@ -173,11 +175,13 @@ class MonitorTab(QWidget):
         store_path: Path | None = None,
         warm_up: bool = True,
         demo_note: str = "",
+        buffer_seconds: float = BUFFER_SECONDS,
     ) -> None:
         super().__init__(parent)
         self.state = state
         self._factory: SamplerFactory = sampler_factory or _real_sampler
         self._demo_note = demo_note
+        self._buffer_seconds = buffer_seconds
         self._session: MonitorSession | None = None
         self._last: MonitorUpdate | None = None
         self._layout: GridLayout | None = None
@@ -356,6 +360,8 @@ class MonitorTab(QWidget):
         side_col.addWidget(self.diagnosis)
         side_col.addWidget(self.idle_panel)
         side_col.addStretch(1)
+        self.side_col = side_col
+        self.session_panel: SessionPanel | None = None
         side_scroll = QScrollArea()
         side_scroll.setWidgetResizable(True)
         side_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
@@ -417,6 +423,7 @@ class MonitorTab(QWidget):
 
             sys.stderr.write("monitor: the sampling thread did not stop within 5 s\n")
         self._exports.shutdown()
+        self._update_status()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.shutdown()
@@ -565,7 +572,7 @@ class MonitorTab(QWidget):
         self._session = MonitorSession(
             _SampledElsewhere(),
             rate_hz=BUFFER_RATE_HZ,
-            raw_seconds=BUFFER_SECONDS,
+            raw_seconds=self._buffer_seconds,
             idle_config=self._idle_config(),
         )
         self._specs = sample.channel_specs()
@@ -575,8 +582,11 @@ class MonitorTab(QWidget):
         self.grid.cursor_changed.connect(self._on_cursor)
         self.plot_stack.addWidget(self.grid)
         self.plot_stack.setCurrentWidget(self.grid)
-        self.live = LiveStrip([(g.index, g.name) for g in sample.gpus])
+        gpus = [(g.index, g.name) for g in sample.gpus]
+        self.live = LiveStrip(gpus)
         self.live_holder.addWidget(self.live)
+        self.session_panel = SessionPanel(gpus)
+        self.side_col.insertWidget(2, self.session_panel)
         if not self._layout.has_gpu:
             reason = _no_gpu_reason(sample.problems)
             self.gpu_banner.show_message(
@@ -640,6 +650,7 @@ class MonitorTab(QWidget):
                 self.live.show_sample(update.sample)
             self.diagnosis.show_diagnosis(update.diagnosis)
             self._show_idle(update.idle)
+            self._show_session()
         if force or warming or now - self._last_table >= TABLE_REFRESH_S:
             self._last_table = now
             self._show_tables(update)
@@ -650,18 +661,21 @@ class MonitorTab(QWidget):
 
     # --- panels -----------------------------------------------------------------------------
     def _show_problems(self, problems: tuple[str, ...]) -> None:
+        """A lost GPU goes to the banner; other sensor problems to the notes' tooltip."""
+        lost = [p for p in problems if _is_lost_gpu(p)]
         notes = [
             p
             for p in problems
-            if not any(p.startswith(x) for x in IGNORED_PROBLEMS) and not _is_no_gpu(p)
+            if not any(p.startswith(x) for x in IGNORED_PROBLEMS)
+            and not _is_no_gpu(p)
+            and p not in lost
         ]
         if notes:
-            set_text(self.notes_label, f"ⓘ {len(notes)} sensor note{'s' if len(notes) > 1 else ''}")
+            set_text(self.notes_label, f"{len(notes)} sensor note{'s' if len(notes) > 1 else ''}")
             self.notes_label.setToolTip("\n".join(notes))
         else:
             set_text(self.notes_label, "")
             self.notes_label.setToolTip("")
-        lost = [p for p in problems if "lost" in p and p.startswith("GPU")]
         if lost and self._layout is not None and self._layout.has_gpu:
             self.gpu_banner.show_message(lost[0], "warn")
         elif self._layout is not None and self._layout.has_gpu and not self._demo_note:
@@ -682,6 +696,16 @@ class MonitorTab(QWidget):
             self._alert_shown = False
             self.alert_banner.setVisible(False)
 
+    def _show_session(self) -> None:
+        session, panel = self._session, self.session_panel
+        if session is None or panel is None or self._last is None:
+            return
+        gpus = [(g.index, g.name) for g in self._last.sample.gpus]
+        totals = session_totals(
+            session.stats.summary(), session.duration_s, session.samples_taken, gpus
+        )
+        panel.show_totals(totals, self.controller.interval_s)
+
     def _on_alert_dismissed(self) -> None:
         self._alert_dismissed = True
 
@@ -701,10 +725,12 @@ class MonitorTab(QWidget):
         self._set_page(1, bool(report.processes), "No GPU time attributed to a process yet.")
         self.user_model.set_rows(report.users)
         self._set_page(2, bool(report.users), "No GPU time attributed to a user yet.")
+        unattributed_s = report.unattributed_gpu_hours * 3600
+        unattributed = format_duration(unattributed_s) if unattributed_s >= 1 else "none"
         set_text(
             self.attribution_note,
-            f"GPU time is split among the processes on each GPU by the memory they hold; "
-            f"unattributed: {format_duration(report.unattributed_gpu_hours * 3600)} · "
+            "GPU time is split among the processes on each GPU by the memory they hold; "
+            f"time with no process: {unattributed} · "
             f"at {format_money(report.price_per_gpu_hour)} per GPU-hour",
         )
 
@@ -898,6 +924,10 @@ def _real_sampler() -> Sampler:
 
 def _is_no_gpu(problem: str) -> bool:
     return problem.startswith("GPU:") or problem.startswith("GPU unavailable")
+
+
+def _is_lost_gpu(problem: str) -> bool:
+    return problem.startswith("GPU") and "lost" in problem
 
 
 def _no_gpu_reason(problems: tuple[str, ...]) -> str:

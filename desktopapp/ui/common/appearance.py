@@ -1,0 +1,152 @@
+"""Restyle widgets that were already drawn when the theme or the presentation mode changes.
+
+The application style sheet and palette follow :func:`desktopapp.ui.common.theme.apply_theme`
+by themselves. What does not: colours written into rich-text labels and per-widget style sheets
+(``color:#5E6A7A``), and pyqtgraph plots (background, axes, titles, line widths), which are
+styled once when created. :func:`restyle` walks a widget tree and brings those in line:
+
+- every palette colour of either theme found in a label's text or a widget's style sheet is
+  replaced by the same-named colour of the active palette (idempotent, in both directions);
+- plots get the active background and axis colours; in presentation mode (``scale`` > 1) their
+  curves are drawn thicker, their ticks larger and their axes in the text colour (high contrast).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from PySide6.QtGui import QColor, QFont, QPen
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
+
+from desktopapp.ui.common.theme import (
+    BASE_POINT_SIZE,
+    COLORS,
+    DARK_COLORS,
+    LIGHT_COLORS,
+    current_scale,
+)
+
+_HEX = re.compile(r"#[0-9A-Fa-f]{6}\b")
+_FONT_PT = re.compile(r"font-size:\s*([\d.]+)pt")
+_BASE_WIDTH = "_desktopapp_base_width"
+_BASE_TITLE = "_desktopapp_base_title"
+PRESENTATION_LINE_FACTOR = 1.8
+
+
+def _names_by_hex() -> dict[str, str]:
+    names: dict[str, str] = {}
+    for palette in (DARK_COLORS, LIGHT_COLORS):  # light wins where both use one hex
+        for name, value in palette.items():
+            names[value.lower()] = name
+    return names
+
+
+def recolor(text: str) -> str:
+    """``text`` with every palette colour (of either theme) swapped for the active one."""
+    names = _names_by_hex()
+
+    def swap(match: re.Match[str]) -> str:
+        name = names.get(match.group(0).lower())
+        return COLORS[name] if name is not None else match.group(0)
+
+    return _HEX.sub(swap, text)
+
+
+def recolor_widgets(root: QWidget) -> int:
+    """Recolour rich-text labels and per-widget style sheets under ``root``; returns how many
+    changed."""
+    changed = 0
+    for widget in [root, *root.findChildren(QWidget)]:
+        sheet = widget.styleSheet()
+        if sheet and "#" in sheet:
+            new_sheet = recolor(sheet)
+            if new_sheet != sheet:
+                widget.setStyleSheet(new_sheet)
+                changed += 1
+        if isinstance(widget, QLabel):
+            text = widget.text()
+            if "#" in text and "<" in text:
+                new_text = recolor(text)
+                if new_text != text:
+                    widget.setText(new_text)
+                    changed += 1
+    return changed
+
+
+def is_plot_widget(widget: object) -> bool:
+    """A pyqtgraph PlotWidget (checked without importing pyqtgraph)."""
+    return callable(getattr(widget, "getPlotItem", None)) and isinstance(widget, QWidget)
+
+
+def plot_widgets(root: QWidget) -> list[QWidget]:
+    return [w for w in [root, *root.findChildren(QWidget)] if is_plot_widget(w)]
+
+
+def _scaled_title(html_text: str, scale: float) -> str:
+    return _FONT_PT.sub(lambda m: f"font-size:{float(m.group(1)) * scale:.1f}pt", html_text)
+
+
+def restyle_plot(widget: Any, scale: float | None = None) -> None:
+    """Colours and line widths of one plot for the active theme and scale."""
+    from desktopapp.ui.common.plots import pg
+
+    module = pg()
+    k = current_scale() if scale is None else scale
+    presentation = k > 1.0
+    widget.setBackground(COLORS["surface"])
+    item = widget.getPlotItem()
+    text_color = COLORS["text"] if presentation else COLORS["muted"]
+    tick_font = QFont()
+    tick_font.setPointSizeF((BASE_POINT_SIZE - 1.5) * k)
+    for name in ("bottom", "left", "right", "top"):
+        axis = item.getAxis(name)
+        if axis is None or not axis.isVisible():
+            continue
+        axis.setPen(module.mkPen(COLORS["text"] if presentation else COLORS["border_strong"]))
+        axis.setTextPen(module.mkPen(text_color))
+        axis.setTickFont(tick_font)
+        style = dict(getattr(axis, "labelStyle", {}) or {})
+        style["color"] = text_color
+        style["font-size"] = f"{(BASE_POINT_SIZE - 1) * k:.0f}pt"
+        axis.labelStyle = style
+        axis._updateLabel()  # pyqtgraph has no public call to re-render a label's style
+    title = getattr(item, "titleLabel", None)
+    if title is not None and getattr(title, "text", ""):
+        base = getattr(widget, _BASE_TITLE, None)
+        if base is None:
+            base = str(title.text)
+            setattr(widget, _BASE_TITLE, base)
+        item.setTitle(recolor(_scaled_title(base, k)))
+    item.showGrid(x=True, y=True, alpha=0.25 if presentation else 0.12)
+    factor = PRESENTATION_LINE_FACTOR if presentation else 1.0
+    for data_item in item.listDataItems():
+        pen = data_item.opts.get("pen")
+        if not isinstance(pen, QPen):
+            continue
+        base_width = getattr(data_item, _BASE_WIDTH, None)
+        if base_width is None:
+            base_width = pen.widthF()
+            setattr(data_item, _BASE_WIDTH, base_width)
+        new_pen = QPen(pen)
+        new_pen.setWidthF(base_width * factor)
+        data_item.setPen(new_pen)
+    legend = getattr(item, "legend", None)
+    if legend is not None:
+        legend.setLabelTextColor(QColor(COLORS["text"]))
+
+
+def restyle(root: QWidget) -> None:
+    """Bring everything under ``root`` in line with the active theme and scale."""
+    recolor_widgets(root)
+    for plot in plot_widgets(root):
+        restyle_plot(plot)
+    root.update()
+
+
+def restyle_application() -> None:
+    """:func:`restyle` every top-level window of the application."""
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        for widget in app.topLevelWidgets():
+            restyle(widget)

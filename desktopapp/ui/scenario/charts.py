@@ -1,0 +1,238 @@
+"""Plots of the compare view and the report: scenario curves overlaid, and the tornado chart.
+
+The curves come from the model's sweeps (:meth:`ScenarioSummary.curves`) and the tornado from
+:mod:`desktopapp.model.sensitivity`; here they are only drawn. pyqtgraph is imported when a
+chart is built (through :mod:`desktopapp.ui.common.plots`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from PySide6.QtWidgets import QWidget
+
+from desktopapp.model import units
+from desktopapp.model.sensitivity import SensitivityBar, SensitivityResult
+from desktopapp.ui.common import plots
+from desktopapp.ui.common.theme import COLORS, SERIES
+from desktopapp.ui.scenario.summary import ScenarioSummary, big_count
+
+LOW_COLOR_INDEX = 0  # −25 %: first series colour
+HIGH_COLOR_INDEX = 1  # +25 %
+OVERLAY_TITLES = (
+    "Wall time vs devices",
+    "Cost vs devices",
+    "Cost vs utilization (MFU)",
+    "Owning vs renting per useful GPU-hour",
+)
+
+
+def _money_axis(value: float) -> str:
+    return units.format_money(value)
+
+
+def _scenario_color(index: int) -> str:
+    return SERIES[index % len(SERIES)]
+
+
+def overlay_plots(parent: QWidget | None = None) -> list[Any]:
+    """The four empty compare plots (see :data:`OVERLAY_TITLES`)."""
+    time_plot = plots.make_plot(
+        OVERLAY_TITLES[0], "devices", "hours", log_x=True, log_y=True, parent=parent
+    )
+    cost_plot = plots.make_plot(
+        OVERLAY_TITLES[1], "devices", "cost of the run", log_x=True, y_format=_money_axis,
+        parent=parent,
+    )
+    util_plot = plots.make_plot(
+        OVERLAY_TITLES[2], "utilization (%)", "cost of the run", y_format=_money_axis,
+        parent=parent,
+    )
+    tco_plot = plots.make_plot(
+        OVERLAY_TITLES[3], "fleet utilization (%)", "$ per useful GPU-hour",
+        y_format=_money_axis, parent=parent,
+    )
+    for plot in (time_plot, cost_plot):
+        plot.setXRange(0, 3.62, padding=0.02)  # log10(1) … log10(4096)
+        plots.set_log_ticks(plot, (1, 8, 64, 512, 4096))
+    out = [time_plot, cost_plot, util_plot, tco_plot]
+    for plot in out:
+        plot.setAccessibleName(_plain(plot))
+        plot.addLegend(offset=(-8, 8), labelTextColor=COLORS["text"])
+    return out
+
+
+def _plain(plot: Any) -> str:
+    from desktopapp.ui.common.export import html_to_text
+
+    return html_to_text(str(plot.getPlotItem().titleLabel.text))
+
+
+def fill_overlay(plot_list: Sequence[Any], summaries: Sequence[ScenarioSummary]) -> None:
+    """Draw every scenario's curves (one colour each) with a marker at its own choice."""
+    time_plot, cost_plot, util_plot, tco_plot = plot_list
+    for plot in plot_list:
+        item = plot.getPlotItem()
+        item.clear()
+        if item.legend is not None:
+            item.legend.clear()
+    max_cost = 0.0
+    for index, summary in enumerate(summaries):
+        color = _scenario_color(index)
+        curves = summary.curves()
+        est = summary.training
+        name = summary.label
+        if curves.devices is not None and est is not None:
+            curve = time_plot.plot(pen=plots.pen(index), name=name)
+            plots.set_curve(curve, curves.devices.values, curves.devices.training_hours)
+            time_plot.addItem(_marker(color, est.devices, est.training_hours))
+            if curves.devices.cost_usd is not None and est.estimated_cost_usd is not None:
+                curve = cost_plot.plot(pen=plots.pen(index), name=name)
+                plots.set_curve(curve, curves.devices.values, curves.devices.cost_usd)
+                cost_plot.addItem(_marker(color, est.devices, est.estimated_cost_usd))
+                max_cost = max(max_cost, float(np.nanmax(curves.devices.cost_usd)))
+        if curves.utilization is not None and est is not None:
+            cost = curves.utilization.cost_usd
+            if cost is not None and est.estimated_cost_usd is not None:
+                curve = util_plot.plot(pen=plots.pen(index), name=name)
+                plots.set_curve(curve, curves.utilization.values * 100.0, cost)
+                util_plot.addItem(
+                    _marker(color, est.utilization * 100.0, est.estimated_cost_usd)
+                )
+        if curves.fleet_utilization is not None and curves.onprem_per_useful_hour is not None:
+            curve = tco_plot.plot(pen=plots.pen(index), name=f"{name} · owning")
+            plots.set_curve(curve, curves.fleet_utilization * 100.0, curves.onprem_per_useful_hour)
+            onprem = summary.scenario.cost.on_prem
+            if summary.tco is not None and onprem is not None:
+                tco_plot.addItem(
+                    _marker(
+                        color,
+                        onprem.utilization * 100.0,
+                        summary.tco.onprem_cost_per_useful_gpu_hour,
+                    )
+                )
+        if curves.cloud_per_useful_hour is not None:
+            xs = np.array([5.0, 100.0])
+            curve = tco_plot.plot(pen=plots.pen(index, dashed=True), name=f"{name} · renting")
+            plots.set_curve(curve, xs, np.full(2, curves.cloud_per_useful_hour))
+    time_plot.getPlotItem().enableAutoRange(axis="y")
+    if max_cost > 0:
+        cost_plot.setYRange(0, max_cost * 1.15, padding=0)
+    util_plot.setXRange(5, 80, padding=0.02)
+    tco_plot.setXRange(5, 100, padding=0.02)
+    _cap_tco_range(tco_plot, summaries)
+
+
+def _cap_tco_range(plot: Any, summaries: Sequence[ScenarioSummary]) -> None:
+    """Owning per useful hour runs off to infinity at low utilization: show up to 3 × the
+    dearest price that matters (cloud prices and owning at the chosen utilization)."""
+    anchors = [
+        s.tco.cloud_cost_per_gpu_hour for s in summaries if s.tco is not None
+    ] + [s.tco.onprem_cost_per_useful_gpu_hour for s in summaries if s.tco is not None]
+    if anchors:
+        plot.setYRange(0, max(anchors) * 3.0, padding=0)
+
+
+def _marker(color: str, x: float, y: float) -> Any:
+    item = plots.marker(color, size=11.0)
+    item.setData([x], [y])
+    return item
+
+
+# --- tornado ------------------------------------------------------------------------------------
+
+
+def bar_value_text(bar: SensitivityBar, value: float) -> str:
+    if bar.name in ("params", "tokens", "samples"):
+        return big_count(value)
+    return bar.low_text if value == bar.low_value else bar.high_text
+
+
+def tornado_label(bar: SensitivityBar) -> str:
+    low = bar_value_text(bar, bar.low_value)
+    high = bar_value_text(bar, bar.high_value)
+    return f"{bar.label}  {low} … {high}"
+
+
+def tornado_plot(metric: str, parent: QWidget | None = None) -> Any:
+    title = "Cost of the run" if metric == "cost" else "Wall time"
+    plot = plots.make_plot(
+        f"{title}: change when one input moves ±25%", "change (%)", "", parent=parent
+    )
+    plot.setMinimumHeight(260)
+    plot.getPlotItem().showGrid(x=True, y=False, alpha=0.15)
+    plot.setAccessibleName(f"Sensitivity of the {title.lower()}")
+    return plot
+
+
+def fill_tornado(plot: Any, result: SensitivityResult | None, metric: str) -> list[str]:
+    """Draw the bars of ``metric`` ("cost" | "hours"), biggest swing on top; returns the row
+    labels from top to bottom (empty when nothing can be shown)."""
+    module = plots.pg()
+    item = plot.getPlotItem()
+    item.clear()
+    base = None if result is None else result.base(metric)
+    if result is None or base is None:
+        label = "no price: cost not computed" if result is not None else "no training estimate"
+        text = module.TextItem(label, color=COLORS["muted"], anchor=(0.5, 0.5))
+        item.addItem(text)
+        text.setPos(0, 0)
+        item.getAxis("left").setTicks([[], []])
+        return []
+    bars = list(result.ranked(metric))
+    n = len(bars)
+    ticks: list[tuple[float, str]] = []
+    span = 1.0
+    for side, color_index in (("low", LOW_COLOR_INDEX), ("high", HIGH_COLOR_INDEX)):
+        x0: list[float] = []
+        widths: list[float] = []
+        ys: list[float] = []
+        for rank, bar in enumerate(bars):
+            change = bar.change(metric, base, side) or 0.0
+            pct = change * 100.0
+            y = float(n - 1 - rank) + (0.18 if side == "low" else -0.18)
+            x0.append(min(0.0, pct))
+            widths.append(abs(pct))
+            ys.append(y)
+            span = max(span, abs(pct))
+        graph = module.BarGraphItem(
+            x0=x0,
+            y=ys,
+            width=widths,
+            height=0.34,
+            brush=module.mkBrush(SERIES[color_index]),
+            pen=module.mkPen(None),
+        )
+        item.addItem(graph)
+    for rank, bar in enumerate(bars):
+        y = float(n - 1 - rank)
+        ticks.append((y, tornado_label(bar)))
+        for side, offset in (("low", 0.18), ("high", -0.18)):
+            change = bar.change(metric, base, side) or 0.0
+            pct = change * 100.0
+            if math.isclose(pct, 0.0, abs_tol=0.05):
+                continue
+            anchor = (0.0, 0.5) if pct > 0 else (1.0, 0.5)
+            text = module.TextItem(f"{pct:+.0f}%", color=COLORS["muted"], anchor=anchor)
+            item.addItem(text)
+            text.setPos(pct + (1.0 if pct > 0 else -1.0) * span * 0.02, y + offset)
+    zero = module.InfiniteLine(pos=0.0, angle=90, pen=module.mkPen(COLORS["text"], width=1.2))
+    item.addItem(zero)
+    item.getAxis("left").setTicks([ticks, []])
+    item.getAxis("left").setWidth(230)
+    plot.setYRange(-0.7, n - 0.3, padding=0)
+    plot.setXRange(-span * 1.25, span * 1.25, padding=0)
+    return [label for _y, label in ticks]
+
+
+def tornado_legend_html() -> str:
+    low, high = SERIES[LOW_COLOR_INDEX], SERIES[HIGH_COLOR_INDEX]
+    swatch = "<span style='color:{c}; font-size:14pt'>■</span>"
+    return (
+        f"{swatch.format(c=low)} input 25% lower &nbsp;&nbsp; "
+        f"{swatch.format(c=high)} input 25% higher &nbsp;&nbsp; "
+        "<span>Bars show how much the result moves; biggest effect on top.</span>"
+    )

@@ -1,0 +1,138 @@
+"""AppState (+ the Cost tab's state) ⇄ :class:`~desktopapp.model.scenario.Scenario`, in one place.
+
+What a scenario file holds and where it lives in the window:
+
+=====================  ==========================================================
+scenario               window
+=====================  ==========================================================
+``training``           ``AppState.training`` (Workload tab)
+``memory``             ``AppState.memory``
+``inference``          ``AppState.inference``
+``cost``               ``CostState.inputs`` (Cost tab), through ``CostInputs.to_plan``
+``name``, ``notes``    the scenario document (Notes panel)
+=====================  ==========================================================
+
+A cost plan read from a file becomes Cost tab inputs with :func:`cost_inputs_from_plan`; what
+the file does not say (demand, horizon, compared prices) takes the tab's defaults. The runs per
+month, the measured accelerator and the estimates are not part of a scenario (the estimates are
+recomputed from the inputs).
+"""
+
+from __future__ import annotations
+
+from desktopapp.model.catalog import accelerator_catalog
+from desktopapp.model.scenario import CostPlan, Scenario
+from desktopapp.model.tco import OnPremInputs
+from desktopapp.model.training import TrainingInputs
+from desktopapp.ui.cost.planning import (
+    DEFAULT_ACCELERATOR,
+    DEMAND_RUNS,
+    DEMAND_TYPED,
+    CostInputs,
+    OptionKey,
+    default_compared,
+    default_spot_overhead,
+    default_value,
+    offers_with_custom,
+    owning_defaults,
+)
+from desktopapp.ui.cost.state import cost_state
+from desktopapp.ui.state import AppState
+
+UNTITLED = "Untitled"
+
+
+def scenario_from_state(
+    state: AppState, *, name: str, notes: str, cost: CostPlan | None = None
+) -> Scenario:
+    """The scenario the window shows (``cost`` defaults to the Cost tab's plan, if any)."""
+    plan = cost if cost is not None else cost_plan_of(state)
+    return Scenario(
+        name=name,
+        notes=notes,
+        training=state.training,
+        memory=state.memory,
+        inference=state.inference,
+        cost=plan if plan is not None else CostPlan(),
+    )
+
+
+def apply_workload(state: AppState, scenario: Scenario) -> bool:
+    """Put the scenario's estimation inputs into the state (the tabs follow its signals)."""
+    return state.set_workload(
+        training=scenario.training,
+        memory=scenario.memory,
+        inference=scenario.inference,
+        preset_id=None,
+    )
+
+
+def cost_plan_of(state: AppState) -> CostPlan | None:
+    """The Cost tab's plan, or None while it has no inputs."""
+    try:
+        return cost_state(state).plan()
+    except ValueError:  # inputs the model refuses: nothing valid to save
+        return None
+
+
+def _accelerator_id(*candidates: str | None) -> str:
+    catalog = accelerator_catalog()
+    for candidate in candidates:
+        if candidate:
+            found = catalog.find(candidate)
+            if found is not None:
+                return found.id
+    return DEFAULT_ACCELERATOR
+
+
+def default_onprem(accelerator_id: str, gpus: int | None = None) -> OnPremInputs | None:
+    """Owning inputs from the catalog defaults (None when the catalog has no server price)."""
+    defaults = owning_defaults(accelerator_id)
+    if defaults.server_price is None or defaults.power_kw is None:
+        return None
+    per_server = defaults.gpus_per_server
+    servers = 1 if gpus is None else max(1, -(-gpus // per_server))
+    return OnPremInputs(
+        server_price=defaults.server_price,
+        power_kw=defaults.power_kw,
+        gpus=servers * per_server,
+        gpus_per_server=per_server,
+        life_years=default_value("life_years"),
+        pue=default_value("pue"),
+        kwh_price=default_value("kwh_price"),
+        ops_fraction=default_value("ops_fraction"),
+        facility_usd_per_kw_month=default_value("facility_usd_per_kw_month"),
+        utilization=default_value("utilization"),
+        server_price_source=defaults.server_price_source,
+        power_source=defaults.power_source,
+    )
+
+
+def cost_inputs_from_plan(
+    plan: CostPlan, training: TrainingInputs | None = None
+) -> CostInputs | None:
+    """Cost tab inputs for a scenario's cost plan (None when nothing can be planned: no owning
+    inputs in the plan and no catalog server price for the accelerator)."""
+    acc = _accelerator_id(
+        plan.accelerator, None if training is None else training.accelerator
+    )
+    onprem = plan.on_prem or default_onprem(acc)
+    if onprem is None:
+        return None
+    offers = offers_with_custom(acc, plan.custom_offers)
+    compared = list(default_compared(offers))
+    hybrid: OptionKey | None = None
+    if plan.offer is not None and any(o.id == plan.offer for o in offers):
+        hybrid = (plan.offer, plan.pricing)
+        if hybrid not in compared:
+            compared.insert(0, hybrid)
+    spot = plan.cloud.spot_overhead if plan.cloud is not None else default_spot_overhead()
+    return CostInputs(
+        accelerator_id=acc,
+        onprem=onprem,
+        demand_source=DEMAND_RUNS if training is not None else DEMAND_TYPED,
+        spot_overhead=float(spot),
+        compared=tuple(compared),
+        custom_offers=plan.custom_offers,
+        hybrid_option=hybrid,
+    )

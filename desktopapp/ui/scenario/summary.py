@@ -1,0 +1,558 @@
+"""A scenario's inputs, results and sources as labelled rows, for the compare view and the report.
+
+Everything here is computed by the model layer (``estimate_training``, ``estimate_memory``,
+``estimate_inference``, ``estimate_tco``, the sweeps and :mod:`desktopapp.model.sensitivity`);
+this module only picks what to show and formats it with ``model.units``. No Qt.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from desktopapp.model import units
+from desktopapp.model.assumptions import Assumption
+from desktopapp.model.catalog import (
+    Accelerator,
+    CloudOffer,
+    accelerator_catalog,
+    cloud_offers,
+)
+from desktopapp.model.inference import InferenceEstimate, estimate_inference
+from desktopapp.model.memory import MemoryEstimate, estimate_memory
+from desktopapp.model.scenario import Scenario
+from desktopapp.model.sensitivity import SensitivityResult, training_sensitivity
+from desktopapp.model.tco import (
+    TcoResult,
+    cloud_cost_per_useful_hour,
+    estimate_tco,
+    onprem_cost_per_useful_hour,
+)
+from desktopapp.model.training import (
+    TrainingEstimate,
+    TrainingSweep,
+    training_sweep_devices,
+    training_sweep_utilization,
+)
+
+DASH = units.DASH
+DEVICE_SWEEP = np.unique(np.round(np.logspace(0.0, math.log10(4096.0), 160)))
+UTILIZATION_SWEEP = np.linspace(0.05, 0.80, 76)
+FLEET_UTILIZATION_SWEEP = np.linspace(0.05, 1.0, 96)
+PRICING_LABELS = {
+    "on_demand": "on-demand",
+    "committed_1yr": "1-yr commit",
+    "committed_3yr": "3-yr commit",
+    "spot": "spot",
+}
+_OFFER_ID = re.compile(r"\[([^\[\]]+)\]\s*$")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the summary: ``text`` as shown, ``value`` for numeric comparison (None for
+    text), ``better`` "lower" / "higher" / "" tells whether a difference is good or bad."""
+
+    section: str
+    label: str
+    text: str
+    value: float | None = None
+    better: str = ""
+    detail: str = ""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.section, self.label)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A catalog figure (or a typed one) the results relied on, with its origin and date."""
+
+    what: str
+    value: str
+    source: str
+    date: str = ""
+    confidence: str = ""
+
+
+@dataclass(frozen=True)
+class Curves:
+    """The sweeps plotted for one scenario (``None`` where not computable)."""
+
+    devices: TrainingSweep | None = None
+    utilization: TrainingSweep | None = None
+    fleet_utilization: np.ndarray | None = None
+    onprem_per_useful_hour: np.ndarray | None = None
+    cloud_per_useful_hour: float | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class ScenarioSummary:
+    label: str
+    scenario: Scenario
+    training: TrainingEstimate | None
+    memory: MemoryEstimate | None
+    inference: InferenceEstimate | None
+    tco: TcoResult | None
+    rows: tuple[Row, ...]
+    sources: tuple[Source, ...]
+    assumptions: tuple[tuple[str, tuple[Assumption, ...]], ...]
+    problems: tuple[str, ...] = field(default=())
+
+    def row(self, section: str, label: str) -> Row | None:
+        return next((r for r in self.rows if r.key == (section, label)), None)
+
+    def curves(self) -> Curves:
+        training = self.scenario.training
+        by_devices = by_util = None
+        if training is not None and self.training is not None:
+            by_devices = training_sweep_devices(training, DEVICE_SWEEP)
+            by_util = training_sweep_utilization(training, UTILIZATION_SWEEP)
+        onprem_curve = None
+        plan = self.scenario.cost
+        if plan.on_prem is not None:
+            onprem_curve = onprem_cost_per_useful_hour(plan.on_prem, FLEET_UTILIZATION_SWEEP)
+        cloud = None if plan.cloud is None else cloud_cost_per_useful_hour(plan.cloud)
+        return Curves(
+            by_devices,
+            by_util,
+            FLEET_UTILIZATION_SWEEP if onprem_curve is not None else None,
+            onprem_curve,
+            cloud,
+        )
+
+    def sensitivity(self) -> SensitivityResult | None:
+        if self.scenario.training is None or self.training is None:
+            return None
+        try:
+            return training_sensitivity(self.scenario.training)
+        except ValueError:
+            return None
+
+
+# --- formatting helpers -------------------------------------------------------------------------
+
+
+def big_count(value: float | None) -> str:
+    """``7e9`` → ``"7B"``, ``1.5e12`` → ``"1.5T"``, ``110e6`` → ``"110M"``."""
+    if value is None or not math.isfinite(value):
+        return DASH
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{value / scale:.3g}{suffix}"
+    return f"{value:.3g}"
+
+
+def _money_rate(value: float | None) -> str:
+    return DASH if value is None else f"{units.format_money(value)}/GPU-h"
+
+
+def accelerator_of(scenario: Scenario) -> Accelerator | None:
+    catalog = accelerator_catalog()
+    for section in (scenario.training, scenario.memory, scenario.inference):
+        acc_id = None if section is None else section.accelerator
+        if acc_id:
+            found = catalog.find(acc_id)
+            if found is not None:
+                return found
+    if scenario.cost.accelerator:
+        return catalog.find(scenario.cost.accelerator)
+    return None
+
+
+def offer_for(scenario: Scenario, offer_id: str | None) -> CloudOffer | None:
+    if not offer_id:
+        return None
+    custom = scenario.cost.custom_offer(offer_id)
+    if custom is not None:
+        return custom
+    return next((o for o in cloud_offers() if o.id == offer_id), None)
+
+
+def _catalog_offer_in(text: str) -> CloudOffer | None:
+    match = _OFFER_ID.search(text or "")
+    if not match:
+        return None
+    return next((o for o in cloud_offers() if o.id == match.group(1)), None)
+
+
+# --- the summary --------------------------------------------------------------------------------
+
+
+def summarize(scenario: Scenario, label: str | None = None) -> ScenarioSummary:
+    """Run the model on a scenario and lay out what the compare view and report show."""
+    problems: list[str] = []
+    t_est = m_est = i_est = None
+    tco = None
+    if scenario.training is not None:
+        try:
+            from desktopapp.model.training import estimate_training
+
+            t_est = estimate_training(scenario.training)
+        except ValueError as exc:
+            problems.append(f"training: {exc}")
+    if scenario.memory is not None:
+        try:
+            m_est = estimate_memory(scenario.memory)
+        except ValueError as exc:
+            problems.append(f"memory: {exc}")
+    if scenario.inference is not None:
+        try:
+            i_est = estimate_inference(scenario.inference)
+        except ValueError as exc:
+            problems.append(f"inference: {exc}")
+    plan = scenario.cost
+    if plan.on_prem is not None and plan.cloud is not None:
+        try:
+            tco = estimate_tco(plan.on_prem, plan.cloud)
+        except ValueError as exc:
+            problems.append(f"cost: {exc}")
+    rows = _rows(scenario, t_est, m_est, i_est, tco)
+    groups: list[tuple[str, tuple[Assumption, ...]]] = []
+    for title, est in (("Training", t_est), ("Memory", m_est), ("Inference", i_est)):
+        if est is not None:
+            groups.append((title, tuple(est.assumptions)))
+    if tco is not None:
+        groups.append(("Rent or buy", tuple(tco.assumptions)))
+    return ScenarioSummary(
+        label=label or scenario.name,
+        scenario=scenario,
+        training=t_est,
+        memory=m_est,
+        inference=i_est,
+        tco=tco,
+        rows=tuple(rows),
+        sources=tuple(_sources(scenario, t_est)),
+        assumptions=tuple(groups),
+        problems=tuple(problems),
+    )
+
+
+def _rows(
+    scenario: Scenario,
+    t_est: TrainingEstimate | None,
+    m_est: MemoryEstimate | None,
+    i_est: InferenceEstimate | None,
+    tco: TcoResult | None,
+) -> list[Row]:
+    rows: list[Row] = []
+    add = rows.append
+    training = scenario.training
+    acc = accelerator_of(scenario)
+    if training is not None:
+        section = "Workload"
+        rule = training.resolved_method
+        add(Row(section, "Compute rule", "C = 6·N·D" if rule == "6nd" else "C = 3 × forward × samples"))
+        if rule == "6nd":
+            add(Row(section, "Parameters", big_count(training.params), training.params))
+            add(Row(section, "Training tokens", big_count(training.tokens), training.tokens))
+        else:
+            add(
+                Row(
+                    section,
+                    "Forward FLOPs per sample",
+                    units.format_flops(training.forward_flops),
+                    training.forward_flops,
+                )
+            )
+            add(Row(section, "Samples", big_count(training.samples), training.samples))
+        add(Row(section, "Epochs", f"{training.epochs:g}", training.epochs))
+        section = "Hardware"
+        add(Row(section, "Accelerator", acc.name if acc is not None else "given peak"))
+        add(Row(section, "Devices", f"{training.gpus:,}", float(training.gpus)))
+        add(Row(section, "Precision", training.resolved_precision))
+        if t_est is not None:
+            add(
+                Row(
+                    section,
+                    "Peak per device",
+                    units.format_flop_rate(t_est.peak_tflops * 1e12),
+                    t_est.peak_tflops,
+                )
+            )
+            origin = "given" if training.utilization is not None else "default"
+            add(
+                Row(
+                    section,
+                    "Utilization (MFU)",
+                    f"{units.format_percent(t_est.utilization, 0)} ({origin})",
+                    t_est.utilization,
+                    detail=t_est.utilization_source,
+                )
+            )
+        add(
+            Row(
+                "Price",
+                "Price per GPU-hour",
+                _money_rate(training.price),
+                training.price,
+                detail=training.price_source,
+            )
+        )
+        add(Row("Price", "Price source", _short_source(training.price_source), detail=training.price_source))
+    plan = scenario.cost
+    if plan.cloud is not None or plan.on_prem is not None:
+        section = "Rent or buy"
+        offer = offer_for(scenario, plan.offer)
+        if plan.cloud is not None:
+            name = offer.name if offer is not None else "typed price"
+            add(Row(section, "Cloud offer", f"{name} · {PRICING_LABELS.get(plan.pricing, plan.pricing)}"))
+            add(
+                Row(
+                    section,
+                    "Cloud price",
+                    _money_rate(plan.cloud.cloud_price),
+                    plan.cloud.cloud_price,
+                    detail=plan.cloud.price_source,
+                )
+            )
+        onprem = plan.on_prem
+        if onprem is not None:
+            servers = onprem.servers
+            add(
+                Row(
+                    section,
+                    "Owned fleet",
+                    f"{onprem.gpus:,} GPUs in {servers} server{'s' if servers != 1 else ''}",
+                    float(onprem.gpus),
+                )
+            )
+            add(
+                Row(
+                    section,
+                    "Server price",
+                    units.format_money(onprem.server_price),
+                    float(onprem.server_price),
+                    detail=onprem.server_price_source,
+                )
+            )
+            add(Row(section, "Server power", f"{onprem.power_kw:.3g} kW", float(onprem.power_kw), detail=onprem.power_source))
+            add(Row(section, "Life", f"{onprem.life_years:g} years", float(onprem.life_years)))
+            add(Row(section, "PUE · electricity", f"{onprem.pue:g} · ${onprem.kwh_price:g}/kWh"))
+            add(Row(section, "Fleet utilization", units.format_percent(onprem.utilization, 0), onprem.utilization))
+    section = "Results"
+    if t_est is not None:
+        add(Row(section, "Total compute", units.format_flops(t_est.total_flops), t_est.total_flops, "lower"))
+        add(
+            Row(
+                section,
+                "Wall time",
+                units.format_duration(t_est.training_seconds),
+                t_est.training_hours,
+                "lower",
+            )
+        )
+        add(
+            Row(
+                section,
+                "GPU-hours",
+                f"{big_count(t_est.gpu_hours)} GPU-h",
+                t_est.gpu_hours,
+                "lower",
+            )
+        )
+        add(
+            Row(
+                section,
+                "Cost of the run",
+                units.format_money(t_est.estimated_cost_usd),
+                t_est.estimated_cost_usd,
+                "lower",
+            )
+        )
+        add(
+            Row(
+                section,
+                f"Whole project (×{t_est.project_margin:g})",
+                units.format_money(t_est.planning_high_cost_usd),
+                t_est.planning_high_cost_usd,
+                "lower",
+            )
+        )
+    if m_est is not None:
+        fits = m_est.fits
+        verdict = "" if fits is None else (" · fits" if fits else " · does not fit")
+        add(
+            Row(
+                section,
+                "Memory per device",
+                units.format_bytes(m_est.per_device_bytes) + verdict,
+                m_est.per_device_bytes,
+                "lower",
+            )
+        )
+    if i_est is not None:
+        add(
+            Row(
+                section,
+                "Inference throughput",
+                f"{big_count(i_est.throughput_per_second)} {i_est.unit}s/s",
+                i_est.throughput_per_second,
+                "higher",
+            )
+        )
+        if i_est.cost_per_million is not None:
+            add(
+                Row(
+                    section,
+                    f"Cost per million {i_est.unit}s",
+                    units.format_money(i_est.cost_per_million),
+                    i_est.cost_per_million,
+                    "lower",
+                )
+            )
+    if tco is not None:
+        add(
+            Row(
+                section,
+                "Owning per useful GPU-hour",
+                _money_rate(tco.onprem_cost_per_useful_gpu_hour),
+                tco.onprem_cost_per_useful_gpu_hour,
+                "lower",
+                detail=tco.formula,
+            )
+        )
+        add(
+            Row(
+                section,
+                "Renting per useful GPU-hour",
+                _money_rate(tco.cloud_cost_per_gpu_hour),
+                tco.cloud_cost_per_gpu_hour,
+                "lower",
+            )
+        )
+        u_star = tco.break_even_utilization
+        add(
+            Row(
+                section,
+                "Break-even utilization",
+                units.format_percent(u_star, 0) if tco.pays_off else "owning never pays off",
+                u_star if math.isfinite(u_star) else None,
+                detail=tco.formula,
+            )
+        )
+    return rows
+
+
+def _short_source(text: str) -> str:
+    if not text:
+        return "none given"
+    offer = _catalog_offer_in(text)
+    if offer is not None:
+        return f"catalog: {offer.name} ({offer.price_date})"
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _sources(scenario: Scenario, t_est: TrainingEstimate | None) -> list[Source]:
+    out: list[Source] = []
+    seen: set[tuple[str, str]] = set()
+
+    def add(source: Source) -> None:
+        key = (source.what, source.source)
+        if key not in seen:
+            seen.add(key)
+            out.append(source)
+
+    catalog = accelerator_catalog()
+    acc_ids = [
+        s.accelerator
+        for s in (scenario.training, scenario.memory, scenario.inference)
+        if s is not None and s.accelerator
+    ]
+    if scenario.cost.accelerator:
+        acc_ids.append(scenario.cost.accelerator)
+    for acc_id in acc_ids:
+        acc = catalog.find(acc_id)
+        if acc is None:
+            continue
+        peaks = ", ".join(f"{p} {acc.peak_tflops[p]:g}" for p in acc.precisions)
+        add(
+            Source(
+                f"Accelerator: {acc.name}",
+                f"dense peak TFLOP/s {peaks}; {acc.memory_gb:g} GB",
+                acc.source,
+                acc.source_date,
+                acc.confidence,
+            )
+        )
+        if (
+            t_est is not None
+            and scenario.training is not None
+            and scenario.training.utilization is None
+            and acc.typical_utilization is not None
+        ):
+            add(
+                Source(
+                    f"Typical utilization: {acc.name}",
+                    units.format_percent(acc.typical_utilization, 0),
+                    acc.typical_utilization_source,
+                    acc.source_date,
+                    acc.confidence,
+                )
+            )
+    training = scenario.training
+    if training is not None and training.price is not None:
+        offer = _catalog_offer_in(training.price_source)
+        if offer is not None:
+            add(_offer_source("Training price", offer, "on_demand"))
+        else:
+            add(
+                Source(
+                    "Training price per GPU-hour",
+                    _money_rate(training.price),
+                    training.price_source or "typed in",
+                )
+            )
+    plan = scenario.cost
+    offer = offer_for(scenario, plan.offer)
+    if offer is not None:
+        add(_offer_source("Cloud offer", offer, plan.pricing))
+    if plan.on_prem is not None:
+        if plan.on_prem.server_price_source:
+            add(
+                Source(
+                    "Server price",
+                    units.format_money(plan.on_prem.server_price),
+                    plan.on_prem.server_price_source,
+                )
+            )
+        if plan.on_prem.power_source:
+            add(Source("Server power", f"{plan.on_prem.power_kw:.3g} kW", plan.on_prem.power_source))
+    return out
+
+
+def _offer_source(what: str, offer: CloudOffer, pricing: str) -> Source:
+    price = offer.price(pricing)
+    return Source(
+        f"{what}: {offer.name} ({offer.region or 'any region'})",
+        f"{_money_rate(price)} {PRICING_LABELS.get(pricing, pricing)}",
+        offer.source,
+        offer.price_date,
+        offer.confidence,
+    )
+
+
+def union_keys(summaries: Sequence[ScenarioSummary]) -> list[tuple[str, str]]:
+    """Row keys of all summaries, in order of first appearance, grouped by section."""
+    sections: list[str] = []
+    keys: dict[str, list[str]] = {}
+    for summary in summaries:
+        for row in summary.rows:
+            if row.section not in keys:
+                sections.append(row.section)
+                keys[row.section] = []
+            if row.label not in keys[row.section]:
+                keys[row.section].append(row.label)
+    return [(s, label) for s in sections for label in keys[s]]
+
+
+def relative_change(value: float | None, reference: float | None) -> float | None:
+    """``value / reference − 1`` (None when either is missing or the reference is 0)."""
+    if value is None or reference is None or reference == 0:
+        return None
+    return value / reference - 1.0

@@ -1,0 +1,128 @@
+"""Write the example scenarios in resources/examples/ from the catalogs and the model.
+
+    .venv/bin/python scripts/make_example_scenarios.py
+
+The same 7B-parameter, 150B-token training run planned two ways:
+
+- ``h100-8x-rented.json``: 8 × H100 SXM rented on demand (Lambda 8× H100 instance, catalog
+  price), with the catalog's own H100 server as the owning alternative.
+- ``a100-16x-owned.json``: 16 × A100 80GB in two owned servers (catalog server price and power,
+  reference defaults for PUE, electricity and operations) at 70% fleet utilization; the price per
+  GPU-hour of the run is the model's owning cost per useful GPU-hour at that utilization.
+
+Numbers are not typed here: they come from the catalogs and ``model.tco``, so rerunning the
+script after a catalog update refreshes the examples.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from desktopapp.model import units
+from desktopapp.model.catalog import offer_by_id
+from desktopapp.model.memory import MemoryInputs
+from desktopapp.model.scenario import CostPlan, Scenario
+from desktopapp.model.tco import CloudInputs, onprem_cost_per_useful_hour
+from desktopapp.model.training import TrainingInputs, catalog_price
+from desktopapp.ui.cost.planning import cloud_options, default_spot_overhead
+from desktopapp.ui.scenario.mapping import default_onprem
+
+OUT = Path(__file__).resolve().parents[1] / "resources" / "examples"
+RENTED = "h100-8x-rented.json"
+OWNED = "a100-16x-owned.json"
+FLEET_UTILIZATION = 0.70
+
+WORKLOAD = {"params": 7e9, "tokens": 150e9, "precision": "bf16", "utilization": 0.40}
+SHAPE = {
+    "layers": 32,
+    "hidden": 4096,
+    "heads": 32,
+    "seq_len": 4096,
+    "batch_size": 1,
+    "checkpointing": True,
+    "flash_attention": True,
+    "zero_stage": 3,
+}
+
+
+def _cloud(offer_id: str) -> tuple[str, CloudInputs]:
+    offer = offer_by_id(offer_id)
+    option = cloud_options([offer], [(offer.id, "on_demand")], default_spot_overhead())[0]
+    return offer.id, option.cloud
+
+
+def rented() -> Scenario:
+    acc = "h100-sxm"
+    offer_id, cloud = _cloud("lambda/gpu-8x-h100-sxm5/all")
+    offer = offer_by_id(offer_id)
+    price = offer.on_demand
+    assert price is not None
+    source = (
+        f"catalog offer: {offer.name}, {offer.region} ({units.format_money(price)}/GPU-hour, "
+        f"{offer.price_date}; {offer.source}) [{offer.id}]"
+    )
+    training = TrainingInputs(
+        method="6nd", accelerator=acc, gpus=8, price=price, price_source=source, **WORKLOAD
+    )
+    memory = MemoryInputs(
+        params=7e9, mode="train", precision="mixed", gpus=8, accelerator=acc, **SHAPE
+    )
+    onprem = default_onprem(acc, 8)
+    assert onprem is not None and catalog_price(acc) is not None
+    return Scenario(
+        name="8 × H100, rented on demand",
+        notes=(
+            "Rent one 8-GPU H100 instance for the run. Catalog on-demand price; the owning "
+            "figures are the catalog H100 server, for the break-even."
+        ),
+        training=training,
+        memory=memory,
+        cost=CostPlan(
+            accelerator=acc, offer=offer_id, pricing="on_demand", on_prem=onprem, cloud=cloud
+        ),
+    )
+
+
+def owned() -> Scenario:
+    acc = "a100-sxm-80gb"
+    onprem = default_onprem(acc, 16)
+    assert onprem is not None
+    onprem = replace(onprem, utilization=FLEET_UTILIZATION)
+    per_useful = float(onprem_cost_per_useful_hour(onprem, FLEET_UTILIZATION)[0])
+    price = round(per_useful, 2)
+    source = (
+        f"owned fleet: {onprem.gpus} × A100 80GB, cost per useful GPU-hour at "
+        f"{FLEET_UTILIZATION:.0%} fleet utilization (model.tco: capex over "
+        f"{onprem.life_years:g} years, operations, facility and energy)"
+    )
+    training = TrainingInputs(
+        method="6nd", accelerator=acc, gpus=16, price=price, price_source=source, **WORKLOAD
+    )
+    memory = MemoryInputs(
+        params=7e9, mode="train", precision="mixed", gpus=16, accelerator=acc, **SHAPE
+    )
+    offer_id, cloud = _cloud("lambda/gpu-8x-a100-80gb-sxm4/all")
+    return Scenario(
+        name="16 × A100, owned",
+        notes=(
+            "Two HGX A100 servers we own, busy 70% of the time. The run's price per GPU-hour "
+            "is what an hour of useful work costs on that fleet."
+        ),
+        training=training,
+        memory=memory,
+        cost=CostPlan(
+            accelerator=acc, offer=offer_id, pricing="on_demand", on_prem=onprem, cloud=cloud
+        ),
+    )
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, scenario in ((RENTED, rented()), (OWNED, owned())):
+        scenario.save(OUT / name)
+        print(OUT / name)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,672 @@
+"""Hardware tab: device cards, benchmark runs in a worker (rows, cancel, responsiveness),
+history and comparison, export, "use in estimates", and no torch import on creation."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QLabel
+
+from desktopapp.devices.bench.core import BenchResult, CancelToken, ProgressEvent
+from desktopapp.devices.bench.runner import BenchConfig
+from desktopapp.devices.cpu import CacheLevel, CpuInfo, MemoryInfo, estimate_peak
+from desktopapp.devices.detect import SystemReport
+from desktopapp.devices.gpu import GpuInfo, match_catalog
+from desktopapp.devices.nvml import NvmlStatus
+from desktopapp.devices.results_store import ResultsStore
+from desktopapp.devices.torch_info import TorchInfo
+from desktopapp.ui.common.workers import live_workers
+from desktopapp.ui.hardware import create_tab
+from desktopapp.ui.hardware.services import BenchOutcome, BenchStart, HardwareServices
+from desktopapp.ui.hardware.summary import (
+    USE_AS_PEAK,
+    USE_AS_UTILIZATION,
+    MeasuredDevice,
+    best_by_dtype,
+    default_dtypes,
+    dtype_availability,
+    feature_chips,
+    measured_accelerator,
+)
+from desktopapp.ui.hardware.tab import HardwareTab
+from desktopapp.ui.hardware.widgets import PeakTile
+from desktopapp.ui.state import CustomAccelerator
+
+GIB = 1024**3
+NO_GPU = (
+    "No NVIDIA GPU: unavailable because the NVML library (libnvidia-ml) was not found: "
+    "no NVIDIA driver installed"
+)
+TORCH_HINT = 'pip install "torch>=2.2" --index-url https://download.pytorch.org/whl/cpu'
+BF16_WARNING = "no native bf16 on this CPU: mixed precision would slow training down here"
+CPU_PEAK = 0.5  # TFLOP/s of the fake CPU's datasheet-free estimate
+
+
+# --- fakes -----------------------------------------------------------------------------------
+
+
+def fake_cpu() -> CpuInfo:
+    features = ("sse4_2", "avx", "avx2", "fma", "f16c")
+    peak = estimate_peak(
+        arch="x86_64",
+        vendor="AMD",
+        family=25,
+        features=features,
+        cores=8,
+        threads=16,
+        virtualized=False,
+        clock_ghz=3.5,
+        clock_source="cpufreq cpuinfo_max_freq (/sys), the maximum boost",
+    )
+    return CpuInfo(
+        model="Test EPYC 9000 8-Core",
+        vendor="AMD",
+        arch="x86_64",
+        sockets=1,
+        cores=8,
+        threads=16,
+        usable_threads=16,
+        base_clock_ghz=2.4,
+        max_clock_ghz=3.5,
+        reported_clock_ghz=2.4,
+        clock_source="cpufreq cpuinfo_max_freq (/sys), the maximum boost",
+        features=features,
+        caches=(CacheLevel(1, "Data", 32 * 1024, 8), CacheLevel(3, "Unified", 32 * 1024**2, 1)),
+        virtualized=False,
+        peak=peak,
+        source="test",
+        family=25,
+    )
+
+
+def fake_memory() -> MemoryInfo:
+    return MemoryInfo(64 * GIB, 48 * GIB, 0.0, "test")
+
+
+def fake_gpu() -> GpuInfo:
+    name = "NVIDIA H100 80GB HBM3"
+    return GpuInfo(
+        index=0,
+        name=name,
+        uuid="GPU-1234",
+        memory_total_bytes=80 * GIB,
+        driver_version="550.54",
+        cuda_driver_version="12.4",
+        power_limit_w=700.0,
+        max_sm_clock_mhz=1980.0,
+        max_memory_clock_mhz=2619.0,
+        pcie_gen_max=5,
+        pcie_width_max=16,
+        pcie_gen_current=5,
+        pcie_width_current=16,
+        compute_capability="9.0",
+        mig_mode="disabled",
+        ecc_mode="enabled",
+        catalog=match_catalog(name),
+    )
+
+
+def fake_report(gpus: tuple[GpuInfo, ...] = (), problems: tuple[str, ...] = ()) -> SystemReport:
+    cpu = fake_cpu()
+    nvml = (
+        NvmlStatus(True, "", "550.54", "12.4", len(gpus))
+        if gpus
+        else NvmlStatus(False, NO_GPU.partition(": ")[2])
+    )
+    return SystemReport(
+        cpu=cpu,
+        memory=fake_memory(),
+        gpus=gpus,
+        torch=None,
+        problems=problems or (() if gpus else (NO_GPU,)),
+        nvml=nvml,
+        cpu_catalog=match_catalog(cpu.model),
+        hostname="testhost",
+        os="Linux 6.1",
+        python="3.11.7",
+        seconds=0.004,
+    )
+
+
+def no_torch() -> TorchInfo:
+    return TorchInfo(False, f"torch not installed: {TORCH_HINT}", TORCH_HINT)
+
+
+def cpu_torch() -> TorchInfo:
+    return TorchInfo(True, "", TORCH_HINT, version="2.13.0+cpu", num_threads=8)
+
+
+DEVICE_INFO = {
+    "device": "cpu",
+    "kind": "cpu",
+    "name": "Test EPYC 9000 8-Core",
+    "peak_tflops": {"fp32": CPU_PEAK},
+    "peak_source": "estimate: 8 cores × 3.50 GHz × 32 FLOP/cycle",
+    "catalog_id": None,
+    "memory_bytes": 64 * GIB,
+}
+
+
+def result(dtype: str, size: int, tflops: float) -> BenchResult:
+    peak = DEVICE_INFO["peak_tflops"].get(dtype)  # type: ignore[attr-defined]
+    return BenchResult(
+        suite="matmul",
+        device="cpu",
+        dtype=dtype,
+        size=size,
+        tflops=tflops,
+        seconds=2.0 * size**3 / (tflops * 1e12),
+        peak_tflops=peak,
+        percent_of_peak=None if peak is None else 100.0 * tflops / peak,
+        metric="TFLOP/s",
+        value=tflops,
+    )
+
+
+def fake_suite(
+    steps: int = 6, step_s: float = 0.0, work: Callable[[], None] | None = None
+) -> Callable[[BenchConfig, CancelToken], Iterator[ProgressEvent]]:
+    """A matmul-like suite: fp32 and bf16 at growing sizes, checking the token every step."""
+
+    def suite(config: BenchConfig, token: CancelToken) -> Iterator[ProgressEvent]:
+        dtypes = config.dtypes or ("fp32",)
+        yield ProgressEvent(0.0, "starting", steps * step_s, warning=BF16_WARNING)
+        for k in range(steps):
+            if token.cancelled:
+                yield ProgressEvent(k / steps, "cancelled", 0.0, done=True, cancelled=True)
+                return
+            deadline = time.perf_counter() + step_s
+            while time.perf_counter() < deadline and not token.cancelled:
+                if work is not None:
+                    work()
+                else:
+                    time.sleep(0.005)
+            dtype = dtypes[k % len(dtypes)]
+            size = 64 * 2 ** (k // len(dtypes))
+            tflops = (0.1 if dtype == "fp32" else 0.01) * (1 + k)
+            yield ProgressEvent(
+                (k + 1) / steps,
+                f"matmul {dtype} {size}×{size}…",
+                (steps - k - 1) * step_s,
+                result=result(dtype, size, tflops),
+            )
+        yield ProgressEvent(1.0, "done", 0.0, done=True)
+
+    return suite
+
+
+def make_services(
+    tmp_path: Path,
+    report: SystemReport | None = None,
+    torch: TorchInfo | None = None,
+    suite: Callable[[BenchConfig, CancelToken], Iterator[ProgressEvent]] | None = None,
+    start_error: str = "",
+) -> HardwareServices:
+    report = report or fake_report()
+    torch_info = torch or cpu_torch()
+    run_suite = suite or fake_suite()
+    db = tmp_path / "results.sqlite3"
+
+    def start(config: BenchConfig, token: CancelToken) -> BenchStart:
+        if start_error:
+            raise ValueError(start_error)
+        return BenchStart(DEVICE_INFO, run_suite(config, token))
+
+    return HardwareServices(
+        detect_cpu=lambda: (fake_cpu(), fake_memory()),
+        detect_system=lambda: report,
+        add_torch=lambda r: r.with_torch(torch_info),
+        start_benchmark=start,
+        open_store=lambda: ResultsStore(db),
+        versions=lambda: {"desktopapp": "test"},
+        warm_up=lambda: True,
+    )
+
+
+@pytest.fixture
+def make_tab(qtbot, app_state) -> Iterator[Callable[..., HardwareTab]]:
+    tabs: list[HardwareTab] = []
+
+    def factory(services: HardwareServices, show: bool = False) -> HardwareTab:
+        tab = HardwareTab(app_state, services=services)
+        qtbot.addWidget(tab)
+        tab.resize(1400, 900)
+        tabs.append(tab)
+        qtbot.waitUntil(lambda: tab.report is not None, timeout=3000)
+        if show:
+            with qtbot.waitSignal(tab.ready, timeout=5000):
+                tab.show()
+        return tab
+
+    yield factory
+    for tab in tabs:
+        tab.shutdown()
+
+
+def run_to_end(qtbot, tab: HardwareTab, timeout: int = 10_000) -> BenchOutcome:
+    with qtbot.waitSignal(tab.run_finished, timeout=timeout) as blocker:
+        qtbot.mouseClick(tab.controls.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not tab.is_running(), timeout=timeout)
+    outcome = blocker.args[0]
+    assert isinstance(outcome, BenchOutcome)
+    return outcome
+
+
+# --- device cards ---------------------------------------------------------------------------
+
+
+def test_cards_render_from_a_faked_report(make_tab, tmp_path):
+    report = fake_report(gpus=(fake_gpu(),))
+    tab = make_tab(make_services(tmp_path, report, torch=no_torch()), show=True)
+    assert tab.is_ready()
+
+    cpu = tab.cpu_card
+    assert cpu is not None
+    assert cpu.title_label.text() == "Test EPYC 9000 8-Core"
+    assert cpu.fact("Cores") == "8 cores · 16 threads"
+    assert cpu.fact("Clock") == "3.50 GHz assumed"
+    assert "64.0 GiB RAM" in cpu.fact("Memory")
+    assert cpu.chips is not None
+    chips = cpu.chips.labels()
+    assert {"AVX2", "FMA", "no native bf16"} <= set(chips)
+    assert "AVX" not in chips  # implied by AVX2
+    tiles = cpu.findChildren(PeakTile)
+    assert [t.caption.text() for t in tiles] == ["FP32 PEAK · ESTIMATE"]
+    assert tiles[0].value.text() == "0.896"  # 8 cores × 3.5 GHz × 32 FLOP/cycle
+    assert "8 cores × 3.50 GHz × 32 FLOP/cycle" in tiles[0].toolTip()
+    texts = " ".join(label.text() for label in cpu.findChildren(QLabel))
+    assert "No catalog match for this CPU" in texts
+
+    assert len(tab.gpu_cards) == 1
+    gpu = tab.gpu_cards[0]
+    assert gpu.title_label.text() == "NVIDIA H100 80GB HBM3"
+    assert gpu.fact("Compute capability") == "9.0"
+    assert gpu.fact("Power limit") == "700 W"
+    assert gpu.fact("PCIe") == "Gen 5 ×16"
+    assert gpu.fact("MIG · ECC") == "MIG disabled · ECC enabled"
+    assert gpu.fact("Driver") == "550.54 · CUDA 12.4"
+    peaks = {t.caption.text(): t.value.text() for t in gpu.findChildren(PeakTile)}
+    assert peaks["BF16"] == "989" and peaks["FP32"] == "67.0"  # datasheet, from the catalog
+    assert tab.no_gpu_card is None
+
+    # torch missing: the problems strip says how to get it, and the suites that need it are off.
+    assert tab.problems.isVisibleTo(tab)
+    assert any(TORCH_HINT in line for line in tab.problems.lines())
+    assert tab.torch_card is not None
+    assert tab.torch_card.title_label.text() == "PyTorch not available"
+    assert not tab.controls.suites["amp"].isEnabled()
+    assert TORCH_HINT in tab.controls.suites["amp"].toolTip()
+    assert tab.controls.suites["matmul"].isEnabled()
+    assert [d for d, chip in tab.controls.dtypes.items() if chip.isEnabled()] == ["fp32"]
+
+
+def test_without_a_gpu_one_line_says_why(make_tab, tmp_path):
+    tab = make_tab(make_services(tmp_path, fake_report()), show=True)
+    assert tab.gpu_cards == []
+    card = tab.no_gpu_card
+    assert card is not None
+    texts = [label.text() for label in card.findChildren(QLabel)]
+    line = next(t for t in texts if t.startswith("No NVIDIA GPU found"))
+    assert "because the NVML library (libnvidia-ml) was not found" in line
+    # Said once, in the GPU area: the problems strip does not repeat it.
+    assert all("NVML" not in p for p in tab.problems.lines())
+    assert not tab.problems.isVisibleTo(tab)
+    assert tab.torch_card is not None
+    assert tab.torch_card.title_label.text() == "PyTorch 2.13.0+cpu"
+    assert tab.controls.device.count() == 1
+    assert tab.controls.device_spec() == "cpu"
+
+
+def test_real_detection_shows_this_cpu_at_once(qtbot, app_state, tmp_path, monkeypatch):
+    from desktopapp.devices.cpu import detect_cpu
+
+    monkeypatch.setenv("DESKTOPAPP_HOME", str(tmp_path))
+    tab = create_tab(app_state)
+    assert isinstance(tab, HardwareTab)
+    qtbot.addWidget(tab)
+    try:
+        # Synchronously, before any worker reported: the CPU card is already there.
+        assert tab.cpu_card is not None
+        assert tab.cpu_card.title_label.text() == detect_cpu().model
+        qtbot.waitUntil(lambda: tab.report is not None, timeout=5000)
+        assert tab.report is not None
+        assert tab.report.torch is None  # not shown yet: torch not probed
+        assert not tab.is_ready()
+    finally:
+        tab.shutdown()
+
+
+def test_creating_the_tab_imports_neither_torch_nor_pyqtgraph(tmp_path):
+    script = textwrap.dedent(
+        """
+        import sys, time
+        from PySide6.QtWidgets import QApplication
+        from desktopapp.ui.common.qt_compat import guard_singleton_refcounts
+        guard_singleton_refcounts()
+        app = QApplication([])
+        from desktopapp.ui.hardware import create_tab
+        from desktopapp.ui.state import AppState
+        state = AppState()
+        tab = create_tab(state)
+        deadline = time.monotonic() + 5
+        while tab.report is None and time.monotonic() < deadline:
+            app.processEvents()
+            time.sleep(0.01)
+        assert tab.report is not None, "no detection report"
+        assert tab.cpu_card is not None
+        print("torch" in sys.modules, "pyqtgraph" in sys.modules)
+        tab.shutdown()
+        # The window opening (on another tab) with the Hardware tab loaded: still no torch.
+        from desktopapp.ui.main_window import MainWindow
+        window = MainWindow(initial_tab="estimate", state=state, remember=False)
+        window.show()
+        window.ensure_tab_loaded("hardware")
+        for _ in range(50):
+            app.processEvents()
+            time.sleep(0.01)
+        print("torch" in sys.modules)
+        window.close()
+        """
+    )
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", DESKTOPAPP_HOME=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-3:] == ["False", "False", "False"], done.stdout + done.stderr
+
+
+# --- running benchmarks ---------------------------------------------------------------------
+
+
+def test_tiny_fake_benchmark_rows_plot_findings_and_history(make_tab, tmp_path, qtbot):
+    tab = make_tab(make_services(tmp_path, suite=fake_suite(steps=6)), show=True)
+    tab.controls.dtypes["bf16"].setChecked(True)
+    outcome = run_to_end(qtbot, tab)
+
+    assert not outcome.cancelled
+    assert outcome.run_id is not None
+    model = tab.results_model
+    assert model.rowCount() == 6
+    first = model.row_texts(0)
+    assert first[:4] == ["Matmul", "cpu", "fp32", "64×64"]
+    assert first[4] == "0.1 TFLOP/s"
+    assert first[6] == "20%"  # 0.1 of the 0.5 TFLOP/s peak
+    assert model.row_texts(1)[6] == "—"  # no bf16 peak known
+    assert set(tab.plot.curves) == {("fp32", ""), ("bf16", "")}
+    assert set(tab.plot.peak_lines) == {"fp32"}
+    assert BF16_WARNING in tab.findings_lines()
+    assert tab.findings_scroll.isVisibleTo(tab)
+    assert live_workers() == []
+
+    # Saved, and listed in the history with its best figures.
+    qtbot.waitUntil(lambda: len(tab.history.rows()) == 1, timeout=3000)
+    row = tab.history.rows()[0]
+    assert row.run_id == outcome.run_id
+    assert row.best_fp32 == pytest.approx(0.5)
+    assert row.best_bf16 == pytest.approx(0.06)
+    assert row.status == "complete"
+    assert row.suites == "Matmul, Mixed precision, Bandwidth"
+    stored = ResultsStore(tmp_path / "results.sqlite3").load_run(outcome.run_id)
+    assert len(stored.results) == 6
+    assert stored.summary.device_info["name"] == "Test EPYC 9000 8-Core"
+
+
+def test_real_runner_tiny_matmul_from_the_ui(make_tab, tmp_path, qtbot):
+    services = replace(make_services(tmp_path), start_benchmark=HardwareServices().start_benchmark)
+    tab = make_tab(services, show=True)
+    tab.config_overrides = {"sizes": (32, 64), "budget_s": 0.02}
+    for key, chip in tab.controls.suites.items():
+        chip.setChecked(key == "matmul")
+    for key, chip in tab.controls.dtypes.items():
+        chip.setChecked(key == "fp32")
+    outcome = run_to_end(qtbot, tab, timeout=30_000)
+
+    assert outcome.error == ""
+    rows = [tab.results_model.row_texts(r) for r in range(tab.results_model.rowCount())]
+    assert rows and all(r[0] == "Matmul" and r[1] == "cpu" and r[2] == "fp32" for r in rows)
+    assert {r.size for r in tab.shown_results()} <= {32, 64}
+    assert all(r.tflops is not None and r.tflops > 0 for r in tab.shown_results())
+    assert outcome.run_id is not None
+
+
+def test_cancel_stops_within_a_second_and_saves_partial_results(make_tab, tmp_path, qtbot):
+    tab = make_tab(make_services(tmp_path, suite=fake_suite(steps=200, step_s=0.1)), show=True)
+    qtbot.mouseClick(tab.controls.start_button, Qt.MouseButton.LeftButton)
+    assert tab.is_running()
+    assert not tab.controls.start_button.isEnabled()
+    qtbot.waitUntil(lambda: tab.results_model.rowCount() >= 2, timeout=5000)
+
+    with qtbot.waitSignal(tab.run_finished, timeout=3000) as blocker:
+        clicked = time.perf_counter()
+        qtbot.mouseClick(tab.controls.cancel_button, Qt.MouseButton.LeftButton)
+        assert tab.controls.cancel_button.text() == "Cancelling…"
+    qtbot.waitUntil(lambda: not tab.is_running() and not live_workers(), timeout=2000)
+    assert time.perf_counter() - clicked < 1.0
+
+    outcome = blocker.args[0]
+    assert outcome.cancelled
+    assert 2 <= len(outcome.results) < 200
+    assert tab.controls.start_button.isEnabled()
+    assert "Cancelled" in tab.controls.step_label.text()
+    stored = ResultsStore(tmp_path / "results.sqlite3").load_run(outcome.run_id)
+    assert stored.summary.cancelled
+    assert "partial" in stored.summary.notes
+    qtbot.waitUntil(lambda: len(tab.history.rows()) == 1, timeout=3000)
+    assert tab.history.rows()[0].status == "partial (cancelled)"
+
+
+def test_cancel_of_a_real_run_stops_within_a_second(make_tab, tmp_path, qtbot):
+    services = replace(make_services(tmp_path), start_benchmark=HardwareServices().start_benchmark)
+    tab = make_tab(services, show=True)
+    tab.config_overrides = {"sizes": (64, 128, 256, 512), "budget_s": 0.3}
+    for key, chip in tab.controls.suites.items():
+        chip.setChecked(key in ("matmul", "bandwidth"))
+    qtbot.mouseClick(tab.controls.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: tab.results_model.rowCount() >= 1, timeout=30_000)
+    with qtbot.waitSignal(tab.run_finished, timeout=3000) as blocker:
+        clicked = time.perf_counter()
+        tab.cancel_benchmark()
+    qtbot.waitUntil(lambda: not tab.is_running() and not live_workers(), timeout=2000)
+    assert time.perf_counter() - clicked < 1.2
+    assert blocker.args[0].cancelled
+
+
+def test_gui_thread_keeps_ticking_during_a_run(make_tab, tmp_path, qtbot):
+    import numpy as np
+
+    a = np.random.default_rng(0).standard_normal((192, 192)).astype(np.float32)
+
+    def work() -> None:
+        a @ a  # BLAS in the worker thread, as a real suite does
+
+    tab = make_tab(
+        make_services(tmp_path, suite=fake_suite(steps=8, step_s=0.15, work=work)), show=True
+    )
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.setInterval(20)
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start()
+    try:
+        run_to_end(qtbot, tab)
+    finally:
+        timer.stop()
+    gaps = [b - a for a, b in zip(ticks, ticks[1:], strict=False)]
+    assert len(ticks) >= 25  # ~1.2 s of running at 20 ms
+    assert max(gaps) < 0.5
+
+
+def test_a_start_error_is_shown_and_leaves_no_thread(make_tab, tmp_path, qtbot):
+    message = "device: cuda:0 is not available: no GPU"
+    tab = make_tab(make_services(tmp_path, start_error=message), show=True)
+    outcome = run_to_end(qtbot, tab)
+    assert outcome.error == message
+    assert message in tab.controls.step_label.text()
+    assert tab.results_model.rowCount() == 0
+    assert live_workers() == []
+
+
+def test_no_suite_chosen_does_not_start(make_tab, tmp_path):
+    tab = make_tab(make_services(tmp_path))
+    for chip in tab.controls.suites.values():
+        chip.setChecked(False)
+    assert not tab.start_benchmark()
+    assert "at least one suite" in tab.controls.step_label.text()
+    assert not tab.is_running()
+
+
+def test_events_of_an_older_generation_are_dropped(make_tab, tmp_path, qtbot):
+    tab = make_tab(make_services(tmp_path, suite=fake_suite(steps=3)), show=True)
+    run_to_end(qtbot, tab)
+    rows = tab.results_model.rowCount()
+    stale = ProgressEvent(0.5, "old", result=result("fp32", 4096, 9.0))
+    tab._on_progress(tab._generation - 1, stale)
+    assert tab.dropped_events == 1
+    assert tab.results_model.rowCount() == rows
+
+
+# --- history, compare, export ---------------------------------------------------------------
+
+
+def test_compare_two_runs_and_export(make_tab, tmp_path, qtbot):
+    store = ResultsStore(tmp_path / "results.sqlite3")
+    a = store.save_run([result("fp32", 64, 0.1), result("fp32", 128, 0.2)], machine="m")
+    b = store.save_run([result("fp32", 64, 0.15), result("bf16", 64, 0.3)], machine="m")
+    tab = make_tab(make_services(tmp_path))
+    qtbot.waitUntil(lambda: len(tab.history.rows()) == 2, timeout=3000)
+
+    tab.history.select_runs([a, b])
+    assert tab.history.compare_button.isEnabled()
+    qtbot.mouseClick(tab.history.compare_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: tab.history.compare_box.isVisibleTo(tab.history), timeout=3000)
+    rows = tab.history.comparison_texts()
+    assert rows == [["Matmul", "fp32", "64×64", "TFLOP/s", "0.1", "0.15", "×1.50"]]
+    assert "1 only in A, 1 only in B" in tab.history.compare_note.text()
+
+    json_path = Path(tab.export("json", str(tmp_path / "runs.json")))
+    data = json.loads(json_path.read_text(encoding="utf-8"))
+    assert sorted(run["id"] for run in data["runs"]) == [a, b]
+    csv_path = Path(tab.export("csv", str(tmp_path / "runs.csv"), run_ids=[a]))
+    with csv_path.open(encoding="utf-8") as handle:
+        lines = list(csv.DictReader(handle))
+    assert [line["size"] for line in lines] == ["64", "128"]
+
+
+def test_show_a_saved_run_in_the_results_view(make_tab, tmp_path, qtbot):
+    store = ResultsStore(tmp_path / "results.sqlite3")
+    run = store.save_run(
+        [result("fp32", 64, 0.1), result("fp32", 128, 0.25)],
+        machine="m",
+        device="cpu",
+        device_info=DEVICE_INFO,
+        warnings=["an earlier finding"],
+    )
+    tab = make_tab(make_services(tmp_path))
+    qtbot.waitUntil(lambda: len(tab.history.rows()) == 1, timeout=3000)
+    tab.history.select_runs([run])
+    qtbot.mouseClick(tab.history.open_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: tab.results_model.rowCount() == 2, timeout=3000)
+    assert tab.sub_tabs.currentIndex() == 0
+    assert tab.findings_lines() == ["an earlier finding"]
+    assert f"run #{run}" in tab.results_caption.text().lower()
+    assert set(tab.plot.peak_lines) == {"fp32"}
+
+
+# --- use in estimates ---------------------------------------------------------------------------
+
+
+def test_use_in_estimates_updates_the_app_state(make_tab, tmp_path, qtbot, app_state):
+    tab = make_tab(make_services(tmp_path, suite=fake_suite(steps=6)), show=True)
+    assert not tab.use_button.isEnabled()
+    tab.controls.dtypes["bf16"].setChecked(True)
+    run_to_end(qtbot, tab)
+    assert tab.use_button.isEnabled()
+
+    with qtbot.waitSignal(app_state.custom_accelerator_changed, timeout=1000):
+        qtbot.mouseClick(tab.use_button, Qt.MouseButton.LeftButton)
+    custom = app_state.custom_accelerator
+    assert isinstance(custom, CustomAccelerator)
+    assert custom.name == "Test EPYC 9000 8-Core"
+    assert dict(custom.peak_tflops) == pytest.approx({"fp32": 0.5, "bf16": 0.06})
+    assert custom.utilization is None
+    assert custom.memory_bytes == 64 * GIB
+    assert "In use" in tab.use_status.text()
+
+    # The other mode: keep the (estimated) peak, measured share as utilization.
+    tab.use_mode.setCurrentIndex(tab.use_mode.findData(USE_AS_UTILIZATION))
+    qtbot.mouseClick(tab.use_button, Qt.MouseButton.LeftButton)
+    custom = app_state.custom_accelerator
+    assert custom is not None
+    assert dict(custom.peak_tflops) == {"fp32": CPU_PEAK}
+    assert custom.utilization == pytest.approx(1.0)  # 0.5 of 0.5 TFLOP/s
+
+    # The Workload tab can plan with it.
+    from desktopapp.ui.estimate import create_tab as create_estimate_tab
+
+    estimate = create_estimate_tab(app_state)
+    qtbot.addWidget(estimate)
+    try:
+        assert estimate.use_custom_accelerator()  # type: ignore[attr-defined]
+    finally:
+        estimate.shutdown()  # type: ignore[attr-defined]
+
+    qtbot.mouseClick(tab.stop_using_button, Qt.MouseButton.LeftButton)
+    assert app_state.custom_accelerator is None
+    assert "Not in use" in tab.use_status.text()
+
+
+# --- summary (no widgets) -----------------------------------------------------------------------
+
+
+def test_measured_accelerator_modes():
+    device = MeasuredDevice("cpu", "Test CPU", {"fp32": 0.4}, "estimate: …", None, 8 * GIB)
+    results = [result("fp32", 64, 0.1), result("fp32", 128, 0.3), result("bf16", 64, 0.05)]
+    assert {d: r.size for d, r in best_by_dtype(results).items()} == {"fp32": 128, "bf16": 64}
+
+    as_peak = measured_accelerator(results, device, USE_AS_PEAK, run_label="run #1")
+    assert dict(as_peak.peak_tflops) == {"fp32": 0.3, "bf16": 0.05}
+    assert "run #1" in as_peak.source
+
+    as_share = measured_accelerator(results, device, USE_AS_UTILIZATION, precision="bf16")
+    assert as_share.utilization == pytest.approx(0.75)  # bf16 has no peak: fp32 used
+    assert dict(as_share.peak_tflops) == {"fp32": 0.4}
+
+    over = measured_accelerator([result("fp32", 64, 0.6)], device, USE_AS_UTILIZATION)
+    assert over.utilization == 1.0 and "capped" in over.source
+    with pytest.raises(ValueError, match="results"):
+        measured_accelerator([], device, USE_AS_PEAK)
+    with pytest.raises(ValueError, match="results"):
+        measured_accelerator([result("bf16", 64, 0.1)], device, USE_AS_UTILIZATION)
+
+
+def test_dtype_choices_follow_the_device():
+    assert dtype_availability("cpu", True)["tf32"]
+    assert not dtype_availability("cuda:0", True)["fp8"]
+    assert dtype_availability("cpu", False)["bf16"].startswith("needs PyTorch")
+    assert default_dtypes("cpu", True, True) == ("fp32", "bf16")
+    assert default_dtypes("cpu", True, False) == ("fp32",)
+    assert default_dtypes("cuda:0", False, True) == ("fp32", "tf32", "bf16", "fp16", "fp8")
+
+
+def test_feature_chips_name_bf16_support():
+    cpu = fake_cpu()
+    labels = [c.label for c in feature_chips(cpu)]
+    assert labels[-1] == "no native bf16"
+    amx = replace(cpu, features=(*cpu.features, "avx512f", "avx512_bf16", "amx_tile", "amx_bf16"))
+    chips = {c.label: c.tone for c in feature_chips(amx)}
+    assert chips["AMX-BF16"] == "ml" and chips["AVX-512 BF16"] == "ml"
+    assert "no native bf16" not in chips
+    assert math.isclose(cpu.peak.tflops if cpu.peak else 0.0, 8 * 3.5 * 32 / 1000)
