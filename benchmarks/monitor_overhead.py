@@ -85,6 +85,12 @@ def measure(name: str, seconds: float, tab: object) -> Phase:
     )
 
 
+def _source() -> str:
+    if os.environ.get("DESKTOPAPP_MONITOR_DEMO"):
+        return "scripted two-GPU demo sampler"
+    return "real sampler"
+
+
 def open_window(size: tuple[int, int]) -> tuple[object, object]:
     from desktopapp.app import _ensure_application
     from desktopapp.ui.main_window import MainWindow
@@ -102,7 +108,7 @@ def open_window(size: tuple[int, int]) -> tuple[object, object]:
 
 def short_run(seconds: float, size: tuple[int, int]) -> int:
     window, tab = open_window(size)
-    print(f"offscreen window {size[0]}x{size[1]}, real sampler, {seconds:g} s per phase")
+    print(f"offscreen window {size[0]}x{size[1]}, {_source()}, {seconds:g} s per phase")
     phases: list[Phase] = []
 
     def shown(interval: float) -> None:
@@ -155,7 +161,7 @@ def short_run(seconds: float, size: tuple[int, int]) -> int:
 def long_run(minutes: float, size: tuple[int, int]) -> int:
     window, tab = open_window(size)
     tab.set_interval(0.1)  # type: ignore[attr-defined]
-    print(f"offscreen window {size[0]}x{size[1]}, real sampler, 10 Hz for {minutes:g} min")
+    print(f"offscreen window {size[0]}x{size[1]}, {_source()}, 10 Hz for {minutes:g} min")
     readings: list[tuple[float, float]] = []
     start_cpu, start = cpu_seconds(), time.monotonic()
     samples0 = getattr(tab, "samples", 0)
@@ -191,6 +197,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--long", action="store_true", help="10 Hz memory run instead")
     parser.add_argument("--minutes", type=float, default=10.0, help="length of --long")
     parser.add_argument("--size", default="1400x900", help="window size")
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="scripted two-GPU data instead of the real sampler (the GPU layout on a machine "
+        "without one; not the target measurement)",
+    )
     args = parser.parse_args(argv)
     width, height = (int(v) for v in args.size.lower().split("x"))
     home = os.environ.get("DESKTOPAPP_HOME")
@@ -198,6 +210,10 @@ def main(argv: list[str] | None = None) -> int:
         import tempfile
 
         os.environ["DESKTOPAPP_HOME"] = tempfile.mkdtemp(prefix="desktopapp-bench-")
+    if args.demo:
+        os.environ["DESKTOPAPP_MONITOR_DEMO"] = "1"
+    else:
+        os.environ.pop("DESKTOPAPP_MONITOR_DEMO", None)
     if args.long:
         return long_run(args.minutes, (width, height))
     return short_run(args.seconds, (width, height))

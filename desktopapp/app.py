@@ -3,17 +3,23 @@
 Options::
 
     desktopapp [SCENARIO.json] [--scenario FILE] [--tab estimate|cost|hardware|monitor]
+               [--compare FILE ...] [--theme system|light|dark] [--presentation]
                [--screenshot FILE.png [--size WxH]]
 
-``--screenshot`` renders the window offscreen (``QT_QPA_PLATFORM=offscreen`` unless a platform
-is set) once the tab has its first data, writes the PNG and exits 0. Bad options exit 2 with
-one line on stderr.
+A scenario file opens as the window's document (a file that cannot be used is named in a
+banner and the status bar; the window starts empty). ``--compare`` pins more scenario files
+next to it in the Compare dialog. ``--theme`` overrides the remembered theme for this run;
+``--presentation`` starts in presentation mode.
+
+``--screenshot`` renders the window (or, with ``--compare``, the Compare dialog) offscreen
+(``QT_QPA_PLATFORM=offscreen`` unless a platform is set) once the tab has its first data,
+writes the PNG and exits 0. Bad options exit 2 with one line on stderr. Without
+``--screenshot``, autosaves of a session that ended unexpectedly are offered in a banner.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import re
 import sys
@@ -27,12 +33,11 @@ from desktopapp.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, OneLineErrorParser
 from desktopapp.ui import TAB_NAMES
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QWidget
 
     from desktopapp.ui.main_window import MainWindow
 
 SCREENSHOT_READY_TIMEOUT_S = 8.0
-SCENARIO_LATER = "Scenario files arrive in a later version; {name} was not opened."
 _SIZE_RE = re.compile(r"^\s*(\d{2,5})\s*[xX×]\s*(\d{2,5})\s*$")
 MIN_SIZE = (640, 480)
 MAX_SIZE = (7680, 4320)
@@ -51,6 +56,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--screenshot", metavar="FILE.png", help="render the window into a PNG and exit"
     )
     parser.add_argument("--size", metavar="WxH", help="window size, e.g. 1400x900")
+    parser.add_argument(
+        "--compare",
+        metavar="FILE",
+        action="append",
+        default=[],
+        help="pin a scenario file in the Compare dialog (repeat for more)",
+    )
+    parser.add_argument(
+        "--theme", choices=("system", "light", "dark"), help="colour theme for this run"
+    )
+    parser.add_argument("--presentation", action="store_true", help="start in presentation mode")
     return parser
 
 
@@ -96,28 +112,16 @@ def _ensure_application() -> QApplication:
 
 
 def open_scenario(window: MainWindow, path: Path) -> bool:
-    """Open a scenario file when the model supports them; otherwise say so in the status bar."""
-    if importlib.util.find_spec("desktopapp.model.scenario") is None:
-        window.state.show_status(SCENARIO_LATER.format(name=path.name), 0)
-        return False
-    from desktopapp.model.scenario import load_scenario
-    from desktopapp.ui.state import KEEP
+    """Open a scenario file given on the command line as the window's document.
 
-    try:
-        loaded = load_scenario(path)
-    except (OSError, ValueError) as exc:  # ScenarioError is a ValueError with one line
-        window.state.show_status(f"Could not open {path.name}: {exc}", 0)
-        return False
-    scenario = loaded.scenario
-    window.state.set_workload(
-        training=scenario.training if scenario.training is not None else KEEP,
-        memory=scenario.memory if scenario.memory is not None else KEEP,
-        inference=scenario.inference if scenario.inference is not None else KEEP,
-        preset_id=None,
-    )
-    note = " (from an older format; saving upgrades it)" if loaded.migrated else ""
-    window.state.show_status(f"Opened scenario {path.name}: {scenario.name}{note}", 8000)
-    return True
+    A file that cannot be used changes nothing; its problem (one line naming the file) goes
+    to the status bar and to a banner over the tabs, so start-up is never blocked by a dialog.
+    """
+    if window.document.open(path, confirm=False, dialog=False):
+        return True
+    message = window.statusBar().currentMessage()
+    window.show_banner(f"<b>Could not open {path.name}</b><br>{message}", "error")
+    return False
 
 
 def wait_until_ready(window: MainWindow, timeout_s: float = SCREENSHOT_READY_TIMEOUT_S) -> bool:
@@ -139,7 +143,7 @@ def wait_until_ready(window: MainWindow, timeout_s: float = SCREENSHOT_READY_TIM
     return ready
 
 
-def save_screenshot(window: MainWindow, path: Path) -> None:
+def save_screenshot(window: QWidget, path: Path) -> None:
     pixmap = window.grab()
     if pixmap.isNull() or not pixmap.save(str(path), "PNG"):
         raise OSError(f"--screenshot: could not write {path}")
@@ -165,6 +169,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     scenario = Path(scenario_text) if scenario_text else None
     if scenario is not None and not scenario.is_file():
         return _usage_error(f"scenario: no such file: {scenario}")
+    compared = [Path(text) for text in args.compare]
+    for path in compared:
+        if not path.is_file():
+            return _usage_error(f"--compare: no such file: {path}")
+    if len(compared) > 3:
+        return _usage_error("--compare: at most 3 files (4 scenarios with the current one)")
     screenshot = Path(args.screenshot) if args.screenshot else None
     if screenshot is not None:
         if screenshot.suffix.lower() != ".png":
@@ -178,7 +188,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     from desktopapp.ui.main_window import DEFAULT_SIZE, MainWindow
 
     # A screenshot neither uses nor changes the remembered geometry and tab.
-    window = MainWindow(initial_tab=args.tab, remember=screenshot is None)
+    window = MainWindow(
+        initial_tab=args.tab,
+        remember=screenshot is None,
+        theme_mode=args.theme or ("light" if screenshot is not None else None),
+    )
     if size is not None:
         window.resize(*size)
     elif screenshot is not None:
@@ -186,6 +200,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     window.show()
     if scenario is not None:
         open_scenario(window, scenario)
+    elif screenshot is None:
+        window.offer_recovery()
+    if args.presentation:
+        window.set_presentation(True)
+        if size is not None:  # a screenshot of presentation mode at a chosen size
+            window.showNormal()
+            window.resize(*size)
+    dialog = None
+    if compared:
+        dialog = window.show_compare()
+        dialog.add_files(compared)
+        if size is not None:
+            dialog.resize(*size)
 
     if screenshot is None:
         return int(app.exec())
@@ -197,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"within {SCREENSHOT_READY_TIMEOUT_S:g} s; saving what is shown\n"
         )
     try:
-        save_screenshot(window, screenshot)
+        save_screenshot(dialog if dialog is not None else window, screenshot)
     except OSError as exc:
         sys.stderr.write(f"desktopapp: error: {exc}\n")
         window.close()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from desktopapp.model import units
 from desktopapp.model.catalog import offer_by_id
@@ -33,8 +34,13 @@ RENTED = "h100-8x-rented.json"
 OWNED = "a100-16x-owned.json"
 FLEET_UTILIZATION = 0.70
 
-WORKLOAD = {"params": 7e9, "tokens": 150e9, "precision": "bf16", "utilization": 0.40}
-SHAPE = {
+WORKLOAD: dict[str, Any] = {
+    "params": 7e9,
+    "tokens": 150e9,
+    "precision": "bf16",
+    "utilization": 0.40,
+}
+SHAPE: dict[str, Any] = {
     "layers": 32,
     "hidden": 4096,
     "heads": 32,

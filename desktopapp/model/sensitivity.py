@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from desktopapp.model import units
 from desktopapp.model.training import TrainingEstimate, TrainingInputs, estimate_training
@@ -98,7 +99,8 @@ class SensitivityResult:
         """Bars by decreasing swing of ``metric`` (ties keep input order): a tornado."""
         base = self.base(metric)
         order = sorted(
-            enumerate(self.bars), key=lambda pair: (-round(pair[1].swing(metric, base), 12), pair[0])
+            enumerate(self.bars),
+            key=lambda pair: (-round(pair[1].swing(metric, base), 12), pair[0]),
         )
         return tuple(bar for _i, bar in order)
 
@@ -167,8 +169,8 @@ def training_sensitivity(inputs: TrainingInputs, step: float = DEFAULT_STEP) -> 
         low_value, high_value = _moved(name, value, float(step))
         outcomes: list[TrainingEstimate] = []
         for moved in (low_value, high_value):
-            changed = int(moved) if name == "gpus" else moved
-            outcomes.append(estimate_training(replace(inputs, **{name: changed})))
+            changes: dict[str, Any] = {name: int(moved) if name == "gpus" else moved}
+            outcomes.append(estimate_training(replace(inputs, **changes)))
         fmt = _formatter(name)
         bars.append(
             SensitivityBar(

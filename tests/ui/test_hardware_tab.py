@@ -4,6 +4,7 @@ history and comparison, export, "use in estimates", and no torch import on creat
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import math
 import os
@@ -18,6 +19,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel
+from pytestqt.qtbot import QtBot
 
 from desktopapp.devices.bench.core import BenchResult, CancelToken, ProgressEvent
 from desktopapp.devices.bench.runner import BenchConfig
@@ -42,7 +44,7 @@ from desktopapp.ui.hardware.summary import (
 )
 from desktopapp.ui.hardware.tab import HardwareTab
 from desktopapp.ui.hardware.widgets import PeakTile
-from desktopapp.ui.state import CustomAccelerator
+from desktopapp.ui.state import AppState, CustomAccelerator
 
 GIB = 1024**3
 NO_GPU = (
@@ -52,6 +54,7 @@ NO_GPU = (
 TORCH_HINT = 'pip install "torch>=2.2" --index-url https://download.pytorch.org/whl/cpu'
 BF16_WARNING = "no native bf16 on this CPU: mixed precision would slow training down here"
 CPU_PEAK = 0.5  # TFLOP/s of the fake CPU's datasheet-free estimate
+MakeTab = Callable[..., HardwareTab]
 
 
 # --- fakes -----------------------------------------------------------------------------------
@@ -148,11 +151,12 @@ def cpu_torch() -> TorchInfo:
     return TorchInfo(True, "", TORCH_HINT, version="2.13.0+cpu", num_threads=8)
 
 
+CPU_PEAKS = {"fp32": CPU_PEAK}
 DEVICE_INFO = {
     "device": "cpu",
     "kind": "cpu",
     "name": "Test EPYC 9000 8-Core",
-    "peak_tflops": {"fp32": CPU_PEAK},
+    "peak_tflops": CPU_PEAKS,
     "peak_source": "estimate: 8 cores × 3.50 GHz × 32 FLOP/cycle",
     "catalog_id": None,
     "memory_bytes": 64 * GIB,
@@ -160,7 +164,7 @@ DEVICE_INFO = {
 
 
 def result(dtype: str, size: int, tflops: float) -> BenchResult:
-    peak = DEVICE_INFO["peak_tflops"].get(dtype)  # type: ignore[attr-defined]
+    peak = CPU_PEAKS.get(dtype)
     return BenchResult(
         suite="matmul",
         device="cpu",
@@ -236,7 +240,7 @@ def make_services(
 
 
 @pytest.fixture
-def make_tab(qtbot, app_state) -> Iterator[Callable[..., HardwareTab]]:
+def make_tab(qtbot: QtBot, app_state: AppState) -> Iterator[MakeTab]:
     tabs: list[HardwareTab] = []
 
     def factory(services: HardwareServices, show: bool = False) -> HardwareTab:
@@ -255,7 +259,7 @@ def make_tab(qtbot, app_state) -> Iterator[Callable[..., HardwareTab]]:
         tab.shutdown()
 
 
-def run_to_end(qtbot, tab: HardwareTab, timeout: int = 10_000) -> BenchOutcome:
+def run_to_end(qtbot: QtBot, tab: HardwareTab, timeout: int = 10_000) -> BenchOutcome:
     with qtbot.waitSignal(tab.run_finished, timeout=timeout) as blocker:
         qtbot.mouseClick(tab.controls.start_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not tab.is_running(), timeout=timeout)
@@ -267,7 +271,7 @@ def run_to_end(qtbot, tab: HardwareTab, timeout: int = 10_000) -> BenchOutcome:
 # --- device cards ---------------------------------------------------------------------------
 
 
-def test_cards_render_from_a_faked_report(make_tab, tmp_path):
+def test_cards_render_from_a_faked_report(make_tab: MakeTab, tmp_path: Path) -> None:
     report = fake_report(gpus=(fake_gpu(),))
     tab = make_tab(make_services(tmp_path, report, torch=no_torch()), show=True)
     assert tab.is_ready()
@@ -312,7 +316,7 @@ def test_cards_render_from_a_faked_report(make_tab, tmp_path):
     assert [d for d, chip in tab.controls.dtypes.items() if chip.isEnabled()] == ["fp32"]
 
 
-def test_without_a_gpu_one_line_says_why(make_tab, tmp_path):
+def test_without_a_gpu_one_line_says_why(make_tab: MakeTab, tmp_path: Path) -> None:
     tab = make_tab(make_services(tmp_path, fake_report()), show=True)
     assert tab.gpu_cards == []
     card = tab.no_gpu_card
@@ -329,7 +333,9 @@ def test_without_a_gpu_one_line_says_why(make_tab, tmp_path):
     assert tab.controls.device_spec() == "cpu"
 
 
-def test_real_detection_shows_this_cpu_at_once(qtbot, app_state, tmp_path, monkeypatch):
+def test_real_detection_shows_this_cpu_at_once(
+    qtbot: QtBot, app_state: AppState, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from desktopapp.devices.cpu import detect_cpu
 
     monkeypatch.setenv("DESKTOPAPP_HOME", str(tmp_path))
@@ -348,7 +354,7 @@ def test_real_detection_shows_this_cpu_at_once(qtbot, app_state, tmp_path, monke
         tab.shutdown()
 
 
-def test_creating_the_tab_imports_neither_torch_nor_pyqtgraph(tmp_path):
+def test_creating_the_tab_imports_neither_torch_nor_pyqtgraph(tmp_path: Path) -> None:
     script = textwrap.dedent(
         """
         import sys, time
@@ -391,7 +397,9 @@ def test_creating_the_tab_imports_neither_torch_nor_pyqtgraph(tmp_path):
 # --- running benchmarks ---------------------------------------------------------------------
 
 
-def test_tiny_fake_benchmark_rows_plot_findings_and_history(make_tab, tmp_path, qtbot):
+def test_tiny_fake_benchmark_rows_plot_findings_and_history(
+    make_tab: MakeTab, tmp_path: Path, qtbot: QtBot
+) -> None:
     tab = make_tab(make_services(tmp_path, suite=fake_suite(steps=6)), show=True)
     tab.controls.dtypes["bf16"].setChecked(True)
     outcome = run_to_end(qtbot, tab)
@@ -424,7 +432,9 @@ def test_tiny_fake_benchmark_rows_plot_findings_and_history(make_tab, tmp_path, 
     assert stored.summary.device_info["name"] == "Test EPYC 9000 8-Core"
 
 
-def test_real_runner_tiny_matmul_from_the_ui(make_tab, tmp_path, qtbot):
+def test_real_runner_tiny_matmul_from_the_ui(
+    make_tab: MakeTab, tmp_path: Path, qtbot: QtBot
+) -> None:
     services = replace(make_services(tmp_path), start_benchmark=HardwareServices().start_benchmark)
     tab = make_tab(services, show=True)
     tab.config_overrides = {"sizes": (32, 64), "budget_s": 0.02}
@@ -442,7 +452,9 @@ def test_real_runner_tiny_matmul_from_the_ui(make_tab, tmp_path, qtbot):
     assert outcome.run_id is not None
 
 
-def test_cancel_stops_within_a_second_and_saves_partial_results(make_tab, tmp_path, qtbot):
+def test_cancel_stops_within_a_second_and_saves_partial_results(
+    make_tab: MakeTab, tmp_path: Path, qtbot: QtBot
+) -> None:
     tab = make_tab(make_services(tmp_path, suite=fake_suite(steps=200, step_s=0.1)), show=True)
     qtbot.mouseClick(tab.controls.start_button, Qt.MouseButton.LeftButton)
     assert tab.is_running()
@@ -468,7 +480,9 @@ def test_cancel_stops_within_a_second_and_saves_partial_results(make_tab, tmp_pa
     assert tab.history.rows()[0].status == "partial (cancelled)"
 
 
-def test_cancel_of_a_real_run_stops_within_a_second(make_tab, tmp_path, qtbot):
+def test_cancel_of_a_real_run_stops_within_a_second(
+    make_tab: MakeTab, tmp_path: Path, qtbot: QtBot
+) -> None:
     services = replace(make_services(tmp_path), start_benchmark=HardwareServices().start_benchmark)
     tab = make_tab(services, show=True)
     tab.config_overrides = {"sizes": (64, 128, 256, 512), "budget_s": 0.3}
@@ -484,7 +498,9 @@ def test_cancel_of_a_real_run_stops_within_a_second(make_tab, tmp_path, qtbot):
     assert blocker.args[0].cancelled
 
 
-def test_gui_thread_keeps_ticking_during_a_run(make_tab, tmp_path, qtbot):
+def test_gui_thread_keeps_ticking_during_a_run(
+    make_tab: MakeTab, tmp_path: Path, qtbot: QtBot
+) -> None:
     import numpy as np
 
     a = np.random.default_rng(0).standard_normal((192, 192)).astype(np.float32)
@@ -504,12 +520,14 @@ def test_gui_thread_keeps_ticking_during_a_run(make_tab, tmp_path, qtbot):
         run_to_end(qtbot, tab)
     finally:
         timer.stop()
-    gaps = [b - a for a, b in zip(ticks, ticks[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(ticks)]
     assert len(ticks) >= 25  # ~1.2 s of running at 20 ms
     assert max(gaps) < 0.5
 
 
-def test_a_start_error_is_shown_and_leaves_no_thread(make_tab, tmp_path, qtbot):
+def test_a_start_error_is_shown_and_leaves_no_thread(
+    make_tab: MakeTab, tmp_path: Path, qtbot: QtBot
+) -> None:
     message = "device: cuda:0 is not available: no GPU"
     tab = make_tab(make_services(tmp_path, start_error=message), show=True)
     outcome = run_to_end(qtbot, tab)
@@ -519,7 +537,7 @@ def test_a_start_error_is_shown_and_leaves_no_thread(make_tab, tmp_path, qtbot):
     assert live_workers() == []
 
 
-def test_no_suite_chosen_does_not_start(make_tab, tmp_path):
+def test_no_suite_chosen_does_not_start(make_tab: MakeTab, tmp_path: Path) -> None:
     tab = make_tab(make_services(tmp_path))
     for chip in tab.controls.suites.values():
         chip.setChecked(False)
@@ -528,7 +546,9 @@ def test_no_suite_chosen_does_not_start(make_tab, tmp_path):
     assert not tab.is_running()
 
 
-def test_events_of_an_older_generation_are_dropped(make_tab, tmp_path, qtbot):
+def test_events_of_an_older_generation_are_dropped(
+    make_tab: MakeTab, tmp_path: Path, qtbot: QtBot
+) -> None:
     tab = make_tab(make_services(tmp_path, suite=fake_suite(steps=3)), show=True)
     run_to_end(qtbot, tab)
     rows = tab.results_model.rowCount()
@@ -541,7 +561,7 @@ def test_events_of_an_older_generation_are_dropped(make_tab, tmp_path, qtbot):
 # --- history, compare, export ---------------------------------------------------------------
 
 
-def test_compare_two_runs_and_export(make_tab, tmp_path, qtbot):
+def test_compare_two_runs_and_export(make_tab: MakeTab, tmp_path: Path, qtbot: QtBot) -> None:
     store = ResultsStore(tmp_path / "results.sqlite3")
     a = store.save_run([result("fp32", 64, 0.1), result("fp32", 128, 0.2)], machine="m")
     b = store.save_run([result("fp32", 64, 0.15), result("bf16", 64, 0.3)], machine="m")
@@ -565,7 +585,9 @@ def test_compare_two_runs_and_export(make_tab, tmp_path, qtbot):
     assert [line["size"] for line in lines] == ["64", "128"]
 
 
-def test_show_a_saved_run_in_the_results_view(make_tab, tmp_path, qtbot):
+def test_show_a_saved_run_in_the_results_view(
+    make_tab: MakeTab, tmp_path: Path, qtbot: QtBot
+) -> None:
     store = ResultsStore(tmp_path / "results.sqlite3")
     run = store.save_run(
         [result("fp32", 64, 0.1), result("fp32", 128, 0.25)],
@@ -588,7 +610,9 @@ def test_show_a_saved_run_in_the_results_view(make_tab, tmp_path, qtbot):
 # --- use in estimates ---------------------------------------------------------------------------
 
 
-def test_use_in_estimates_updates_the_app_state(make_tab, tmp_path, qtbot, app_state):
+def test_use_in_estimates_updates_the_app_state(
+    make_tab: MakeTab, tmp_path: Path, qtbot: QtBot, app_state: AppState
+) -> None:
     tab = make_tab(make_services(tmp_path, suite=fake_suite(steps=6)), show=True)
     assert not tab.use_button.isEnabled()
     tab.controls.dtypes["bf16"].setChecked(True)
@@ -631,7 +655,7 @@ def test_use_in_estimates_updates_the_app_state(make_tab, tmp_path, qtbot, app_s
 # --- summary (no widgets) -----------------------------------------------------------------------
 
 
-def test_measured_accelerator_modes():
+def test_measured_accelerator_modes() -> None:
     device = MeasuredDevice("cpu", "Test CPU", {"fp32": 0.4}, "estimate: …", None, 8 * GIB)
     results = [result("fp32", 64, 0.1), result("fp32", 128, 0.3), result("bf16", 64, 0.05)]
     assert {d: r.size for d, r in best_by_dtype(results).items()} == {"fp32": 128, "bf16": 64}
@@ -652,7 +676,7 @@ def test_measured_accelerator_modes():
         measured_accelerator([result("bf16", 64, 0.1)], device, USE_AS_UTILIZATION)
 
 
-def test_dtype_choices_follow_the_device():
+def test_dtype_choices_follow_the_device() -> None:
     assert dtype_availability("cpu", True)["tf32"]
     assert not dtype_availability("cuda:0", True)["fp8"]
     assert dtype_availability("cpu", False)["bf16"].startswith("needs PyTorch")
@@ -661,7 +685,7 @@ def test_dtype_choices_follow_the_device():
     assert default_dtypes("cuda:0", False, True) == ("fp32", "tf32", "bf16", "fp16", "fp8")
 
 
-def test_feature_chips_name_bf16_support():
+def test_feature_chips_name_bf16_support() -> None:
     cpu = fake_cpu()
     labels = [c.label for c in feature_chips(cpu)]
     assert labels[-1] == "no native bf16"

@@ -112,7 +112,7 @@ def restyle_plot(widget: Any, scale: float | None = None) -> None:
         axis.labelStyle = style
         axis._updateLabel()  # pyqtgraph has no public call to re-render a label's style
     title = getattr(item, "titleLabel", None)
-    if title is not None and getattr(title, "text", ""):
+    if title is not None and str(getattr(title, "text", "") or ""):
         base = getattr(widget, _BASE_TITLE, None)
         if base is None:
             base = str(title.text)

@@ -21,12 +21,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import QAction, QImage, QKeySequence, QPainter, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QFileDialog,
+    QGraphicsView,
     QLabel,
     QTableView,
     QWidget,
@@ -68,6 +69,19 @@ def safe_file_stem(text: str) -> str:
     return stem.strip("-")[:60] or "export"
 
 
+def _render_into(widget: QWidget, painter: QPainter) -> None:
+    """Draw a widget at the painter's origin; a graphics view (pyqtgraph) draws its scene
+    vectorially into the painter's whole device."""
+    if isinstance(widget, QGraphicsView):
+        if not widget.isVisible():
+            widget.grab()  # delivers a hidden view's pending resize, so its scene is laid out
+        viewport = widget.viewport().rect()
+        target = QRectF(0.0, 0.0, float(viewport.width()), float(viewport.height()))
+        widget.render(painter, target, viewport)
+    else:
+        widget.render(painter, QPoint(0, 0))
+
+
 def plot_image(widget: QWidget, size: QSize | None = None, pixel_ratio: float = 2.0) -> QImage:
     """The plot drawn into an image of ``size`` logical pixels (default: its current size)
     at ``pixel_ratio`` device pixels per logical pixel (sharp in reports and slides)."""
@@ -85,10 +99,12 @@ def plot_image(widget: QWidget, size: QSize | None = None, pixel_ratio: float = 
     image.setDevicePixelRatio(pixel_ratio)
     image.fill(Qt.GlobalColor.white)
     painter = QPainter(image)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
-    widget.render(painter, QPoint(0, 0))
-    painter.end()
+    try:
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        _render_into(widget, painter)
+    finally:
+        painter.end()
     if size is not None:
         widget.resize(old_size)
     return image
@@ -101,7 +117,7 @@ def save_plot_png(widget: QWidget, path: str | Path, pixel_ratio: float = 2.0) -
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buffer, "PNG"):
+    if not image.save(buffer, b"PNG"):
         raise OSError(f"{target.name}: could not encode the image")
     buffer.close()
     atomic_write_bytes(target, bytes(data.data()))
@@ -123,8 +139,10 @@ def plot_svg(widget: QWidget, title: str = "") -> bytes:
     generator.setTitle(title or _plot_title(widget))
     generator.setDescription("Exported from ML Capacity Planner")
     painter = QPainter(generator)
-    widget.render(painter, QPoint(0, 0))
-    painter.end()
+    try:
+        _render_into(widget, painter)
+    finally:
+        painter.end()
     buffer.close()
     return bytes(data.data())
 
@@ -229,7 +247,9 @@ def _save_plot(widget: QWidget, kind: str) -> Path | None:
     title = _plot_title(widget)
     suffix = ".png" if kind == "png" else ".svg"
     filters = "PNG image (*.png)" if kind == "png" else "SVG drawing (*.svg)"
-    path = choose_path(widget, f"Save plot as {kind.upper()}", safe_file_stem(title) + suffix, filters)
+    path = choose_path(
+        widget, f"Save plot as {kind.upper()}", safe_file_stem(title) + suffix, filters
+    )
     if path is None:
         return None
     if not path.suffix:

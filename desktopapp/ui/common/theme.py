@@ -113,6 +113,7 @@ def _palette() -> QPalette:
         QPalette.ColorRole.Highlight: "accent",
         QPalette.ColorRole.HighlightedText: "surface",
         QPalette.ColorRole.Link: "accent",
+        QPalette.ColorRole.Light: "surface",
         QPalette.ColorRole.Mid: "border",
         QPalette.ColorRole.Midlight: "border",
         QPalette.ColorRole.Dark: "border_strong",
@@ -262,9 +263,13 @@ QLabel#Badge {{
 QLabel#ComingTitle {{ font-size: {pt(BASE_POINT_SIZE + 8)}pt; font-weight: 700; }}
 QLabel#ComingText {{ color: {c["muted"]}; font-size: {pt(BASE_POINT_SIZE + 1)}pt; }}
 
-QMenuBar {{ background: {c["surface"]}; color: {c["text"]}; border-bottom: 1px solid {c["border"]}; }}
+QMenuBar {{
+    background: {c["surface"]}; color: {c["text"]}; border-bottom: 1px solid {c["border"]};
+}}
 QMenuBar::item:selected {{ background: {c["accent_soft"]}; color: {c["text"]}; }}
-QMenu {{ background: {c["surface"]}; color: {c["text"]}; border: 1px solid {c["border_strong"]}; }}
+QMenu {{
+    background: {c["surface"]}; color: {c["text"]}; border: 1px solid {c["border_strong"]};
+}}
 QMenu::item {{ padding: 5px 22px 5px 22px; }}
 QMenu::item:selected {{ background: {c["accent_soft"]}; color: {c["text"]}; }}
 QMenu::item:disabled {{ color: {c["faint"]}; }}

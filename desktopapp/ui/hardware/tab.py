@@ -407,6 +407,9 @@ class HardwareTab(QWidget):
         self.state.show_status(f"Hardware detection failed: {message}", 0)
         self._torch_state = "done"
         self._render_devices()
+        if not self._ready:  # the CPU card is all there will be: do not keep --screenshot waiting
+            self._ready = True
+            self.ready.emit()
 
     def _maybe_probe_torch(self) -> None:
         if self._shown and self._report is not None and self._torch_state == "waiting":

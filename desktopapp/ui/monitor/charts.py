@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QGraphicsItem,
     QGridLayout,
     QLabel,
+    QSizePolicy,
     QVBoxLayout,
     QWidget,
 )
@@ -48,6 +49,7 @@ from desktopapp.ui.monitor.layout import (
     PlotSpec,
     format_ago,
     format_value,
+    gpu_color,
     nice_ceiling,
 )
 
@@ -198,22 +200,34 @@ def _finite_min(arrays: list[FloatArray]) -> float:
     return best
 
 
+def _swatch(color: str, label: str, dashed: bool = False, block: bool = False) -> str:
+    mark = "■" if block else ("╌" if dashed else "━")
+    return (
+        f"<span style='color:{color}'>{mark}</span>"
+        f"<span style='color:{COLORS['muted']}'>&nbsp;{label}</span>&nbsp;&nbsp;"
+    )
+
+
 def _legend_html(spec: PlotSpec) -> str:
+    """Title and legend. With several GPUs the line styles are explained once in grey and
+    each GPU gets a colour swatch, instead of one entry per curve."""
     parts = [
         f"<span style='color:{COLORS['text']}; font-weight:600'>{spec.title}</span>"
         "&nbsp;&nbsp;&nbsp;"
     ]
-    for curve in spec.curves:
-        mark = "╌╌" if curve.dashed else "━━"
-        parts.append(
-            f"<span style='color:{curve.color}'>{mark}</span>"
-            f"<span style='color:{COLORS['muted']}'>&nbsp;{curve.label}</span>&nbsp;&nbsp;"
-        )
+    gpus = sorted({c.gpu for c in spec.curves if c.gpu is not None})
+    if len(gpus) > 1:
+        seen: set[tuple[str, bool]] = set()
+        for curve in spec.curves:
+            key = (curve.what, curve.dashed)
+            if curve.what and key not in seen:
+                seen.add(key)
+                parts.append(_swatch(COLORS["faint"], curve.what, curve.dashed))
+        parts += [_swatch(gpu_color(i), f"GPU {i}", block=True) for i in gpus]
+    else:
+        parts += [_swatch(c.color, c.what or c.label, c.dashed) for c in spec.curves]
     if spec.strip_channels:
-        parts.append(
-            f"<span style='color:{COLORS['accent']}'>▆</span>"
-            f"<span style='color:{COLORS['muted']}'>&nbsp;per core (strip)</span>"
-        )
+        parts.append(_swatch(COLORS["accent"], "per core", block=True))
     return "".join(parts)
 
 
@@ -228,6 +242,9 @@ class MonitorPlot:
         self.header = QLabel(_legend_html(spec))
         self.header.setObjectName("PlotHeader")
         self.header.setTextFormat(Qt.TextFormat.RichText)
+        # A long legend is clipped rather than widening the whole column.
+        self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.header.setMinimumWidth(0)
         self.time_axis = TimeAxis()
         self.value_axis = ValueAxis(spec.kind)
         self.widget = _pg.PlotWidget(axisItems={"bottom": self.time_axis, "left": self.value_axis})
@@ -288,6 +305,9 @@ class MonitorPlot:
         # rarely change while the time axis scrolls on every refresh.
         item.showGrid(x=False, y=True, alpha=0.12)
         item.getAxis("left").setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        # The time axis keeps its range while "before now" scrolls in a fixed window, so its
+        # labels are cached too (re-rendered only when the range changes).
+        item.getAxis("bottom").setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         item.layout.setContentsMargins(0, 0, 4, 0)
         tick_font = QFont()
         tick_font.setPointSizeF(BASE_POINT_SIZE - 1.5)
@@ -297,10 +317,7 @@ class MonitorPlot:
             axis.setPen(_pg.mkPen(COLORS["border_strong"]))
             axis.setTextPen(_pg.mkPen(COLORS["muted"]))
         item.getAxis("left").setWidth(LEFT_AXIS_WIDTH)
-        item.getAxis("left").setStyle(
-            hideOverlappingLabels=False,
-            textFillLimits=[(0, 0.95), (2, 0.9), (4, 0.7), (6, 0.5)],
-        )
+        item.getAxis("left").setStyle(hideOverlappingLabels=False, maxTextLevel=0)
         item.getAxis("bottom").setHeight(22)
         item.disableAutoRange()
         item.hideButtons()
@@ -431,6 +448,9 @@ class PlotGrid(QWidget):
         self._series: dict[str, tuple[FloatArray, FloatArray]] = {}
         self._cursor_t = math.nan
         self.pinned = False
+        # Smooth (antialiased) lines; the tab turns this off while streaming fast, where it
+        # would cost half the drawing time, and back on when paused or sampling slowly.
+        self.antialias = True
         self.refreshes = 0
         self._strip_counter = 0
 
@@ -467,7 +487,7 @@ class PlotGrid(QWidget):
             for channel, curve in plot.curves.items():
                 t, y = history.series(channel, timebase_s, points)
                 self._series[channel] = (t, y)
-                curve.setData(t - latest if self.mode == AGO else t, y)
+                curve.setData(t - latest if self.mode == AGO else t, y, antialias=self.antialias)
                 ys.append(y)
             plot.update_y(ys)
             if plot.strip is not None and self._strip_due(plot):

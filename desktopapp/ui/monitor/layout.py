@@ -39,6 +39,8 @@ class CurveSpec:
     width: float = 2.0
     fill: bool = False  # light area under the curve (the plot's main quantity)
     readout: bool = True  # listed in the cursor readout
+    what: str = ""  # for GPU curves: the quantity ("util", "memory" …) without the GPU number
+    gpu: int | None = None  # the GPU this curve belongs to
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,16 @@ def plot_specs(channels: Sequence[str]) -> GridLayout:
         temp: list[CurveSpec] = []
         for i in gpus:
             color = gpu_color(i)
-            util.append(CurveSpec(f"gpu{i}.util", _gpu_label(i, n, "util"), color, fill=n == 1))
+            util.append(
+                CurveSpec(
+                    f"gpu{i}.util",
+                    _gpu_label(i, n, "util"),
+                    color,
+                    fill=n == 1,
+                    what="util",
+                    gpu=i,
+                )
+            )
             if f"gpu{i}.mem.percent" in names:
                 util.append(
                     CurveSpec(
@@ -125,9 +136,20 @@ def plot_specs(channels: Sequence[str]) -> GridLayout:
                         color,
                         dashed=True,
                         width=1.6,
+                        what="memory",
+                        gpu=i,
                     )
                 )
-            power.append(CurveSpec(f"gpu{i}.power", _gpu_label(i, n, "power"), color, fill=n == 1))
+            power.append(
+                CurveSpec(
+                    f"gpu{i}.power",
+                    _gpu_label(i, n, "power"),
+                    color,
+                    fill=n == 1,
+                    what="power",
+                    gpu=i,
+                )
+            )
             if f"gpu{i}.power_limit" in names:
                 power.append(
                     CurveSpec(
@@ -137,13 +159,15 @@ def plot_specs(channels: Sequence[str]) -> GridLayout:
                         dashed=True,
                         width=1.2,
                         readout=False,
+                        what="limit",
+                        gpu=i,
                     )
                 )
-            temp.append(CurveSpec(f"gpu{i}.temp", _gpu_label(i, n, "temperature"), color))
+            temp.append(
+                CurveSpec(f"gpu{i}.temp", _gpu_label(i, n, "temperature"), color, what="", gpu=i)
+            )
         plots += [
-            PlotSpec(
-                "gpu_util", "GPU utilization and memory", PERCENT, tuple(util), (), 0, 0, True
-            ),
+            PlotSpec("gpu_util", "GPU utilization", PERCENT, tuple(util), (), 0, 0, True),
             PlotSpec("gpu_power", "GPU power", WATTS, tuple(power), (), 0, 1, True),
             PlotSpec("gpu_temp", "GPU temperature", CELSIUS, tuple(temp), (), 0, 2, True),
         ]

@@ -87,7 +87,8 @@ TIMEBASE_LABELS["session"] = "Session"
 DEFAULT_TIMEBASE = "1 min"
 BUFFER_RATE_HZ = 10.0  # full-rate buffer sized for 10 min at 10 Hz (40 min at 1 s)
 BUFFER_SECONDS = 600.0
-MIN_REDRAW_S = 0.2  # at most 5 redraws a second, however fast the sampling
+MIN_REDRAW_S = 0.25  # at most 4 redraws a second, however fast the sampling
+FAST_STREAM_S = 0.5  # sampling faster than this draws plain (not antialiased) lines
 DETAIL_REFRESH_S = 1.0  # diagnosis, idle cost and live tiles
 TABLE_REFRESH_S = 2.0  # process and cost tables (the sampler refreshes processes every 2 s)
 WARM_UP_SAMPLES = 10  # taken WARM_UP_INTERVAL_S apart when the tab opens, to fill the plots
@@ -639,6 +640,8 @@ class MonitorTab(QWidget):
         self._last_draw = now
         self._dirty = False
         warming = self.samples <= WARM_UP_SAMPLES
+        streaming = self.controller.is_running() and self.controller.interval_s < FAST_STREAM_S
+        self.grid.antialias = not streaming
         self.grid.refresh(
             self._session.history, self.timebase_seconds(), self._session.first_timestamp
         )

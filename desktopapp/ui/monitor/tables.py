@@ -32,6 +32,7 @@ class Column(Generic[R]):
     key: Callable[[R], float | str]
     numeric: bool = False
     tooltip: Callable[[R], str] | None = None
+    sample: str = ""  # typical widest text, sizes the column once
 
 
 def _num_key(value: float) -> float:
@@ -47,11 +48,16 @@ class RecordModel(QAbstractTableModel, Generic[R]):
         self._sort_order = Qt.SortOrder.DescendingOrder
 
     # --- content ------------------------------------------------------------------------------
-    def set_rows(self, rows: Sequence[R]) -> None:
+    def set_rows(self, rows: Sequence[R]) -> bool:
+        """Replace the rows (kept in the chosen sort); False when nothing changed."""
+        new = list(rows)
+        if new == self.rows:
+            return False
         self.beginResetModel()
-        self.rows = list(rows)
+        self.rows = new
         self._apply_sort()
         self.endResetModel()
+        return True
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
@@ -124,9 +130,17 @@ def make_table(model: RecordModel[Any], stretch_column: int, parent: QWidget | N
     view.verticalHeader().setDefaultSectionSize(24)
     header = view.horizontalHeader()
     header.setHighlightSections(False)
-    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    # Fixed widths (the user can drag them): measuring every cell on each refresh costs more
+    # than the refresh itself.
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     header.setSectionResizeMode(stretch_column, QHeaderView.ResizeMode.Stretch)
     header.setMinimumSectionSize(56)
+    metrics = view.fontMetrics()
+    for i, column in enumerate(model.columns):
+        if i != stretch_column:
+            sample = column.sample or column.title
+            width = max(metrics.horizontalAdvance(column.title), metrics.horizontalAdvance(sample))
+            header.resizeSection(i, width + 28)
     return view
 
 
@@ -142,45 +156,78 @@ def _command(p: GpuProcess) -> str:
 
 
 PROCESS_COLUMNS: tuple[Column[GpuProcess], ...] = (
-    Column("PID", lambda p: str(p.pid), lambda p: float(p.pid), numeric=True),
+    Column("PID", lambda p: str(p.pid), lambda p: float(p.pid), numeric=True, sample="4194304"),
     Column("GPU", lambda p: str(p.gpu_index), lambda p: float(p.gpu_index), numeric=True),
-    Column("User", lambda p: p.user or DASH, lambda p: p.user),
+    Column("User", lambda p: p.user or DASH, lambda p: p.user, sample="username"),
     Column(
         "Command",
         _command,
         lambda p: _command(p).lower(),
         tooltip=lambda p: p.command or p.note or p.name,
     ),
-    Column("CPU", lambda p: _pct(p.cpu_percent), lambda p: p.cpu_percent, numeric=True),
-    Column("RSS", lambda p: format_bytes(p.rss_bytes), lambda p: p.rss_bytes, numeric=True),
+    Column(
+        "CPU", lambda p: _pct(p.cpu_percent), lambda p: p.cpu_percent, numeric=True, sample="1000%"
+    ),
+    Column(
+        "RSS",
+        lambda p: format_bytes(p.rss_bytes),
+        lambda p: p.rss_bytes,
+        numeric=True,
+        sample="999 MiB",
+    ),
     Column(
         "GPU memory",
         lambda p: format_bytes(p.used_memory_bytes),
         lambda p: p.used_memory_bytes,
         numeric=True,
+        sample="99.9 GiB",
     ),
 )
 PROCESS_GPU_MEMORY_COLUMN = len(PROCESS_COLUMNS) - 1
 
 PROCESS_COST_COLUMNS: tuple[Column[ProcessCost], ...] = (
-    Column("PID", lambda p: str(p.pid), lambda p: float(p.pid), numeric=True),
+    Column("PID", lambda p: str(p.pid), lambda p: float(p.pid), numeric=True, sample="4194304"),
     Column("Process", lambda p: p.name or DASH, lambda p: p.name.lower()),
-    Column("User", lambda p: p.user or DASH, lambda p: p.user),
-    Column("GPU time", lambda p: format_hours(p.gpu_hours), lambda p: p.gpu_hours, numeric=True),
+    Column("User", lambda p: p.user or DASH, lambda p: p.user, sample="username"),
+    Column(
+        "GPU time",
+        lambda p: format_hours(p.gpu_hours),
+        lambda p: p.gpu_hours,
+        numeric=True,
+        sample="999 min",
+    ),
     Column(
         "GPU-hours",
         lambda p: f"{p.gpu_hours:.3f}",
         lambda p: p.gpu_hours,
         numeric=True,
     ),
-    Column("Cost", lambda p: format_money(p.cost_usd), lambda p: p.cost_usd, numeric=True),
+    Column(
+        "Cost",
+        lambda p: format_money(p.cost_usd),
+        lambda p: p.cost_usd,
+        numeric=True,
+        sample="$9,999",
+    ),
     Column("Share", lambda p: format_percent(p.share, 0), lambda p: p.share, numeric=True),
 )
 USER_COST_COLUMNS: tuple[Column[UserCost], ...] = (
     Column("User", lambda u: u.user or DASH, lambda u: u.user),
-    Column("GPU time", lambda u: format_hours(u.gpu_hours), lambda u: u.gpu_hours, numeric=True),
+    Column(
+        "GPU time",
+        lambda u: format_hours(u.gpu_hours),
+        lambda u: u.gpu_hours,
+        numeric=True,
+        sample="999 min",
+    ),
     Column("GPU-hours", lambda u: f"{u.gpu_hours:.3f}", lambda u: u.gpu_hours, numeric=True),
-    Column("Cost", lambda u: format_money(u.cost_usd), lambda u: u.cost_usd, numeric=True),
+    Column(
+        "Cost",
+        lambda u: format_money(u.cost_usd),
+        lambda u: u.cost_usd,
+        numeric=True,
+        sample="$9,999",
+    ),
 )
 COST_SORT_COLUMN = 5  # process cost
 USER_COST_SORT_COLUMN = 3

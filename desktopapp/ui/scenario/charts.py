@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QWidget
 
 from desktopapp.model import units
@@ -44,16 +45,26 @@ def overlay_plots(parent: QWidget | None = None) -> list[Any]:
         OVERLAY_TITLES[0], "devices", "hours", log_x=True, log_y=True, parent=parent
     )
     cost_plot = plots.make_plot(
-        OVERLAY_TITLES[1], "devices", "cost of the run", log_x=True, y_format=_money_axis,
+        OVERLAY_TITLES[1],
+        "devices",
+        "cost",
+        log_x=True,
+        y_format=_money_axis,
         parent=parent,
     )
     util_plot = plots.make_plot(
-        OVERLAY_TITLES[2], "utilization (%)", "cost of the run", y_format=_money_axis,
+        OVERLAY_TITLES[2],
+        "utilization (%)",
+        "cost",
+        y_format=_money_axis,
         parent=parent,
     )
     tco_plot = plots.make_plot(
-        OVERLAY_TITLES[3], "fleet utilization (%)", "$ per useful GPU-hour",
-        y_format=_money_axis, parent=parent,
+        OVERLAY_TITLES[3],
+        "fleet utilization (%)",
+        "per GPU-h",
+        y_format=_money_axis,
+        parent=parent,
     )
     for plot in (time_plot, cost_plot):
         plot.setXRange(0, 3.62, padding=0.02)  # log10(1) … log10(4096)
@@ -84,7 +95,7 @@ def fill_overlay(plot_list: Sequence[Any], summaries: Sequence[ScenarioSummary])
         color = _scenario_color(index)
         curves = summary.curves()
         est = summary.training
-        name = summary.label
+        name = summary.scenario.name or summary.label
         if curves.devices is not None and est is not None:
             curve = time_plot.plot(pen=plots.pen(index), name=name)
             plots.set_curve(curve, curves.devices.values, curves.devices.training_hours)
@@ -99,9 +110,7 @@ def fill_overlay(plot_list: Sequence[Any], summaries: Sequence[ScenarioSummary])
             if cost is not None and est.estimated_cost_usd is not None:
                 curve = util_plot.plot(pen=plots.pen(index), name=name)
                 plots.set_curve(curve, curves.utilization.values * 100.0, cost)
-                util_plot.addItem(
-                    _marker(color, est.utilization * 100.0, est.estimated_cost_usd)
-                )
+                util_plot.addItem(_marker(color, est.utilization * 100.0, est.estimated_cost_usd))
         if curves.fleet_utilization is not None and curves.onprem_per_useful_hour is not None:
             curve = tco_plot.plot(pen=plots.pen(index), name=f"{name} · owning")
             plots.set_curve(curve, curves.fleet_utilization * 100.0, curves.onprem_per_useful_hour)
@@ -129,9 +138,9 @@ def fill_overlay(plot_list: Sequence[Any], summaries: Sequence[ScenarioSummary])
 def _cap_tco_range(plot: Any, summaries: Sequence[ScenarioSummary]) -> None:
     """Owning per useful hour runs off to infinity at low utilization: show up to 3 × the
     dearest price that matters (cloud prices and owning at the chosen utilization)."""
-    anchors = [
-        s.tco.cloud_cost_per_gpu_hour for s in summaries if s.tco is not None
-    ] + [s.tco.onprem_cost_per_useful_gpu_hour for s in summaries if s.tco is not None]
+    anchors = [s.tco.cloud_cost_per_gpu_hour for s in summaries if s.tco is not None] + [
+        s.tco.onprem_cost_per_useful_gpu_hour for s in summaries if s.tco is not None
+    ]
     if anchors:
         plot.setYRange(0, max(anchors) * 3.0, padding=0)
 
@@ -155,6 +164,11 @@ def tornado_label(bar: SensitivityBar) -> str:
     low = bar_value_text(bar, bar.low_value)
     high = bar_value_text(bar, bar.high_value)
     return f"{bar.label}  {low} … {high}"
+
+
+def tornado_height(result: SensitivityResult | None) -> int:
+    """A height that gives every bar pair room for its label."""
+    return 90 + 34 * (len(result.bars) if result is not None else 4)
 
 
 def tornado_plot(metric: str, parent: QWidget | None = None) -> Any:
@@ -221,10 +235,12 @@ def fill_tornado(plot: Any, result: SensitivityResult | None, metric: str) -> li
             text.setPos(pct + (1.0 if pct > 0 else -1.0) * span * 0.02, y + offset)
     zero = module.InfiniteLine(pos=0.0, angle=90, pen=module.mkPen(COLORS["text"], width=1.2))
     item.addItem(zero)
-    item.getAxis("left").setTicks([ticks, []])
-    item.getAxis("left").setWidth(230)
+    axis = item.getAxis("left")
+    axis.setTicks([ticks, []])
+    metrics = QFontMetrics(axis.style.get("tickFont") or QFont())
+    axis.setWidth(max(metrics.horizontalAdvance(label) for _y, label in ticks) + 18)
     plot.setYRange(-0.7, n - 0.3, padding=0)
-    plot.setXRange(-span * 1.25, span * 1.25, padding=0)
+    plot.setXRange(-span * 1.4, span * 1.4, padding=0)
     return [label for _y, label in ticks]
 
 

@@ -113,9 +113,7 @@ def cost_inputs_from_plan(
 ) -> CostInputs | None:
     """Cost tab inputs for a scenario's cost plan (None when nothing can be planned: no owning
     inputs in the plan and no catalog server price for the accelerator)."""
-    acc = _accelerator_id(
-        plan.accelerator, None if training is None else training.accelerator
-    )
+    acc = _accelerator_id(plan.accelerator, None if training is None else training.accelerator)
     onprem = plan.on_prem or default_onprem(acc)
     if onprem is None:
         return None

@@ -247,7 +247,13 @@ def _rows(
     if training is not None:
         section = "Workload"
         rule = training.resolved_method
-        add(Row(section, "Compute rule", "C = 6·N·D" if rule == "6nd" else "C = 3 × forward × samples"))
+        add(
+            Row(
+                section,
+                "Compute rule",
+                "C = 6·N·D" if rule == "6nd" else "C = 3 × forward × samples",
+            )
+        )
         if rule == "6nd":
             add(Row(section, "Parameters", big_count(training.params), training.params))
             add(Row(section, "Training tokens", big_count(training.tokens), training.tokens))
@@ -282,7 +288,7 @@ def _rows(
                     "Utilization (MFU)",
                     f"{units.format_percent(t_est.utilization, 0)} ({origin})",
                     t_est.utilization,
-                    detail=t_est.utilization_source,
+                    detail="" if t_est.utilization_source == "given" else t_est.utilization_source,
                 )
             )
         add(
@@ -291,17 +297,29 @@ def _rows(
                 "Price per GPU-hour",
                 _money_rate(training.price),
                 training.price,
+            )
+        )
+        add(
+            Row(
+                "Price",
+                "Price source",
+                _short_source(training.price_source),
                 detail=training.price_source,
             )
         )
-        add(Row("Price", "Price source", _short_source(training.price_source), detail=training.price_source))
     plan = scenario.cost
     if plan.cloud is not None or plan.on_prem is not None:
         section = "Rent or buy"
         offer = offer_for(scenario, plan.offer)
         if plan.cloud is not None:
             name = offer.name if offer is not None else "typed price"
-            add(Row(section, "Cloud offer", f"{name} · {PRICING_LABELS.get(plan.pricing, plan.pricing)}"))
+            add(
+                Row(
+                    section,
+                    "Cloud offer",
+                    f"{name} · {PRICING_LABELS.get(plan.pricing, plan.pricing)}",
+                )
+            )
             add(
                 Row(
                     section,
@@ -331,13 +349,36 @@ def _rows(
                     detail=onprem.server_price_source,
                 )
             )
-            add(Row(section, "Server power", f"{onprem.power_kw:.3g} kW", float(onprem.power_kw), detail=onprem.power_source))
+            add(
+                Row(
+                    section,
+                    "Server power",
+                    f"{onprem.power_kw:.3g} kW",
+                    float(onprem.power_kw),
+                    detail=onprem.power_source,
+                )
+            )
             add(Row(section, "Life", f"{onprem.life_years:g} years", float(onprem.life_years)))
             add(Row(section, "PUE · electricity", f"{onprem.pue:g} · ${onprem.kwh_price:g}/kWh"))
-            add(Row(section, "Fleet utilization", units.format_percent(onprem.utilization, 0), onprem.utilization))
+            add(
+                Row(
+                    section,
+                    "Fleet utilization",
+                    units.format_percent(onprem.utilization, 0),
+                    onprem.utilization,
+                )
+            )
     section = "Results"
     if t_est is not None:
-        add(Row(section, "Total compute", units.format_flops(t_est.total_flops), t_est.total_flops, "lower"))
+        add(
+            Row(
+                section,
+                "Total compute",
+                units.format_flops(t_est.total_flops),
+                t_est.total_flops,
+                "lower",
+            )
+        )
         add(
             Row(
                 section,
@@ -453,7 +494,7 @@ def _sources(scenario: Scenario, t_est: TrainingEstimate | None) -> list[Source]
     seen: set[tuple[str, str]] = set()
 
     def add(source: Source) -> None:
-        key = (source.what, source.source)
+        key = (source.value, source.source)
         if key not in seen:
             seen.add(key)
             out.append(source)
@@ -522,7 +563,9 @@ def _sources(scenario: Scenario, t_est: TrainingEstimate | None) -> list[Source]
                 )
             )
         if plan.on_prem.power_source:
-            add(Source("Server power", f"{plan.on_prem.power_kw:.3g} kW", plan.on_prem.power_source))
+            add(
+                Source("Server power", f"{plan.on_prem.power_kw:.3g} kW", plan.on_prem.power_source)
+            )
     return out
 
 
@@ -538,7 +581,8 @@ def _offer_source(what: str, offer: CloudOffer, pricing: str) -> Source:
 
 
 def union_keys(summaries: Sequence[ScenarioSummary]) -> list[tuple[str, str]]:
-    """Row keys of all summaries, in order of first appearance, grouped by section."""
+    """Row keys of all summaries grouped by section, results first, then in order of first
+    appearance."""
     sections: list[str] = []
     keys: dict[str, list[str]] = {}
     for summary in summaries:
@@ -548,6 +592,9 @@ def union_keys(summaries: Sequence[ScenarioSummary]) -> list[tuple[str, str]]:
                 keys[row.section] = []
             if row.label not in keys[row.section]:
                 keys[row.section].append(row.label)
+    if "Results" in sections:  # what a meeting asks first
+        sections.remove("Results")
+        sections.insert(0, "Results")
     return [(s, label) for s in sections for label in keys[s]]
 
 
