@@ -198,10 +198,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif screenshot is not None:
         window.resize(DEFAULT_SIZE)
     window.show()
+    if screenshot is None:
+        window.offer_recovery()  # a banner; a file that fails to open below replaces it
     if scenario is not None:
         open_scenario(window, scenario)
-    elif screenshot is None:
-        window.offer_recovery()
     if args.presentation:
         window.set_presentation(True)
         if size is not None:  # a screenshot of presentation mode at a chosen size

@@ -687,14 +687,15 @@ class MainWindow(QMainWindow):
         app = QApplication.instance()
         if not isinstance(app, QApplication):
             return
-        from desktopapp.ui.common.appearance import restyle_application
+        from desktopapp.ui.common.appearance import restyle, restyle_application
 
         apply_theme(
             app,
             resolve_theme(self._theme_mode),
             PRESENTATION_SCALE if self._presentation else 1.0,
         )
-        restyle_application()
+        restyle(self)
+        restyle_application(skip=self)
         if self._compare is not None:
             self._compare.restyle()
 

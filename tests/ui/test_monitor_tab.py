@@ -6,25 +6,32 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
-from desktopapp.devices.sampler import FakeProcessSpec, FakeSampler, SystemSample
+from desktopapp.devices.sampler import FakeProcessSpec, FakeSampler, MonitorSession, SystemSample
 from desktopapp.devices.session_store import SessionStore, read_csv
+from desktopapp.model.idle_cost import IdleCostReport
+from desktopapp.model.ringbuffer import MonitorHistory
 from desktopapp.model.units import GIB, MIB, format_money
 from desktopapp.ui.common.timers import active_timers
 from desktopapp.ui.common.workers import live_workers
 from desktopapp.ui.monitor import sampling
 from desktopapp.ui.monitor import tab as tab_module
 from desktopapp.ui.monitor.layout import format_ago, nice_ceiling, plot_specs
+from desktopapp.ui.monitor.panels import LiveStrip
 from desktopapp.ui.monitor.tab import MonitorTab
-from desktopapp.ui.state import PriceChoice
+from desktopapp.ui.state import AppState, PriceChoice
 
 FAST = 0.02  # 50 Hz
+MakeTab = Callable[..., MonitorTab]
 NO_NVML = (
     "GPU: unavailable because the NVML library (libnvidia-ml) was not found: "
     "no NVIDIA driver installed"
@@ -32,12 +39,14 @@ NO_NVML = (
 
 
 @pytest.fixture
-def make_tab(qtbot, app_state, tmp_path, monkeypatch):
+def make_tab(
+    qtbot: QtBot, app_state: AppState, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> MakeTab:
     """A shown Monitor tab sampling ``sampler`` every 20 ms (closed, and so shut down, by
     pytest-qt at teardown)."""
     monkeypatch.setattr(tab_module, "WARM_UP_INTERVAL_S", FAST)
 
-    def make(sampler: object | None = None, *, show: bool = True, **kwargs) -> MonitorTab:
+    def make(sampler: object | None = None, *, show: bool = True, **kwargs: Any) -> MonitorTab:
         factory = kwargs.pop("sampler_factory", None)
         if factory is None:
             fake = sampler if sampler is not None else FakeSampler()
@@ -55,7 +64,29 @@ def make_tab(qtbot, app_state, tmp_path, monkeypatch):
     return make
 
 
-def wait_samples(qtbot, tab: MonitorTab, count: int, timeout: int = 5000) -> None:
+def session_of(tab: MonitorTab) -> MonitorSession:
+    assert tab.session is not None and tab.session.history is not None
+    return tab.session
+
+
+def history_of(tab: MonitorTab) -> MonitorHistory:
+    history = session_of(tab).history
+    assert history is not None
+    return history
+
+
+def report_of(tab: MonitorTab) -> IdleCostReport:
+    report = tab.idle_report()
+    assert report is not None
+    return report
+
+
+def live_of(tab: MonitorTab) -> LiveStrip:
+    assert tab.live is not None
+    return tab.live
+
+
+def wait_samples(qtbot: QtBot, tab: MonitorTab, count: int, timeout: int = 5000) -> None:
     target = tab.samples + count
     qtbot.waitUntil(lambda: tab.samples >= target, timeout=timeout)
 
@@ -63,7 +94,7 @@ def wait_samples(qtbot, tab: MonitorTab, count: int, timeout: int = 5000) -> Non
 # --- plots and buffers --------------------------------------------------------------------------
 
 
-def test_plots_update_in_place_at_50_hz(qtbot, make_tab):
+def test_plots_update_in_place_at_50_hz(qtbot: QtBot, make_tab: MakeTab) -> None:
     tab = make_tab(FakeSampler(gpu_count=2, gpu_util=(10.0, 50.0, 90.0)))
     wait_samples(qtbot, tab, 5)
     grid = tab.grid
@@ -84,7 +115,7 @@ def test_plots_update_in_place_at_50_hz(qtbot, make_tab):
     assert tab.draws <= tab.samples // 2 + 2
 
 
-def test_history_stays_bounded_after_many_samples(qtbot, make_tab):
+def test_history_stays_bounded_after_many_samples(qtbot: QtBot, make_tab: MakeTab) -> None:
     fake = FakeSampler(gpu_count=1, cores=4, interval_s=0.5)
     tab = make_tab(fake, show=False, buffer_seconds=10.0)
     tab.show()
@@ -92,7 +123,7 @@ def test_history_stays_bounded_after_many_samples(qtbot, make_tab):
     tab.set_paused(True)
     feed = FakeSampler(gpu_count=1, cores=4, interval_s=0.5, start=1_800_000_000.0)
     tab.controller.sample_ready.emit(feed.sample())
-    history = tab.session.history
+    history = history_of(tab)
     raw_capacity, nbytes = history.raw.capacity, history.nbytes
     shapes = (history.raw._t.shape, history.raw._data.shape)
     for _ in range(1500):  # 12 minutes of fake time through the whole display path
@@ -107,7 +138,7 @@ def test_history_stays_bounded_after_many_samples(qtbot, make_tab):
             assert len(curve.xData) <= 1600
 
 
-def test_layout_for_two_gpus_and_formatting():
+def test_layout_for_two_gpus_and_formatting() -> None:
     channels = list(FakeSampler(gpu_count=2, cores=3).sample().channels())
     layout = plot_specs(channels)
     assert layout.gpu_indices == (0, 1)
@@ -130,10 +161,42 @@ def test_layout_for_two_gpus_and_formatting():
     assert [nice_ceiling(v) for v in (0.7, 3.1, 240.0, 1000.0)] == [1.0, 5.0, 250.0, 1000.0]
 
 
+def test_time_axis_grows_in_steps_and_labels_before_now(qtbot: QtBot) -> None:
+    from desktopapp.ui.common.plots import pg
+    from desktopapp.ui.monitor.charts import TimeAxis, visible_span
+
+    # The window grows in steps (still axis between samples) and stops at the timebase.
+    assert [visible_span(e, 60.0) for e in (0.5, 3, 7, 12, 40, 59, 300)] == [
+        2.0,
+        5.0,
+        10.0,
+        15.0,
+        60.0,
+        60.0,
+        60.0,
+    ]
+    assert visible_span(5000.0, None) == 7200.0
+    axis = TimeAxis()
+    widget = pg().PlotWidget(axisItems={"bottom": axis})
+    qtbot.addWidget(widget)
+    levels = axis.tickSpacing(-600.0, 0.0, 400.0)
+    assert levels[0][0] in (120.0, 300.0)  # round minutes, not 1-2-5 × 10ⁿ seconds
+    values = [v for v in range(-600, 1, int(levels[0][0]))]
+    labels = axis.tickStrings(values, 1.0, levels[0][0])
+    assert labels[-1] == "now" and labels[0] == "−10 min"
+    axis.set_mode("clock")
+    widget.resize(500, 200)
+    widget.grab()  # a paint gives the date axis its font metrics
+    levels = axis.tickValues(1_700_000_000.0 - 600, 1_700_000_000.0, 400.0)
+    spacing, ticks = next((sp, t) for sp, t in levels if len(t))
+    clock = axis.tickStrings(ticks, 1.0, spacing)
+    assert clock and all(":" in text for text in clock)  # HH:MM
+
+
 # --- diagnosis -----------------------------------------------------------------------------------
 
 
-def test_diagnosis_names_the_input_bottleneck(qtbot, make_tab):
+def test_diagnosis_names_the_input_bottleneck(qtbot: QtBot, make_tab: MakeTab) -> None:
     fake = FakeSampler(gpu_count=1, gpu_util=(20.0,), cpu_percent=(95.0,), interval_s=0.5)
     tab = make_tab(fake)
     qtbot.waitUntil(lambda: "Data loading bottleneck" in tab.diagnosis_text(), timeout=5000)
@@ -148,7 +211,7 @@ def test_diagnosis_names_the_input_bottleneck(qtbot, make_tab):
 # --- pause, timebase, axis, cursor ---------------------------------------------------------------
 
 
-def test_pause_stops_updates_and_resume_continues(qtbot, make_tab):
+def test_pause_stops_updates_and_resume_continues(qtbot: QtBot, make_tab: MakeTab) -> None:
     tab = make_tab(FakeSampler(gpu_count=1))
     wait_samples(qtbot, tab, 5)
     tab.set_paused(True)
@@ -167,7 +230,7 @@ def test_pause_stops_updates_and_resume_continues(qtbot, make_tab):
     wait_samples(qtbot, tab, 5)
 
 
-def test_timebase_and_clock_axis(qtbot, make_tab):
+def test_timebase_and_clock_axis(qtbot: QtBot, make_tab: MakeTab) -> None:
     fake = FakeSampler(gpu_count=1, interval_s=1.0)  # one fake second per sample
     tab = make_tab(fake)
     wait_samples(qtbot, tab, 130)
@@ -176,7 +239,7 @@ def test_timebase_and_clock_axis(qtbot, make_tab):
     grid = tab.grid
     view = grid.plots["cpu"].view
     curve = grid.plots["cpu"].curves["cpu.percent"]
-    elapsed = tab.session.duration_s
+    elapsed = session_of(tab).duration_s
     assert elapsed >= 129
 
     tab.set_timebase("1 min")
@@ -191,14 +254,14 @@ def test_timebase_and_clock_axis(qtbot, make_tab):
     assert curve.xData.min() == pytest.approx(-elapsed)
 
     tab.set_axis_mode("clock")
-    newest = tab.session.history.raw.last_timestamp()
+    newest = history_of(tab).raw.last_timestamp()
     (x0, x1), _ = view.viewRange()
     assert x1 == pytest.approx(newest)
     assert curve.xData.max() == pytest.approx(newest)
     assert grid.plots["cpu"].time_axis.mode == "clock"
 
 
-def test_cursor_reads_the_same_moment_in_every_plot(qtbot, make_tab):
+def test_cursor_reads_the_same_moment_in_every_plot(qtbot: QtBot, make_tab: MakeTab) -> None:
     ramp = [float(i) for i in range(100)]
     fake = FakeSampler(gpu_count=1, gpu_util=ramp, cpu_percent=ramp, cycle=False)
     tab = make_tab(fake)
@@ -233,7 +296,9 @@ def test_cursor_reads_the_same_moment_in_every_plot(qtbot, make_tab):
 # --- idle cost -----------------------------------------------------------------------------------
 
 
-def test_idle_meter_accumulates_and_alerts_without_a_dialog(qtbot, make_tab, app_state):
+def test_idle_meter_accumulates_and_alerts_without_a_dialog(
+    qtbot: QtBot, make_tab: MakeTab, app_state: AppState
+) -> None:
     app_state.set_price(PriceChoice(3.5, "catalog", from_catalog=True, offer_name="Test Cloud"))
     procs = (FakeProcessSpec(0, 4242, "python", "carol", "python serve.py", 0.4),)
     fake = FakeSampler(gpu_count=1, gpu_util=(0.0,), interval_s=1.0, processes=procs)
@@ -245,22 +310,21 @@ def test_idle_meter_accumulates_and_alerts_without_a_dialog(qtbot, make_tab, app
     qtbot.waitUntil(lambda: tab.alert_banner.isVisible(), timeout=5000)
     assert "GPU 0 idle" in tab.alert_banner.message()
     assert QApplication.activeModalWidget() is None  # a banner, not a blocking dialog
-    report = tab.idle_report()
-    assert report is not None and report.idle_gpu_hours > 0
+    report = report_of(tab)
+    assert report.idle_gpu_hours > 0
     assert report.price_per_gpu_hour == 3.5
     tab.set_paused(True)
     tab._render(force=True)
-    report = tab.idle_report()
+    report = report_of(tab)
     assert tab.idle_panel.cost_card.value_text() == format_money(report.idle_cost_usd)
     assert tab.idle_panel.share_card.value_text() == "100%"
 
     # A typed price overrides the Workload tab's and reprices the whole session.
     tab.idle_panel.price.setText("7")
-    report = tab.idle_report()
-    assert report.price_per_gpu_hour == 7.0
+    assert report_of(tab).price_per_gpu_hour == 7.0
     assert tab.idle_panel.reset_button.isVisible()
     tab.idle_panel.reset_button.click()
-    assert tab.idle_report().price_per_gpu_hour == 3.5
+    assert report_of(tab).price_per_gpu_hour == 3.5
 
     # Attribution: the process and its user carry the GPU time.
     assert tab.cost_model.rows[0].pid == 4242
@@ -273,7 +337,7 @@ def test_idle_meter_accumulates_and_alerts_without_a_dialog(qtbot, make_tab, app
     assert not tab.alert_banner.isVisible()  # stays dismissed while the streak lasts
 
 
-def test_process_table_sorts_by_value_not_text(qtbot, make_tab):
+def test_process_table_sorts_by_value_not_text(qtbot: QtBot, make_tab: MakeTab) -> None:
     procs = (
         FakeProcessSpec(0, 11, "python", "ann", "a.py", memory_fraction=512 * MIB / (80 * GIB)),
         FakeProcessSpec(0, 22, "python", "bob", "b.py", memory_fraction=2 * GIB / (80 * GIB)),
@@ -294,7 +358,7 @@ def test_process_table_sorts_by_value_not_text(qtbot, make_tab):
 # --- recording and export ------------------------------------------------------------------------
 
 
-def test_csv_export_of_the_shown_history(qtbot, make_tab, tmp_path):
+def test_csv_export_of_the_shown_history(qtbot: QtBot, make_tab: MakeTab, tmp_path: Path) -> None:
     tab = make_tab(FakeSampler(gpu_count=1))
     wait_samples(qtbot, tab, 30)
     tab.set_paused(True)
@@ -312,7 +376,9 @@ def test_csv_export_of_the_shown_history(qtbot, make_tab, tmp_path):
     assert {row[column] for row in body} == {"50"}
 
 
-def test_recording_to_the_session_store_and_export(qtbot, make_tab, tmp_path):
+def test_recording_to_the_session_store_and_export(
+    qtbot: QtBot, make_tab: MakeTab, tmp_path: Path
+) -> None:
     tab = make_tab(FakeSampler(gpu_count=1, interval_s=0.5))
     wait_samples(qtbot, tab, 3)
     with qtbot.waitSignal(tab.recording_changed, timeout=5000) as started:
@@ -342,7 +408,7 @@ def test_recording_to_the_session_store_and_export(qtbot, make_tab, tmp_path):
 # --- CPU-only, problems, failures ----------------------------------------------------------------
 
 
-def test_cpu_only_view_says_why_there_is_no_gpu(qtbot, make_tab):
+def test_cpu_only_view_says_why_there_is_no_gpu(qtbot: QtBot, make_tab: MakeTab) -> None:
     fake = FakeSampler(gpu_count=0, problems_at={0: (NO_NVML,)})
     tab = make_tab(fake)
     wait_samples(qtbot, tab, 3)
@@ -360,19 +426,19 @@ def test_cpu_only_view_says_why_there_is_no_gpu(qtbot, make_tab):
     assert strip.image.shape[1] == fake.cores
 
 
-def test_lost_gpu_and_sensor_notes_are_shown(qtbot, make_tab):
+def test_lost_gpu_and_sensor_notes_are_shown(qtbot: QtBot, make_tab: MakeTab) -> None:
     notes = {i: ("disk counters unavailable on this system",) for i in range(10_000)}
     fake = FakeSampler(gpu_count=2, lose_gpu_at={1: 4}, problems_at=notes)
     tab = make_tab(fake)
     qtbot.waitUntil(lambda: "lost" in tab.no_gpu_message(), timeout=5000)
     assert tab.no_gpu_message().startswith("GPU 1")
-    qtbot.waitUntil(lambda: tab.live.gpu_tiles[1].value == "lost", timeout=3000)
-    assert tab.live.gpu_tiles[0].value.startswith("50%")  # the other GPU carries on
+    qtbot.waitUntil(lambda: live_of(tab).gpu_tiles[1].value == "lost", timeout=3000)
+    assert live_of(tab).gpu_tiles[0].value.startswith("50%")  # the other GPU carries on
     assert tab.notes_label.text() == "1 sensor note"
     assert "disk counters unavailable" in tab.notes_label.toolTip()
 
 
-def test_failing_sampler_is_reported_and_counts_as_ready(qtbot, make_tab):
+def test_failing_sampler_is_reported_and_counts_as_ready(qtbot: QtBot, make_tab: MakeTab) -> None:
     def broken() -> FakeSampler:
         raise RuntimeError("psutil exploded")
 
@@ -399,8 +465,8 @@ class _BlockingSampler:
 
 
 def test_a_hanging_sampler_does_not_block_the_gui_and_stale_samples_drop(
-    qtbot, make_tab, monkeypatch
-):
+    qtbot: QtBot, make_tab: MakeTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(sampling, "STALL_AFTER_S", 0.15)
     blocking = _BlockingSampler()
     tab = make_tab(blocking)
@@ -419,13 +485,16 @@ def test_a_hanging_sampler_does_not_block_the_gui_and_stale_samples_drop(
 # --- visibility, readiness, shutdown --------------------------------------------------------------
 
 
-def test_hidden_tab_stops_its_timer_and_shutdown_ends_the_thread(qtbot, make_tab):
+def test_hidden_tab_stops_its_timer_and_shutdown_ends_the_thread(
+    qtbot: QtBot, make_tab: MakeTab
+) -> None:
     tab = make_tab(FakeSampler(gpu_count=1))
     wait_samples(qtbot, tab, 3)
     assert tab.controller.timer in active_timers()
     tab.hide()
     assert not tab.is_sampling()
     assert tab.controller.timer not in active_timers()
+    assert not [t for t in active_timers() if t.parent() in (tab, tab.controller)]
     samples = tab.samples
     qtbot.wait(150)
     assert tab.samples <= samples + 1  # at most the one already on its way
@@ -440,7 +509,7 @@ def test_hidden_tab_stops_its_timer_and_shutdown_ends_the_thread(qtbot, make_tab
     assert tab.status_pill.text() == "STOPPED"
 
 
-def test_interval_menu_and_ready_after_the_warm_up(qtbot, make_tab):
+def test_interval_menu_and_ready_after_the_warm_up(qtbot: QtBot, make_tab: MakeTab) -> None:
     tab = make_tab(FakeSampler(gpu_count=1), interval_s=1.0, show=False)
     with qtbot.waitSignal(tab.ready, timeout=5000):
         tab.show()  # warm-up samples come FAST apart, then the chosen interval
@@ -452,7 +521,9 @@ def test_interval_menu_and_ready_after_the_warm_up(qtbot, make_tab):
     assert tab.controller.timer.interval() == 250
 
 
-def test_main_window_stops_monitor_sampling_on_another_tab(qtbot, isolated_home, monkeypatch):
+def test_main_window_stops_monitor_sampling_on_another_tab(
+    qtbot: QtBot, isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from desktopapp.ui.main_window import MainWindow
 
     monkeypatch.delenv("DESKTOPAPP_MONITOR_DEMO", raising=False)
@@ -471,3 +542,87 @@ def test_main_window_stops_monitor_sampling_on_another_tab(qtbot, isolated_home,
     window.close()  # shutdown() ends the sampling thread
     assert monitor.controller.worker_thread is not None
     assert not monitor.controller.worker_thread.isRunning()
+
+
+# --- gaps, session totals, earlier recordings ---------------------------------------------------
+
+
+def test_resume_after_a_long_pause_leaves_a_gap_not_a_line(qtbot: QtBot, make_tab: MakeTab) -> None:
+    now = [1_700_000_000.0]
+
+    def clock() -> float:
+        now[0] += 0.1
+        return now[0]
+
+    tab = make_tab(FakeSampler(gpu_count=0, clock=clock))
+    wait_samples(qtbot, tab, 10)
+    tab.set_paused(True)
+    qtbot.wait(50)
+    now[0] += 120.0  # two minutes pass while paused
+    tab.set_paused(False)
+    wait_samples(qtbot, tab, 5)
+    tab.set_paused(True)
+    qtbot.wait(50)
+    tab.set_timebase("session")
+    t, y = tab.grid.series("cpu.percent")
+    gaps = np.flatnonzero(np.isnan(y))
+    assert gaps.size == 1
+    i = int(gaps[0])
+    assert t[i + 1] - t[i - 1] > 100  # the marker sits inside the pause
+    assert np.isfinite(y[:i]).all() and np.isfinite(y[i + 1 :]).all()
+
+
+def test_session_totals_from_running_stats() -> None:
+    from desktopapp.model.ringbuffer import RunningStats
+    from desktopapp.ui.monitor.summary import format_energy, session_totals
+
+    fake = FakeSampler(gpu_count=1, gpu_util=(0.0, 100.0), interval_s=1.0)
+    stats = RunningStats()
+    for _ in range(11):
+        stats.add(fake.sample().channels())
+    totals = session_totals(stats.summary(), 10.0, 11, [(0, "Fake GPU")])
+    gpu = totals.gpus[0]
+    assert gpu.mean_util_percent == pytest.approx(100 * 5 / 11)
+    # The fake counter adds power × 1 s per sample: 60 W idle, 400 W busy.
+    assert gpu.energy_j == pytest.approx(5 * 60.0 + 5 * 400.0)
+    assert not gpu.energy_estimated
+    assert totals.gpu_energy_j == gpu.energy_j
+    assert gpu.peak_memory_bytes == pytest.approx(40 * GIB)
+    # Without an energy counter: mean power × duration, marked as an estimate.
+    summary = {k: v for k, v in stats.summary().items() if k != "gpu0.energy"}
+    estimated = session_totals(summary, 10.0, 11, [(0, "Fake GPU")]).gpus[0]
+    assert estimated.energy_estimated
+    assert estimated.energy_j == pytest.approx(estimated.mean_power_w * 10.0)
+    assert format_energy(7.2e6) == "2.00 kWh" and format_energy(3600.0) == "1.00 Wh"
+
+
+def test_session_panel_and_earlier_recordings_menu(
+    qtbot: QtBot, make_tab: MakeTab, tmp_path: Path
+) -> None:
+    tab = make_tab(FakeSampler(gpu_count=1, interval_s=0.5))
+    wait_samples(qtbot, tab, 5)
+    with qtbot.waitSignal(tab.recording_changed, timeout=5000):
+        tab.start_recording("before lunch")
+    wait_samples(qtbot, tab, 5)
+    with qtbot.waitSignal(tab.recording_changed, timeout=5000):
+        tab.stop_recording()
+    tab._render(force=True)
+    panel = tab.session_panel
+    assert panel is not None and panel.energy is not None
+    assert panel.energy.text().endswith("Wh")
+    assert "mean util" in panel.gpu_rows[0].text()
+    tab._fill_earlier_menu()
+    texts = [a.text() for a in tab.earlier_menu.actions()]
+    assert len(texts) == 1 and "before lunch" in texts[0]
+
+
+def test_minimized_window_stops_sampling(qtbot: QtBot, make_tab: MakeTab) -> None:
+    from PySide6.QtCore import Qt
+
+    tab = make_tab(FakeSampler(gpu_count=1))
+    wait_samples(qtbot, tab, 3)
+    tab.setWindowState(Qt.WindowState.WindowMinimized)
+    qtbot.waitUntil(lambda: not tab.is_sampling(), timeout=2000)
+    tab.setWindowState(Qt.WindowState.WindowNoState)
+    qtbot.waitUntil(tab.is_sampling, timeout=2000)
+    wait_samples(qtbot, tab, 3)

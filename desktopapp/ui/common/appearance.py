@@ -16,8 +16,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QPen
-from PySide6.QtWidgets import QApplication, QLabel, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QSplitter, QWidget
 
 from desktopapp.ui.common.theme import (
     BASE_POINT_SIZE,
@@ -121,8 +122,8 @@ def restyle_plot(widget: Any, scale: float | None = None) -> None:
     item.showGrid(x=True, y=True, alpha=0.25 if presentation else 0.12)
     factor = PRESENTATION_LINE_FACTOR if presentation else 1.0
     for data_item in item.listDataItems():
-        pen = data_item.opts.get("pen")
-        if not isinstance(pen, QPen):
+        pen = getattr(data_item, "opts", {}).get("pen")
+        if not isinstance(pen, QPen) or not callable(getattr(data_item, "setPen", None)):
             continue
         base_width = getattr(data_item, _BASE_WIDTH, None)
         if base_width is None:
@@ -136,17 +137,48 @@ def restyle_plot(widget: Any, scale: float | None = None) -> None:
         legend.setLabelTextColor(QColor(COLORS["text"]))
 
 
+def fit_splitters(root: QWidget) -> int:
+    """Give the first pane of every side-by-side splitter the width its content needs (larger
+    fonts need more); the other panes give it up. Returns how many were widened."""
+    widened = 0
+    for splitter in root.findChildren(QSplitter):
+        if splitter.orientation() != Qt.Orientation.Horizontal or splitter.count() < 2:
+            continue
+        first = splitter.widget(0)
+        inner = first.widget() if isinstance(first, QScrollArea) else first
+        if inner is None:
+            continue
+        need = inner.minimumSizeHint().width()
+        if isinstance(first, QScrollArea):
+            bar = first.verticalScrollBar()
+            need += (bar.sizeHint().width() if bar is not None else 0) + 2
+        sizes = splitter.sizes()
+        second = splitter.widget(1)
+        if second is None:
+            continue
+        spare = sizes[1] - second.minimumSizeHint().width()
+        if sizes[0] < need and spare > 0:
+            grow = min(need - sizes[0], spare)
+            splitter.setSizes([sizes[0] + grow, sizes[1] - grow, *sizes[2:]])
+            widened += 1
+    return widened
+
+
 def restyle(root: QWidget) -> None:
     """Bring everything under ``root`` in line with the active theme and scale."""
     recolor_widgets(root)
     for plot in plot_widgets(root):
         restyle_plot(plot)
+    if current_scale() != 1.0:
+        fit_splitters(root)
     root.update()
 
 
-def restyle_application() -> None:
-    """:func:`restyle` every top-level window of the application."""
+def restyle_application(skip: QWidget | None = None) -> None:
+    """:func:`restyle` every visible top-level window of the application (a hidden one is
+    restyled by its owner when shown again)."""
     app = QApplication.instance()
     if isinstance(app, QApplication):
         for widget in app.topLevelWidgets():
-            restyle(widget)
+            if widget.isVisible() and widget is not skip:
+                restyle(widget)

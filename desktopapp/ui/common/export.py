@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPoint, QRect, QRectF, QSize, Qt
-from PySide6.QtGui import QAction, QImage, QKeySequence, QPainter, QTextDocument
+from PySide6.QtGui import QAction, QImage, QImageWriter, QKeySequence, QPainter, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -117,8 +117,9 @@ def save_plot_png(widget: QWidget, path: str | Path, pixel_ratio: float = 2.0) -
     data = QByteArray()
     buffer = QBuffer(data)
     buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buffer, b"PNG"):
-        raise OSError(f"{target.name}: could not encode the image")
+    writer = QImageWriter(buffer, QByteArray(b"png"))
+    if not writer.write(image):
+        raise OSError(f"{target.name}: could not encode the image ({writer.errorString()})")
     buffer.close()
     atomic_write_bytes(target, bytes(data.data()))
     return target

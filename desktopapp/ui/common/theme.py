@@ -308,7 +308,8 @@ def apply_theme(app: QApplication, theme: str = "light", scale: float = 1.0) -> 
         raise ValueError(f"scale: must be between 0.5 and 3, got {scale!r}")
     changes = use_palette(theme)
     _CURRENT["scale"] = repr(float(scale))
-    app.setStyle("Fusion")
+    if app.style().name().lower() != "fusion":
+        app.setStyle("Fusion")
     app.setPalette(_palette())
     font = QFont(app.font())
     font.setPointSizeF(BASE_POINT_SIZE * scale)

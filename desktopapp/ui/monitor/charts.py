@@ -84,8 +84,9 @@ NICE_STEPS_S: tuple[float, ...] = (
     43200,
     86400,
 )
-STRIP_COLORS: tuple[tuple[float, str], ...] = (
-    (0.0, "#EEF2F7"),
+# Heat strip colour scale above 0% (0% is the palette's window colour, so idle cores recede in
+# both themes): light blue, blue, then orange and red as a core saturates.
+STRIP_RAMP: tuple[tuple[float, str], ...] = (
     (0.35, "#A9C3F7"),
     (0.7, "#2F6FEB"),
     (0.9, "#E0812E"),
@@ -266,31 +267,43 @@ class MonitorPlot:
         self.strip: Any = None
         if spec.strip_channels:
             self.strip = _pg.ImageItem(axisOrder="col-major")
-            cmap = _pg.ColorMap([p for p, _ in STRIP_COLORS], [c for _, c in STRIP_COLORS])
-            self.strip.setLookupTable(cmap.getLookupTable(0.0, 1.0, 256))
             self.strip.setLevels((0.0, 100.0))
             self.strip.setZValue(-5)
             item.addItem(self.strip, ignoreBounds=True)
             self.strip.hide()
-        cursor_pen = _pg.mkPen(QColor(COLORS["text"]), width=1, style=Qt.PenStyle.DashLine)
-        self.cursor = _pg.InfiniteLine(angle=90, movable=False, pen=cursor_pen)
+        self.cursor = _pg.InfiniteLine(angle=90, movable=False)
         self.cursor.setZValue(20)
         item.addItem(self.cursor, ignoreBounds=True)
         self.cursor.hide()
-        fill = QColor(COLORS["surface"])
-        fill.setAlpha(235)
-        self.value_box = _pg.TextItem(
-            html="",
-            anchor=(0, 0),
-            fill=_pg.mkBrush(fill),
-            border=_pg.mkPen(QColor(COLORS["border_strong"])),
-        )
+        self.value_box = _pg.TextItem(html="", anchor=(0, 0))
         self.value_box.setZValue(30)
         item.addItem(self.value_box, ignoreBounds=True)
         self.value_box.hide()
         self.top: float | None = None
         self.bottom = 0.0
+        self.palette_key = ""
+        self.follow_palette()
         self._set_fixed_range()
+
+    def follow_palette(self) -> None:
+        """Colours that are not in style sheets (the app restyles those): the cursor, its
+        value box and the heat strip's colour scale. Cheap when the palette did not change."""
+        key = COLORS["surface"]
+        if key == self.palette_key:
+            return
+        self.palette_key = key
+        pen = _pg.mkPen(QColor(COLORS["text"]), width=1, style=Qt.PenStyle.DashLine)
+        self.cursor.setPen(pen)
+        fill = QColor(COLORS["surface"])
+        fill.setAlpha(235)
+        # TextItem keeps its box colours in these attributes (no setter in pyqtgraph).
+        self.value_box.fill = _pg.mkBrush(fill)
+        self.value_box.border = _pg.mkPen(QColor(COLORS["border_strong"]))
+        self.value_box.update()
+        if self.strip is not None:
+            stops = [(0.0, COLORS["window"]), *STRIP_RAMP]
+            cmap = _pg.ColorMap([p for p, _ in stops], [c for _, c in stops])
+            self.strip.setLookupTable(cmap.getLookupTable(0.0, 1.0, 256))
 
     # --- construction -----------------------------------------------------------------------
     def _style_widget(self) -> None:
@@ -482,6 +495,7 @@ class PlotGrid(QWidget):
         for plot in self.plots.values():
             if not plot.on_screen():
                 continue
+            plot.follow_palette()
             points = max(120, min(800, plot.pixel_width() // 2))
             ys: list[FloatArray] = []
             for channel, curve in plot.curves.items():
@@ -607,8 +621,8 @@ class PlotGrid(QWidget):
             self.set_cursor_time(min(t, self._latest))
 
     def _on_mouse_clicked(self, plot: MonitorPlot, event: Any) -> None:
-        if not math.isfinite(self._latest):
-            return
+        if not math.isfinite(self._latest) or event.button() != Qt.MouseButton.LeftButton:
+            return  # the right button opens the plot's context menu
         t = self._time_at(plot, event.scenePos())
         if not math.isfinite(t):
             return

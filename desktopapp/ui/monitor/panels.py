@@ -43,18 +43,29 @@ from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, INNER_SPACING
 from desktopapp.ui.monitor.layout import gpu_color
 from desktopapp.ui.monitor.summary import SessionTotals, format_energy
 
-# severity → (text colour, background, badge word)
-SEVERITY_STYLE: dict[str, tuple[str, str, str]] = {
-    "ok": (COLORS["good"], COLORS["good_soft"], "OK"),
-    "info": (COLORS["accent_dark"], COLORS["accent_soft"], "Info"),
-    "warning": (COLORS["warn"], COLORS["warn_soft"], "Warning"),
-    "critical": (COLORS["bad"], COLORS["bad_soft"], "Critical"),
+_SEVERITY_NAMES: dict[str, tuple[str, str, str]] = {
+    "ok": ("good", "good_soft", "OK"),
+    "info": ("accent_dark", "accent_soft", "Info"),
+    "warning": ("warn", "warn_soft", "Warning"),
+    "critical": ("bad", "bad_soft", "Critical"),
 }
-TONES: dict[str, tuple[str, str, str]] = {  # banner tone → (text, background, border)
-    "info": (COLORS["accent_dark"], COLORS["accent_soft"], "#C9DAFB"),
-    "warn": (COLORS["warn"], COLORS["warn_soft"], "#F1D9AE"),
-    "bad": (COLORS["bad"], COLORS["bad_soft"], "#F4C7C7"),
+_TONE_NAMES: dict[str, tuple[str, str]] = {
+    "info": ("accent_dark", "accent_soft"),
+    "warn": ("warn", "warn_soft"),
+    "bad": ("bad", "bad_soft"),
 }
+
+
+def severity_style(severity: str) -> tuple[str, str, str]:
+    """(text colour, background, badge word) of a verdict severity in the active palette."""
+    fg, bg, word = _SEVERITY_NAMES.get(severity, _SEVERITY_NAMES["info"])
+    return COLORS[fg], COLORS[bg], word
+
+
+def tone_colors(tone: str) -> tuple[str, str]:
+    """(text colour, background) of a banner tone in the active palette."""
+    fg, bg = _TONE_NAMES[tone]
+    return COLORS[fg], COLORS[bg]
 
 
 def set_text(label: QLabel, text: str) -> bool:
@@ -113,14 +124,16 @@ class Banner(QFrame):
 
     def show_message(self, text: str, tone: str = "info", action: str = "") -> None:
         if tone != self._tone:
-            fg, bg, border = TONES[tone]
+            fg, bg = tone_colors(tone)
             self.setStyleSheet(
-                f"QFrame#MonitorBanner {{ background: {bg}; border: 1px solid {border}; "
-                f"border-radius: 6px; }} QFrame#MonitorBanner QLabel {{ color: {fg}; }}"
+                f"QFrame#MonitorBanner {{ background: {bg}; border: 1px solid {bg}; "
+                f"border-left: 3px solid {fg}; border-radius: 6px; }} "
+                f"QFrame#MonitorBanner QLabel {{ color: {fg}; }}"
             )
             self.icon.setText("i" if tone == "info" else "!")
             self.icon.setStyleSheet(
-                f"background: {fg}; color: white; border-radius: 9px; font-weight: 800;"
+                f"background: {fg}; color: {COLORS['surface']}; border-radius: 9px; "
+                "font-weight: 800;"
             )
             self._tone = tone
         set_text(self.text, text)
@@ -294,7 +307,7 @@ class _VerdictRow(QWidget):
         row.addWidget(self.text, 1)
 
     def show_verdict(self, verdict: Verdict) -> None:
-        fg, _bg, _word = SEVERITY_STYLE.get(verdict.severity, SEVERITY_STYLE["info"])
+        fg, _bg, _word = severity_style(verdict.severity)
         self.dot.setStyleSheet(f"color: {fg};")
         set_text(
             self.text,
@@ -350,13 +363,13 @@ class DiagnosisPanel(Section):
     def _set_severity(self, severity: str) -> None:
         if severity == self._severity:
             return
-        fg, bg, word = SEVERITY_STYLE.get(severity, SEVERITY_STYLE["info"])
+        fg, bg, word = severity_style(severity)
         self.card.setStyleSheet(
             f"QFrame#VerdictCard {{ background: {bg}; border: 1px solid {bg}; "
             f"border-left: 4px solid {fg}; border-radius: 6px; }}"
         )
         self.badge.setStyleSheet(
-            f"background: {fg}; color: white; border-radius: 8px; padding: 1px 8px; "
+            f"background: {fg}; color: {COLORS['surface']}; border-radius: 8px; padding: 1px 8px; "
             f"font-weight: 700; font-size: {BASE_POINT_SIZE - 1:.0f}pt;"
         )
         self.badge.setText(word.upper())

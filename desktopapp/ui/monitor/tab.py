@@ -5,21 +5,26 @@ Data flow: :class:`~desktopapp.ui.monitor.sampling.SamplingController` asks the 
 thread for a sample every interval; the sample comes back by queued signal and is fed to a
 :class:`~desktopapp.devices.sampler.MonitorSession` on the GUI thread, which appends it to the
 preallocated ring buffers and updates the diagnosis and the idle-cost tracker (the model does
-every computation). Drawing is throttled to :data:`MIN_REDRAW_S`, the text panels to
-:data:`DETAIL_REFRESH_S` and the tables to :data:`TABLE_REFRESH_S`; nothing is drawn while the
-tab is hidden, and sampling stops then too unless a session is being recorded.
+every computation).
+
+Cost control: plots and live tiles redraw at most every :data:`MIN_REDRAW_S`, the text panels
+every :data:`DETAIL_REFRESH_S`, the tables every :data:`TABLE_REFRESH_S`; lines are drawn
+without antialiasing while sampling faster than :data:`FAST_STREAM_S` (smooth again when paused
+or slower). Nothing is drawn while the tab is hidden, and sampling stops then too unless a
+session is being recorded.
 """
 
 from __future__ import annotations
 
 import math
+import sqlite3
 import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QStandardPaths, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -46,10 +51,12 @@ from desktopapp.devices.sampler import (
     Sampler,
     SystemSample,
 )
+from desktopapp.devices.session_store import SessionInfo, SessionStore, monitor_db_path
 from desktopapp.model.idle_cost import IdleCostConfig, IdleCostReport
 from desktopapp.model.ringbuffer import TIMEBASES
 from desktopapp.model.units import format_duration, format_money
 from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, INNER_SPACING, SPACING
+from desktopapp.ui.common.timers import register_timer
 from desktopapp.ui.common.workers import TaskRunner
 from desktopapp.ui.monitor.layout import GridLayout, plot_specs
 from desktopapp.ui.monitor.panels import (
@@ -82,14 +89,18 @@ from desktopapp.ui.state import AppState
 
 INTERVALS_S: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 5.0, 10.0)
 DEFAULT_INTERVAL_S = 1.0
-TIMEBASE_LABELS: dict[str, str] = {"1 min": "1 min", "10 min": "10 min", "1 h": "1 h"}
-TIMEBASE_LABELS["session"] = "Session"
+TIMEBASE_LABELS: dict[str, str] = {
+    "1 min": "1 min",
+    "10 min": "10 min",
+    "1 h": "1 h",
+    "session": "Session",
+}
 DEFAULT_TIMEBASE = "1 min"
 BUFFER_RATE_HZ = 10.0  # full-rate buffer sized for 10 min at 10 Hz (40 min at 1 s)
 BUFFER_SECONDS = 600.0
 MIN_REDRAW_S = 0.25  # at most 4 redraws a second, however fast the sampling
 FAST_STREAM_S = 0.5  # sampling faster than this draws plain (not antialiased) lines
-DETAIL_REFRESH_S = 1.0  # diagnosis, idle cost and live tiles
+DETAIL_REFRESH_S = 2.0  # diagnosis, idle cost and session totals (they move slowly)
 TABLE_REFRESH_S = 2.0  # process and cost tables (the sampler refreshes processes every 2 s)
 WARM_UP_SAMPLES = 10  # taken WARM_UP_INTERVAL_S apart when the tab opens, to fill the plots
 WARM_UP_INTERVAL_S = 0.2
@@ -207,7 +218,12 @@ class MonitorTab(QWidget):
         self._alert_shown = False
         self.samples = 0
         self.draws = 0
+        self._watched_window: QWidget | None = None
 
+        self._redraw_timer = register_timer(QTimer(self))
+        self._redraw_timer.setObjectName("monitor-redraw")
+        self._redraw_timer.setSingleShot(True)
+        self._redraw_timer.timeout.connect(self._on_redraw_due)
         self.controller = SamplingController(self._factory, interval_s, self)
         self.controller.sample_ready.connect(self._on_sample)
         self.controller.stall_changed.connect(self._on_stall)
@@ -222,7 +238,7 @@ class MonitorTab(QWidget):
 
         self._build()
         self._apply_price_from_state()
-        self.state.estimate_changed.connect(lambda _e: self._apply_price_from_state())
+        self.state.estimate_changed.connect(self._on_estimate_changed)
         self.state.workload_changed.connect(self._apply_price_from_state)
         if interval_s in INTERVALS_S:
             self.interval_combo.setCurrentIndex(INTERVALS_S.index(interval_s))
@@ -255,6 +271,8 @@ class MonitorTab(QWidget):
         self.export_history_action = self.export_menu.addAction("Shown history, full rate…")
         self.export_recording_action = self.export_menu.addAction("Last recorded session…")
         self.export_recording_action.setEnabled(False)
+        self.earlier_menu = self.export_menu.addMenu("Earlier recordings")
+        self.earlier_menu.aboutToShow.connect(self._fill_earlier_menu)
         self.export_button.setMenu(self.export_menu)
 
         toolbar = QHBoxLayout()
@@ -400,7 +418,7 @@ class MonitorTab(QWidget):
         self.pause_button.toggled.connect(self.set_paused)
         self.record_button.toggled.connect(self._on_record_toggled)
         self.export_history_action.triggered.connect(self._choose_history_export)
-        self.export_recording_action.triggered.connect(self._choose_recording_export)
+        self.export_recording_action.triggered.connect(lambda: self._choose_recording_export())
         self.idle_panel.price_changed.connect(self._on_price_typed)
         self.idle_panel.price_reset.connect(self._on_price_reset)
         self.idle_panel.alert_changed.connect(lambda _m: self._apply_idle_config())
@@ -417,6 +435,7 @@ class MonitorTab(QWidget):
         if self._shut_down:
             return
         self._shut_down = True
+        self._redraw_timer.stop()
         if self.recording.active:
             self.recording.stop()
         if not self.controller.shutdown(5000):
@@ -432,10 +451,23 @@ class MonitorTab(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        window = self.window()
+        if window is not self._watched_window:  # minimizing the window pauses drawing too
+            if self._watched_window is not None:
+                self._watched_window.removeEventFilter(self)
+            window.installEventFilter(self)
+            self._watched_window = window
         self._apply_price_from_state()
         self._sync_running()
         if self._dirty:
             self._render(force=True)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._watched_window and event.type() == QEvent.Type.WindowStateChange:
+            self._sync_running()
+            if self._dirty and self.on_screen():
+                self._render(force=True)
+        return super().eventFilter(watched, event)
 
     def hideEvent(self, event: QHideEvent) -> None:
         super().hideEvent(event)
@@ -543,10 +575,14 @@ class MonitorTab(QWidget):
         return self.gpu_banner.message()
 
     # --- running ----------------------------------------------------------------------------
+    def on_screen(self) -> bool:
+        """Shown, and its window not minimized."""
+        return self.isVisible() and not self.window().isMinimized()
+
     def _should_sample(self) -> bool:
         if self._shut_down or self._paused:
             return False
-        return self.isVisible() or self.recording.active
+        return self.on_screen() or self.recording.active
 
     def _sync_running(self) -> None:
         want = self._should_sample()
@@ -559,6 +595,8 @@ class MonitorTab(QWidget):
             self.controller.start()
         elif not want and running:
             self.controller.stop()
+        if not self.on_screen():
+            self._redraw_timer.stop()
         self._update_status()
 
     def _on_interval_chosen(self, index: int) -> None:
@@ -583,6 +621,7 @@ class MonitorTab(QWidget):
         self.grid.cursor_changed.connect(self._on_cursor)
         self.plot_stack.addWidget(self.grid)
         self.plot_stack.setCurrentWidget(self.grid)
+        _add_export_actions(self)  # the window added them before the plots existed
         gpus = [(g.index, g.name) for g in sample.gpus]
         self.live = LiveStrip(gpus)
         self.live_holder.addWidget(self.live)
@@ -626,17 +665,23 @@ class MonitorTab(QWidget):
             self._problems = sample.problems
             self._show_problems(sample.problems)
         self._dirty = True
-        if self.isVisible():
+        if self.on_screen():
             self._render()
         self.updated.emit()
 
     def _render(self, force: bool = False) -> None:
-        """Redraw what is due (plots ≤ 5/s, text ≤ 1/s, tables ≤ 1/2 s)."""
+        """Redraw what is due: plots and tiles at most every MIN_REDRAW_S (a throttled sample
+        is drawn when that time is up), panels every DETAIL_REFRESH_S, tables every
+        TABLE_REFRESH_S."""
         if self._session is None or self._session.history is None or self._last is None:
             return
         now = time.monotonic()
-        if not force and now - self._last_draw < MIN_REDRAW_S:
+        wait = MIN_REDRAW_S - (now - self._last_draw)
+        if not force and wait > 0:
+            if not self._redraw_timer.isActive():
+                self._redraw_timer.start(max(1, round(wait * 1000)))
             return
+        self._redraw_timer.stop()
         self._last_draw = now
         self._dirty = False
         warming = self.samples <= WARM_UP_SAMPLES
@@ -647,10 +692,10 @@ class MonitorTab(QWidget):
         )
         self.draws += 1
         update = self._last
+        if self.live is not None:
+            self.live.show_sample(update.sample)
         if force or warming or now - self._last_detail >= DETAIL_REFRESH_S:
             self._last_detail = now
-            if self.live is not None:
-                self.live.show_sample(update.sample)
             self.diagnosis.show_diagnosis(update.diagnosis)
             self._show_idle(update.idle)
             self._show_session()
@@ -661,6 +706,10 @@ class MonitorTab(QWidget):
         if not self._ready and self.samples >= READY_SAMPLES:
             self._ready = True
             self.ready.emit()
+
+    def _on_redraw_due(self) -> None:
+        if self._dirty and self.on_screen():
+            self._render()
 
     # --- panels -----------------------------------------------------------------------------
     def _show_problems(self, problems: tuple[str, ...]) -> None:
@@ -831,6 +880,9 @@ class MonitorTab(QWidget):
         self.idle_panel.set_price(price, source, typed=False)
         self._apply_idle_config()
 
+    def _on_estimate_changed(self, _estimate: object) -> None:
+        self._apply_price_from_state()  # the Workload tab sets the price before the estimate
+
     def _on_price_typed(self, value: float) -> None:
         self._typed_price = value
         self.idle_panel.set_price(value, "Typed here (overrides the Workload tab).", typed=True)
@@ -891,13 +943,41 @@ class MonitorTab(QWidget):
         if path and not self.export_history_csv(path):
             self.state.show_status("Nothing to export yet: no samples", 6000)
 
-    def _choose_recording_export(self) -> None:
-        session_id = self.recording.last_session_id
+    def _choose_recording_export(self, session_id: int | None = None) -> None:
+        session_id = session_id if session_id is not None else self.recording.last_session_id
         if session_id is None:
             return
         path = self._ask_path(f"Export recorded session #{session_id} as CSV", "monitor-session")
         if path:
             self.export_recording_csv(path, session_id)
+
+    def recorded_sessions(self, limit: int = 15) -> list[SessionInfo]:
+        """The newest recorded sessions in the store (empty when there is no store yet)."""
+        path = self.recording.store_path or monitor_db_path()
+        if not Path(path).is_file():
+            return []
+        try:
+            with SessionStore(path) as store:
+                return store.sessions()[:limit]
+        except (OSError, ValueError, sqlite3.Error):
+            return []
+
+    def _fill_earlier_menu(self) -> None:
+        self.earlier_menu.clear()
+        sessions = [s for s in self.recorded_sessions() if s.id != self.recording.session_id]
+        if not sessions:
+            empty = self.earlier_menu.addAction("No recordings yet")
+            empty.setEnabled(False)
+            return
+        for info in sessions:
+            started = datetime.fromtimestamp(info.started).strftime("%Y-%m-%d %H:%M")
+            length = format_duration(info.duration_s) if info.ended is not None else "unfinished"
+            action = self.earlier_menu.addAction(
+                f"#{info.id} · {info.label or started} · {length} · {info.sample_count} samples"
+            )
+            action.triggered.connect(
+                lambda _checked=False, sid=info.id: self._choose_recording_export(sid)
+            )
 
     def _on_export_done(self, result: object) -> None:
         if isinstance(result, tuple) and len(result) == 2:
@@ -917,6 +997,13 @@ class _SampledElsewhere:
 
     def close(self) -> None:
         return None
+
+
+def _add_export_actions(root: QWidget) -> None:
+    """The app's "save plot / copy table" context actions, on the plots built just now."""
+    from desktopapp.ui.common.export import install_export_actions
+
+    install_export_actions(root)
 
 
 def _real_sampler() -> Sampler:

@@ -70,9 +70,14 @@ def overlay_plots(parent: QWidget | None = None) -> list[Any]:
         plot.setXRange(0, 3.62, padding=0.02)  # log10(1) … log10(4096)
         plots.set_log_ticks(plot, (1, 8, 64, 512, 4096))
     out = [time_plot, cost_plot, util_plot, tco_plot]
+    for plot in (cost_plot, util_plot, tco_plot):
+        # Money ticks are wide: room for them and the axis label side by side.
+        plot.getPlotItem().getAxis("left").setWidth(78)
     for plot in out:
         plot.setAccessibleName(_plain(plot))
-        plot.addLegend(offset=(-8, 8), labelTextColor=COLORS["text"])
+        # Flat cost lines sit high in "cost vs devices": its legend goes bottom right.
+        offset = (-8, -8) if plot is cost_plot else (-8, 8)
+        plot.addLegend(offset=offset, labelTextColor=COLORS["text"])
     return out
 
 
@@ -174,7 +179,7 @@ def tornado_height(result: SensitivityResult | None) -> int:
 def tornado_plot(metric: str, parent: QWidget | None = None) -> Any:
     title = "Cost of the run" if metric == "cost" else "Wall time"
     plot = plots.make_plot(
-        f"{title}: change when one input moves ±25%", "change (%)", "", parent=parent
+        f"{title}: each input ±25%", "change of the result (%)", "", parent=parent
     )
     plot.setMinimumHeight(260)
     plot.getPlotItem().showGrid(x=True, y=False, alpha=0.15)

@@ -405,7 +405,11 @@ class ScenarioDocument(QObject):
 
     def recovery_candidates(self) -> list[Autosave]:
         """Autosaves of earlier sessions that ended without saving (newest first)."""
-        return scenario_files.recovery_candidates(self.session, folder=self.autosave_folder)
+        return scenario_files.recovery_candidates(
+            self.session,
+            folder=self.autosave_folder,
+            is_running=scenario_files.process_is_running,  # looked up now: tests replace it
+        )
 
     def restore(self, autosave: Autosave) -> None:
         """Show recovered work: the autosave's scenario, unsaved, for its document."""

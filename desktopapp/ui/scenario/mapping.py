@@ -58,13 +58,52 @@ def scenario_from_state(
 
 
 def apply_workload(state: AppState, scenario: Scenario) -> bool:
-    """Put the scenario's estimation inputs into the state (the tabs follow its signals)."""
-    return state.set_workload(
+    """Put the scenario's estimation inputs into the state (the tabs follow its signals).
+
+    The Workload tab computes the estimates when it is open; when it is not (the Cost tab was
+    opened first), the estimates of the new inputs are computed here with the model, so the
+    other tabs never plan with the previous scenario's figures.
+    """
+    changed = state.set_workload(
         training=scenario.training,
         memory=scenario.memory,
         inference=scenario.inference,
         preset_id=None,
     )
+    refresh_estimates(state)
+    return changed
+
+
+def refresh_estimates(state: AppState) -> None:
+    """Estimates for the state's inputs where the state holds none for exactly these inputs."""
+    from desktopapp.model.inference import estimate_inference
+    from desktopapp.model.memory import estimate_memory
+    from desktopapp.model.training import estimate_training
+
+    training = state.training
+    if training is None:
+        state.set_estimate(None)
+    elif state.estimate is None or state.estimate.inputs != training:
+        try:
+            state.set_estimate(estimate_training(training))
+        except ValueError:
+            state.set_estimate(None)
+    memory = state.memory
+    if memory is None:
+        state.set_memory_estimate(None)
+    elif state.memory_estimate is None or state.memory_estimate.inputs != memory:
+        try:
+            state.set_memory_estimate(estimate_memory(memory))
+        except ValueError:
+            state.set_memory_estimate(None)
+    inference = state.inference
+    if inference is None:
+        state.set_inference_estimate(None)
+    elif state.inference_estimate is None or state.inference_estimate.inputs != inference:
+        try:
+            state.set_inference_estimate(estimate_inference(inference))
+        except ValueError:
+            state.set_inference_estimate(None)
 
 
 def cost_plan_of(state: AppState) -> CostPlan | None:

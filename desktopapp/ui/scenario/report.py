@@ -142,8 +142,8 @@ def _key_cards(summary: ScenarioSummary) -> str:
         None,
     )
     note = (
-        "<p class='small'>Low end: this estimate, compute only. Whole project (experiments, "
-        f"tuning, failed and repeated runs, {_esc(project.label.split(' ', 2)[-1])}): "
+        "<p class='small'>Low end: this estimate, compute only. "
+        f"{_esc(project.label)} for experiments, tuning, failed and repeated runs: "
         f"{_esc(project.text)}.</p>"
         if project is not None
         else ""
@@ -174,8 +174,8 @@ def _rows_table(summary: ScenarioSummary, results: bool) -> str:
             else ""
         )
         lines.append(
-            f"<tr><td width='30%' class='muted'>{_esc(row.label)}</td>"
-            f"<td width='25%' class='value'>{_esc(row.text)}</td><td>{detail}</td></tr>"
+            f"<tr><td width='26%' class='muted'>{_esc(row.label)}</td>"
+            f"<td width='34%' class='value'>{_esc(row.text)}</td><td>{detail}</td></tr>"
         )
     lines.append("</table>")
     return "".join(lines)
