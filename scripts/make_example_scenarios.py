@@ -10,6 +10,10 @@ The same 7B-parameter, 150B-token training run planned two ways:
   reference defaults for PUE, electricity and operations) at 70% fleet utilization; the price per
   GPU-hour of the run is the model's owning cost per useful GPU-hour at that utilization.
 
+Both plan the Cost tab's demand from the run (once a month, over 48 months) and list the prices
+it compares as the tab would save them (the offer used, then the default spread of catalog
+prices).
+
 Numbers are not typed here: they come from the catalogs and ``model.tco``, so rerunning the
 script after a catalog update refreshes the examples.
 """
@@ -23,11 +27,11 @@ from typing import Any
 from desktopapp.model import units
 from desktopapp.model.catalog import offer_by_id
 from desktopapp.model.memory import MemoryInputs
-from desktopapp.model.scenario import CostPlan, Scenario
+from desktopapp.model.scenario import DEMAND_RUNS, CostDemand, CostPlan, Scenario
 from desktopapp.model.tco import CloudInputs, onprem_cost_per_useful_hour
 from desktopapp.model.training import TrainingInputs, catalog_price
 from desktopapp.ui.cost.planning import cloud_options, default_spot_overhead
-from desktopapp.ui.scenario.mapping import default_onprem
+from desktopapp.ui.scenario.mapping import cost_inputs_from_plan, default_onprem
 
 OUT = Path(__file__).resolve().parents[1] / "resources" / "examples"
 RENTED = "h100-8x-rented.json"
@@ -58,6 +62,13 @@ def _cloud(offer_id: str) -> tuple[str, CloudInputs]:
     return offer.id, option.cloud
 
 
+def _as_saved(plan: CostPlan, training: TrainingInputs) -> CostPlan:
+    """The cost section as the Cost tab saves it: every compared price listed."""
+    inputs = cost_inputs_from_plan(plan, training)
+    assert inputs is not None
+    return inputs.to_plan(inputs.hybrid_option, plan.demand.runs_per_month)
+
+
 def rented() -> Scenario:
     acc = "h100-sxm"
     offer_id, cloud = _cloud("lambda/gpu-8x-h100-sxm5/all")
@@ -84,8 +95,16 @@ def rented() -> Scenario:
         ),
         training=training,
         memory=memory,
-        cost=CostPlan(
-            accelerator=acc, offer=offer_id, pricing="on_demand", on_prem=onprem, cloud=cloud
+        cost=_as_saved(
+            CostPlan(
+                accelerator=acc,
+                offer=offer_id,
+                pricing="on_demand",
+                demand=CostDemand(source=DEMAND_RUNS),
+                on_prem=onprem,
+                cloud=cloud,
+            ),
+            training,
         ),
     )
 
@@ -117,8 +136,16 @@ def owned() -> Scenario:
         ),
         training=training,
         memory=memory,
-        cost=CostPlan(
-            accelerator=acc, offer=offer_id, pricing="on_demand", on_prem=onprem, cloud=cloud
+        cost=_as_saved(
+            CostPlan(
+                accelerator=acc,
+                offer=offer_id,
+                pricing="on_demand",
+                demand=CostDemand(source=DEMAND_RUNS),
+                on_prem=onprem,
+                cloud=cloud,
+            ),
+            training,
         ),
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import math
 import os
 import re
 import subprocess
@@ -34,12 +35,16 @@ from desktopapp.model.memory import (
     MemoryInputs,
 )
 from desktopapp.model.scenario import (
+    DEMAND_SOURCES,
     FORMAT,
     MAX_DEPTH,
     MAX_FILE_BYTES,
+    MAX_HORIZON_MONTHS,
     MAX_NAME_CHARS,
     MAX_NOTES_CHARS,
     VERSION,
+    ComparedPrice,
+    CostDemand,
     CostPlan,
     LoadedScenario,
     Scenario,
@@ -52,7 +57,7 @@ from desktopapp.model.scenario import (
     parse_scenario,
     training_inputs_from_scenario,
 )
-from desktopapp.model.tco import CloudInputs, OnPremInputs
+from desktopapp.model.tco import DEMAND_SHAPES, CloudInputs, OnPremInputs
 from desktopapp.model.training import TRAINING_PRECISIONS, TrainingInputs
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -91,6 +96,18 @@ FULL = Scenario(
         accelerator="h100-sxm",
         offer="my-colo",
         pricing="committed_1yr",
+        demand=CostDemand(
+            source="spread",
+            gpu_hours_per_month=1234.5,
+            runs_per_month=2.5,
+            horizon_months=36,
+            profile="bursty",
+        ),
+        compared=(
+            ComparedPrice("my-colo", "committed_1yr"),
+            ComparedPrice("lambda/gpu-8x-h100-sxm5/all"),
+            ComparedPrice("my-colo", "on_demand"),
+        ),
         custom_offers=(_custom("my-colo", on_demand=1.9, committed_1yr=1.5),),
         on_prem=OnPremInputs(server_price=300_000.0, power_kw=10.2, gpus=64),
         cloud=CloudInputs(cloud_price=1.5, pricing="committed_1yr"),
@@ -239,11 +256,25 @@ cloud_inputs = st.builds(
     price_source=_short_text,
 )
 
+cost_demands = st.builds(
+    CostDemand,
+    source=st.sampled_from(DEMAND_SOURCES),
+    gpu_hours_per_month=st.none() | _pos(1e-3, 1e12),
+    runs_per_month=_pos(0.0, 1000.0),
+    horizon_months=st.integers(1, MAX_HORIZON_MONTHS),
+    profile=st.sampled_from(DEMAND_SHAPES),
+)
+
+compared_prices = st.builds(ComparedPrice, offer=_ids, pricing=st.sampled_from(PRICING_MODELS))
+
 cost_plans = st.builds(
     CostPlan,
     accelerator=st.none() | _ids,
     offer=st.none() | _ids,
     pricing=st.sampled_from(PRICING_MODELS),
+    demand=cost_demands,
+    compared=st.none()
+    | st.lists(compared_prices, max_size=6, unique_by=lambda p: p.key).map(tuple),
     custom_offers=st.lists(custom_offer(), max_size=3, unique_by=lambda o: o.id).map(tuple),
     on_prem=st.none() | on_prem_inputs(),
     cloud=st.none() | cloud_inputs,
@@ -435,7 +466,7 @@ def test_missing_file_and_folder(tmp_path: Path) -> None:
         ('{"format": "desktopapp-scenario", "version": -1}', r"unknown format version -1"),
         (
             '{"format": "desktopapp-scenario", "version": 7}',
-            r"^plan\.json: format version 7 is newer than this app supports \(1\)",
+            r"^plan\.json: format version 7 is newer than this app supports \(2\)",
         ),
     ],
 )
@@ -481,6 +512,53 @@ def test_wrong_format_or_version(tmp_path: Path, text: str, pattern: str) -> Non
             "gpus",
         ),
         ({"cost__cloud": {"cloud_price": 0}}, r"cost\.cloud\.cloud_price: must be greater", ""),
+        (
+            {"cost__demand": {"source": "guess"}},
+            r"cost\.demand\.source: must be one of auto, typed, runs, spread, got 'guess'",
+            "source",
+        ),
+        (
+            {"cost__demand": {"gpu_hours_per_month": 0}},
+            r"cost\.demand\.gpu_hours_per_month: must be greater than 0",
+            "gpu_hours_per_month",
+        ),
+        (
+            {"cost__demand": {"runs_per_month": -1}},
+            r"cost\.demand\.runs_per_month: must be 0 or more",
+            "runs_per_month",
+        ),
+        (
+            {"cost__demand": {"horizon_months": 121}},
+            r"cost\.demand\.horizon_months: must be at most 120",
+            "horizon_months",
+        ),
+        (
+            {"cost__demand": {"horizon_months": 2.5}},
+            r"cost\.demand\.horizon_months: must be a whole number",
+            "horizon_months",
+        ),
+        (
+            {"cost__demand": {"profile": "spiky"}},
+            r"cost\.demand\.profile: must be one of flat, growing, bursty",
+            "profile",
+        ),
+        ({"cost__demand": {"sorce": "typed"}}, r"cost\.demand\.sorce: unknown field \(did", ""),
+        ({"cost__compared": {}}, r"cost\.compared: expected a list", ""),
+        (
+            {"cost__compared": [{"offer": "a", "pricing": "free"}]},
+            r"cost\.compared\[0\]\.pricing: must be one of on_demand",
+            "pricing",
+        ),
+        (
+            {"cost__compared": [{"pricing": "spot"}]},
+            r"cost\.compared\[0\]\.offer: missing \(it has no default\)",
+            "offer",
+        ),
+        (
+            {"cost__compared": [{"offer": "a"}, {"offer": "a", "pricing": "on_demand"}]},
+            r"cost\.compared: the on_demand price of 'a' is listed twice",
+            "compared",
+        ),
     ],
 )
 def test_wrong_types_and_values_name_the_field(
@@ -581,6 +659,10 @@ def test_duplicate_keys(tmp_path: Path) -> None:
         ({"training__price_source": "s" * 1001}, r"training\.price_source: at most 1,000 char"),
         ({"cost__accelerator": "a" * 5000}, r"cost\.accelerator: at most 1,000 characters"),
         ({"cost__custom_offers": [_offer_dict("x")] * 1001}, r"at most 1000 entries"),
+        (
+            {"cost__compared": [{"offer": f"o{i}"} for i in range(1001)]},
+            r"cost\.compared: at most 1000 entries",
+        ),
     ],
 )
 def test_strings_and_lists_are_bounded(
@@ -697,6 +779,79 @@ def test_version_0_bad_value_names_the_new_field(tmp_path: Path) -> None:
     _rejects(_write(tmp_path, json.dumps(dict(V0, num_gpus="many"))), r"training\.gpus: expected")
 
 
+def _version_1(document: dict[str, Any]) -> dict[str, Any]:
+    """A version 1 document: the current layout without the cost section's demand and
+    compared prices (which version 2 added)."""
+    old = json.loads(json.dumps(document))
+    old["version"] = 1
+    if isinstance(old.get("cost"), dict):
+        old["cost"].pop("demand", None)
+        old["cost"].pop("compared", None)
+    return old
+
+
+V1_DEMAND = {
+    "source": "auto",
+    "gpu_hours_per_month": 5000.0,
+    "runs_per_month": 1.0,
+    "horizon_months": 48,
+    "profile": "flat",
+}
+
+
+def test_version_1_migration_fills_the_cost_defaults() -> None:
+    v1 = _version_1(FULL.to_dict())
+    migrated = scenario_module.MIGRATIONS[1](v1)
+    assert migrated["version"] == 2
+    assert migrated["cost"] == dict(v1["cost"], demand=V1_DEMAND, compared=None)
+    assert {k: v for k, v in migrated.items() if k != "cost"} == {
+        k: v for k, v in v1.items() if k not in ("cost", "version")
+    } | {"version": 2}
+    assert v1["version"] == 1 and "demand" not in v1["cost"]  # the input is left alone
+    # The filled values are what a version 2 file without them means today.
+    assert CostDemand() == CostDemand(**V1_DEMAND)
+    # No cost section (or null): nothing to fill, the default plan applies.
+    assert scenario_module.MIGRATIONS[1]({"format": FORMAT, "version": 1}) == {
+        "format": FORMAT,
+        "version": 2,
+    }
+
+
+def test_version_1_file_loads_with_the_default_demand_and_prices(tmp_path: Path) -> None:
+    path = _write(tmp_path, json.dumps(_version_1(FULL.to_dict()), indent=2))
+    before = path.read_bytes(), path.stat().st_mtime_ns
+    loaded = load_scenario(path)
+    assert loaded.migrated and loaded.stored_version == 1
+    assert loaded.scenario == replace(
+        FULL, cost=replace(FULL.cost, demand=CostDemand(), compared=None)
+    )
+    assert (path.read_bytes(), path.stat().st_mtime_ns) == before  # upgraded only when saved
+    loaded.scenario.save(path)
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert document["version"] == VERSION == 2
+    assert document["cost"]["demand"] == V1_DEMAND and document["cost"]["compared"] is None
+    again = load_scenario(path)
+    assert not again.migrated and again.scenario == loaded.scenario
+
+
+def test_version_0_file_migrates_through_version_1_to_2(tmp_path: Path) -> None:
+    path = _write(tmp_path, json.dumps(dict(V0, gpu="h100-sxm")))
+    loaded = load_scenario(path)
+    assert loaded.stored_version == 0 and loaded.migrated
+    assert loaded.scenario.cost == CostPlan(accelerator="h100-sxm", demand=CostDemand(**V1_DEMAND))
+    assert loaded.scenario.training is not None and loaded.scenario.training.gpus == 16
+
+
+@pytest.mark.parametrize("key", ["demand", "compared"])
+def test_version_1_cannot_hold_the_version_2_keys(tmp_path: Path, key: str) -> None:
+    v1 = _version_1(FULL.to_dict())
+    v1["cost"][key] = None
+    error = _rejects(
+        _write(tmp_path, json.dumps(v1)), rf"^plan\.json: cost\.{key}: unknown field in a version 1"
+    )
+    assert error.field == f"cost.{key}"
+
+
 # --- atomic save -----------------------------------------------------------------------------
 
 _KILLED_SAVE = textwrap.dedent(
@@ -785,6 +940,23 @@ def test_save_replaces_and_keeps_one_file(tmp_path: Path) -> None:
             r"^custom_offers: offer 2: spot: must be a finite",
         ),
         (lambda: CostPlan(on_prem=FULL.cost.cloud), r"^on_prem: expected OnPremInputs"),  # type: ignore[arg-type]
+        (lambda: CostPlan(demand=None), r"^demand: expected CostDemand"),  # type: ignore[arg-type]
+        (lambda: CostPlan(compared=(("a", "spot"),)), r"^compared: expected compared prices"),  # type: ignore[arg-type]
+        (
+            lambda: CostPlan(compared=(ComparedPrice("a", "spot"), ComparedPrice("a", "spot"))),
+            r"^compared: the spot price of 'a' is listed twice",
+        ),
+        (lambda: ComparedPrice(" "), r"^offer: must not be empty"),
+        (lambda: ComparedPrice("a", "hourly"), r"^pricing: must be one of on_demand"),
+        (lambda: CostDemand(source="typed-in"), r"^source: must be one of auto, typed"),
+        (lambda: CostDemand(gpu_hours_per_month=-1.0), r"^gpu_hours_per_month: must be greater"),
+        (
+            lambda: CostDemand(gpu_hours_per_month=math.nan),
+            r"^gpu_hours_per_month: must be a finite",
+        ),
+        (lambda: CostDemand(runs_per_month=-0.5), r"^runs_per_month: must be 0 or more"),
+        (lambda: CostDemand(horizon_months=0), r"^horizon_months: must be at least 1"),
+        (lambda: CostDemand(profile="seasonal"), r"^profile: must be one of flat, growing"),
     ],
 )
 def test_constructors_validate(make: Callable[[], object], pattern: str) -> None:
@@ -871,7 +1043,7 @@ def test_bad_file_reaches_the_cli_as_one_line(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError) as info:
         training_inputs_from_scenario(path)
     assert str(info.value) == (
-        "plan.json: format version 9 is newer than this app supports (1); update the app to open it"
+        "plan.json: format version 9 is newer than this app supports (2); update the app to open it"
     )
 
 

@@ -75,6 +75,14 @@ def count(text: str) -> float | int:
     return int(value) if value.is_integer() else value
 
 
+def _add_starting_points(parser: argparse.ArgumentParser) -> None:
+    """--preset and --scenario: where the inputs start; options given on the line override."""
+    parser.add_argument("--preset", help="start from a workload preset (options given override it)")
+    parser.add_argument(
+        "--scenario", metavar="FILE", help="start from a saved scenario (options given override it)"
+    )
+
+
 def _add_json(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -118,10 +126,7 @@ def _register_train(sub: Any) -> None:
         description="C = 6·N·D (--params, --tokens) or C = 3 × forward × samples × epochs "
         "(--forward-flops, --samples, --epochs); T = C / (peak × utilization × devices).",
     )
-    p.add_argument("--preset", help="start from a workload preset (options given override it)")
-    p.add_argument(
-        "--scenario", metavar="FILE", help="start from a saved scenario (options given override it)"
-    )
+    _add_starting_points(p)
     p.add_argument("--params", type=quantity, help="parameters N (e.g. 110M, 7B)")
     p.add_argument("--tokens", type=quantity, help="training tokens D per epoch (e.g. 3.3B)")
     p.add_argument("--forward-flops", type=quantity, help="forward FLOPs per sample (2 × MACs)")
@@ -160,10 +165,7 @@ def _register_memory(sub: Any) -> None:
         description="Memory per device for training (ZeRO 0-3) or inference, and whether it "
         "fits the accelerator's memory.",
     )
-    p.add_argument("--preset", help="start from a workload preset (options given override it)")
-    p.add_argument(
-        "--scenario", metavar="FILE", help="start from a saved scenario (options given override it)"
-    )
+    _add_starting_points(p)
     p.add_argument("--params", type=quantity, help="parameters (e.g. 7B)")
     p.add_argument(
         "--precision",
@@ -207,10 +209,7 @@ def _register_inference(sub: Any) -> None:
         description="Step time = max(FLOPs / (peak × utilization), bytes / (bandwidth × "
         "efficiency)); language models by default, --forward-flops for per-sample models.",
     )
-    p.add_argument("--preset", help="start from a workload preset (options given override it)")
-    p.add_argument(
-        "--scenario", metavar="FILE", help="start from a saved scenario (options given override it)"
-    )
+    _add_starting_points(p)
     p.add_argument("--params", type=quantity, help="parameters (e.g. 7B)")
     p.add_argument(
         "--forward-flops",

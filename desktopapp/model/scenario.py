@@ -1,11 +1,12 @@
 """Scenario files: the whole planning state as a versioned JSON document.
 
 A :class:`Scenario` holds the estimation inputs (training, memory, inference), the cost plan
-(chosen accelerator and offer, custom offers, on-prem and cloud inputs), a name and notes::
+(chosen accelerator and offer, the demand, the compared prices, custom offers, on-prem and cloud
+inputs), a name and notes::
 
-    {"format": "desktopapp-scenario", "version": 1, "name": "…", "notes": "…",
+    {"format": "desktopapp-scenario", "version": 2, "name": "…", "notes": "…",
      "training": {…TrainingInputs fields…} | null, "memory": {…} | null,
-     "inference": {…} | null, "cost": {…}}
+     "inference": {…} | null, "cost": {…CostPlan fields…}}
 
 Each input section lists the fields of its dataclass by name; a missing field takes the
 dataclass default, an unknown one is an error (with a "did you mean" hint), because a typo
@@ -45,11 +46,17 @@ from desktopapp.model.atomic import atomic_write_bytes
 from desktopapp.model.catalog import PRICING_MODELS, CloudOffer
 from desktopapp.model.inference import InferenceInputs
 from desktopapp.model.memory import MemoryInputs
-from desktopapp.model.tco import CloudInputs, OnPremInputs
+from desktopapp.model.tco import DEMAND_SHAPES, CloudInputs, OnPremInputs
 from desktopapp.model.training import TrainingInputs
+from desktopapp.model.validation import (
+    require_choice,
+    require_int,
+    require_non_negative,
+    require_positive,
+)
 
 FORMAT = "desktopapp-scenario"
-VERSION = 1
+VERSION = 2
 FILE_SUFFIX = ".json"
 
 # --- limits (docs/scenario-format.md lists them) ---------------------------------------------
@@ -156,14 +163,75 @@ def check_custom_offer(offer: CloudOffer) -> CloudOffer:
     return offer
 
 
+# How the Cost tab gets the GPU-hours needed per month (``CostDemand.source``).
+DEMAND_AUTO = "auto"  # from the workload when the scenario has training inputs, else typed
+DEMAND_TYPED = "typed"  # the figure typed in (gpu_hours_per_month)
+DEMAND_RUNS = "runs"  # the Workload tab's GPU-hours per run × runs per month
+DEMAND_SPREAD = "spread"  # the Workload tab's GPU-hours of the run ÷ horizon months
+DEMAND_SOURCES: tuple[str, ...] = (DEMAND_AUTO, DEMAND_TYPED, DEMAND_RUNS, DEMAND_SPREAD)
+DEFAULT_GPU_HOURS_PER_MONTH = 5000.0
+DEFAULT_RUNS_PER_MONTH = 1.0
+DEFAULT_HORIZON_MONTHS = 48
+MAX_HORIZON_MONTHS = 120
+
+
+@dataclass(frozen=True)
+class CostDemand:
+    """The Cost tab's demand: where the GPU-hours per month come from (``source``), the figure
+    typed in, how often the Workload tab's run repeats, the horizon and the month-by-month shape
+    (``model.tco.DEMAND_SHAPES``) of the hybrid plan.
+
+    ``gpu_hours_per_month`` is the typed figure; with another source it is kept (not used) so
+    switching back to "typed" finds it again. None: no figure typed.
+    """
+
+    source: str = DEMAND_AUTO
+    gpu_hours_per_month: float | None = DEFAULT_GPU_HOURS_PER_MONTH
+    runs_per_month: float = DEFAULT_RUNS_PER_MONTH
+    horizon_months: int = DEFAULT_HORIZON_MONTHS
+    profile: str = "flat"
+
+    def __post_init__(self) -> None:
+        require_choice("source", self.source, DEMAND_SOURCES)
+        if self.gpu_hours_per_month is not None:
+            hours = require_positive("gpu_hours_per_month", self.gpu_hours_per_month)
+            object.__setattr__(self, "gpu_hours_per_month", hours)
+        runs = require_non_negative("runs_per_month", self.runs_per_month)
+        object.__setattr__(self, "runs_per_month", runs)
+        months = require_int("horizon_months", self.horizon_months, maximum=MAX_HORIZON_MONTHS)
+        object.__setattr__(self, "horizon_months", months)
+        require_choice("profile", self.profile, DEMAND_SHAPES)
+
+
+@dataclass(frozen=True)
+class ComparedPrice:
+    """One cloud price the Cost tab compares: an offer (catalog or custom id) and one of its
+    pricing columns (``on_demand``, ``committed_1yr``, ``committed_3yr``, ``spot``)."""
+
+    offer: str
+    pricing: str = "on_demand"
+
+    def __post_init__(self) -> None:
+        _require_text("offer", self.offer, MAX_STRING_CHARS, allow_empty=False)
+        require_choice("pricing", self.pricing, PRICING_MODELS)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.offer, self.pricing)
+
+
 @dataclass(frozen=True)
 class CostPlan:
-    """The Cost tab's state: accelerator and offer chosen, user-typed offers (catalog
-    ``CloudOffer`` rows with ``kind`` "custom"), and the owning and renting inputs."""
+    """The Cost tab's state: accelerator and offer chosen (the hybrid plan's price), the
+    demand, the compared prices (None: the tab's default spread of catalog prices), user-typed
+    offers (catalog ``CloudOffer`` rows with ``kind`` "custom"), and the owning and renting
+    inputs."""
 
     accelerator: str | None = None  # catalog id
     offer: str | None = None  # id of a catalog offer or of one of custom_offers
     pricing: str = "on_demand"  # which price column of the offer is used
+    demand: CostDemand = field(default_factory=CostDemand)
+    compared: tuple[ComparedPrice, ...] | None = None
     custom_offers: tuple[CloudOffer, ...] = ()
     on_prem: OnPremInputs | None = None
     cloud: CloudInputs | None = None
@@ -177,6 +245,23 @@ class CostPlan:
             raise ValueError(
                 f"pricing: must be one of {', '.join(PRICING_MODELS)}, got {_show(self.pricing)}"
             )
+        if not isinstance(self.demand, CostDemand):
+            raise ValueError(f"demand: expected CostDemand, got {_show(self.demand)}")
+        if self.compared is not None:
+            compared = tuple(self.compared)
+            if len(compared) > MAX_ITEMS:
+                raise ValueError(f"compared: at most {MAX_ITEMS} prices, got {len(compared)}")
+            keys: set[tuple[str, str]] = set()
+            for price in compared:
+                if not isinstance(price, ComparedPrice):
+                    raise ValueError(f"compared: expected compared prices, got {_show(price)}")
+                if price.key in keys:
+                    raise ValueError(
+                        f"compared: the {price.pricing} price of {_show(price.offer)} is listed "
+                        "twice"
+                    )
+                keys.add(price.key)
+            object.__setattr__(self, "compared", compared)
         offers = tuple(self.custom_offers)
         if len(offers) > MAX_ITEMS:
             raise ValueError(f"custom_offers: at most {MAX_ITEMS} offers, got {len(offers)}")
@@ -197,6 +282,11 @@ class CostPlan:
 
     def custom_offer(self, offer_id: str) -> CloudOffer | None:
         return next((o for o in self.custom_offers if o.id == offer_id), None)
+
+    @property
+    def compared_keys(self) -> tuple[tuple[str, str], ...] | None:
+        """The compared prices as ``(offer id, pricing)`` pairs (None: the default spread)."""
+        return None if self.compared is None else tuple(p.key for p in self.compared)
 
 
 @dataclass(frozen=True)
@@ -497,10 +587,10 @@ def _scenario_from_document(document: object) -> tuple[Scenario, int]:
     while version < VERSION:
         doc = MIGRATIONS[version](doc)
         version += 1
-    return _decode_v1(doc), stored
+    return _decode_current(doc), stored
 
 
-def _decode_v1(doc: dict[str, Any]) -> Scenario:
+def _decode_current(doc: dict[str, Any]) -> Scenario:
     for key in doc:
         if key not in _TOP_KEYS:
             close = difflib.get_close_matches(key, _TOP_KEYS, n=1)
@@ -569,7 +659,36 @@ def _migrate_0_to_1(doc: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-MIGRATIONS: Mapping[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _migrate_0_to_1}
+# Version 1 had no place for the Cost tab's demand or its compared prices. Version 2 adds
+# ``cost.demand`` and ``cost.compared``; a version 1 cost section gets the defaults below (the
+# demand source "auto" and the default spread of prices are what opening a version 1 file did).
+# They are written out here, not taken from CostDemand, so a later change of the defaults does
+# not change what a version 1 file means.
+_V1_DEMAND: Mapping[str, Any] = {
+    "source": "auto",
+    "gpu_hours_per_month": 5000.0,
+    "runs_per_month": 1.0,
+    "horizon_months": 48,
+    "profile": "flat",
+}
+
+
+def _migrate_1_to_2(doc: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(doc)
+    out["version"] = 2
+    cost = doc.get("cost")
+    if isinstance(cost, dict):  # anything else is refused by the version 2 checks
+        for key in ("demand", "compared"):
+            if key in cost:
+                raise _Problem(f"cost.{key}: unknown field in a version 1 file", f"cost.{key}")
+        out["cost"] = {**cost, "demand": dict(_V1_DEMAND), "compared": None}
+    return out
+
+
+MIGRATIONS: Mapping[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    0: _migrate_0_to_1,
+    1: _migrate_1_to_2,
+}
 
 
 # --- text / file → Scenario ------------------------------------------------------------------

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktopapp.model.scenario import MAX_HORIZON_MONTHS
 from desktopapp.ui.common.accelerator_combo import AcceleratorCombo
 from desktopapp.ui.common.quantity_edit import QuantityEdit
 from desktopapp.ui.common.section import Section
@@ -28,7 +29,6 @@ from desktopapp.ui.cost.planning import (
     DEMAND_SOURCES,
     LIFE_CHOICES,
     MAX_GPUS_PER_SERVER,
-    MAX_HORIZON_MONTHS,
     PROFILE_LABELS,
 )
 

@@ -41,7 +41,18 @@ from desktopapp.model.catalog import (
     offers_for,
     tco_defaults,
 )
-from desktopapp.model.scenario import CostPlan, check_custom_offer
+from desktopapp.model.scenario import (
+    DEFAULT_GPU_HOURS_PER_MONTH,
+    DEFAULT_HORIZON_MONTHS,
+    DEFAULT_RUNS_PER_MONTH,
+    DEMAND_RUNS,
+    DEMAND_SPREAD,
+    DEMAND_TYPED,
+    ComparedPrice,
+    CostDemand,
+    CostPlan,
+    check_custom_offer,
+)
 from desktopapp.model.tco import (
     DEFAULT_GPUS_PER_SERVER,
     DEMAND_SHAPES,
@@ -66,17 +77,13 @@ OptionKey = tuple[str, str]  # (offer id, pricing model)
 CUSTOM_OFFER_KIND = "custom"  # CloudOffer.kind of an offer the user typed in
 
 DEFAULT_ACCELERATOR = "h100-sxm"
-DEFAULT_GPU_HOURS_PER_MONTH = 5000.0
-DEFAULT_HORIZON_MONTHS = 48
-MAX_HORIZON_MONTHS = 120
+# DEFAULT_GPU_HOURS_PER_MONTH, DEFAULT_HORIZON_MONTHS and the DEMAND_* sources come from
+# model.scenario (a scenario file stores the demand).
 LIFE_CHOICES: tuple[int, ...] = (3, 4, 5, 6)
 STALE_AFTER_MONTHS = 12
 MAX_GPUS_PER_SERVER = 72
 CURVE_UTILIZATION = np.linspace(0.02, 1.0, 99)
 
-DEMAND_TYPED = "typed"
-DEMAND_RUNS = "runs"
-DEMAND_SPREAD = "spread"
 DEMAND_SOURCES: tuple[tuple[str, str], ...] = (
     (DEMAND_TYPED, "Typed in"),
     (DEMAND_RUNS, "Workload estimate × runs per month"),
@@ -493,8 +500,11 @@ class CostInputs:
     def offers(self) -> list[CloudOffer]:
         return offers_with_custom(self.accelerator_id, self.custom_offers)
 
-    def to_plan(self, hybrid: OptionKey | None = None) -> CostPlan:
-        """The scenario file's cost section (``model.scenario.CostPlan``)."""
+    def to_plan(
+        self, hybrid: OptionKey | None = None, runs_per_month: float = DEFAULT_RUNS_PER_MONTH
+    ) -> CostPlan:
+        """The scenario file's cost section (``model.scenario.CostPlan``); ``runs_per_month``
+        is the shared state's (``AppState.runs_per_month``)."""
         key = hybrid or self.hybrid_option
         options = cloud_options(self.offers(), [key] if key else [], self.spot_overhead)
         option = options[0] if options else None
@@ -502,6 +512,14 @@ class CostInputs:
             accelerator=self.accelerator_id,
             offer=None if option is None else option.offer.id,
             pricing="on_demand" if option is None else option.pricing,
+            demand=CostDemand(
+                source=self.demand_source,
+                gpu_hours_per_month=self.typed_gpu_hours,
+                runs_per_month=runs_per_month,
+                horizon_months=self.horizon_months,
+                profile=self.profile,
+            ),
+            compared=tuple(ComparedPrice(offer, pricing) for offer, pricing in self.compared),
             custom_offers=self.custom_offers,
             on_prem=self.onprem,
             cloud=None if option is None else option.cloud,

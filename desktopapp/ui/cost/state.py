@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
 
-from desktopapp.model.scenario import CostPlan
+from desktopapp.model.scenario import DEFAULT_RUNS_PER_MONTH, CostPlan
 from desktopapp.ui.cost.planning import CostComparison, CostInputs
 from desktopapp.ui.state import AppState
 
@@ -56,14 +56,15 @@ class CostState(QObject):
         self._result = result
         self.result_changed.emit(result)
 
-    def plan(self) -> CostPlan | None:
-        """The cost section of a scenario file (None before the tab set any inputs)."""
+    def plan(self, runs_per_month: float = DEFAULT_RUNS_PER_MONTH) -> CostPlan | None:
+        """The cost section of a scenario file (None before the tab set any inputs);
+        ``runs_per_month`` is the window's (``AppState.runs_per_month``)."""
         if self._inputs is None:
             return None
         hybrid = None
         if self._result is not None and self._result.hybrid_option is not None:
             hybrid = self._result.hybrid_option.option.key
-        return self._inputs.to_plan(hybrid)
+        return self._inputs.to_plan(hybrid, runs_per_month)
 
 
 def cost_state(state: AppState) -> CostState:

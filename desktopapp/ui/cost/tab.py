@@ -127,6 +127,7 @@ class CostTab(QWidget):
         self._price_typed = False
         self._power_typed = False
         self._demand_source_set_by_user = False
+        self._typed_gpu_hours: float | None = DEFAULT_GPU_HOURS_PER_MONTH
         self._accelerator_id = DEFAULT_ACCELERATOR
         self._compared: tuple[OptionKey, ...] = ()
         self._custom: tuple[CloudOffer, ...] = ()
@@ -240,7 +241,8 @@ class CostTab(QWidget):
             _select(inp.profile, "flat")
             has_estimate = self.state.estimate is not None
             _select(inp.demand_source, DEMAND_RUNS if has_estimate else DEMAND_TYPED)
-        inp.gpu_hours.set_value(DEFAULT_GPU_HOURS_PER_MONTH)
+        self._typed_gpu_hours = DEFAULT_GPU_HOURS_PER_MONTH
+        inp.gpu_hours.set_value(self._typed_gpu_hours)
         inp.runs_per_month.set_value(self.state.runs_per_month)
         inp.pue.set_value(default_value("pue"))
         inp.kwh_price.set_value(default_value("kwh_price"))
@@ -347,10 +349,13 @@ class CostTab(QWidget):
         inp.show_runs_row(source == DEMAND_RUNS)
 
     def _apply_inputs(self, inputs: CostInputs) -> None:
-        """Show inputs set from outside (a scenario, another view of the state)."""
+        """Show inputs set from outside (a scenario, another view of the state). Their demand
+        source is a choice made there: a workload estimate arriving later does not change it."""
         inp = self.inputs
         onprem = inputs.onprem
         self._custom = inputs.custom_offers
+        self._demand_source_set_by_user = True
+        self._typed_gpu_hours = inputs.typed_gpu_hours
         acc = self._catalog.find(inputs.accelerator_id)
         self._accelerator_id = acc.id if acc is not None else inputs.accelerator_id
         inp.accelerator.set_accelerator_id(self._accelerator_id)
@@ -593,9 +598,11 @@ class CostTab(QWidget):
         inp = self.inputs
         onprem = self._build_onprem(errors)
         source = str(inp.demand_source.currentData())
-        typed = inp.gpu_hours.value()
         if source == DEMAND_TYPED:
-            self._read(inp.gpu_hours, errors)
+            self._typed_gpu_hours = self._read(inp.gpu_hours, errors)
+        # With another source the field only shows the demand worked out from the workload:
+        # the inputs (and a scenario file) keep the figure last typed in or opened.
+        typed = self._typed_gpu_hours
         if source == DEMAND_RUNS:
             self._read(inp.runs_per_month, errors)
         spot = self._read(self.offers.spot_overhead, errors)

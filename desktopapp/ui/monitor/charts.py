@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from desktopapp.model.ringbuffer import MonitorHistory
 from desktopapp.model.units import GIB, KIB, MIB, format_duration
 from desktopapp.ui.common.plots import pg
-from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, INNER_SPACING
+from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, INNER_SPACING, current_scale
 from desktopapp.ui.monitor.layout import (
     BYTES_RATE,
     CELSIUS,
@@ -286,12 +286,14 @@ class MonitorPlot:
         self._set_fixed_range()
 
     def follow_palette(self) -> None:
-        """Colours that are not in style sheets (the app restyles those): the cursor, its
-        value box and the heat strip's colour scale. Cheap when the palette did not change."""
-        key = COLORS["surface"]
+        """What the app's restyle does not reach: the cursor, its value box, the heat strip's
+        colour scale (palette) and the value axis width (presentation scale, kept equal in
+        every plot so the time axes line up). Cheap when nothing changed."""
+        key = f"{COLORS['surface']}@{current_scale()}"
         if key == self.palette_key:
             return
         self.palette_key = key
+        self.item.getAxis("left").setWidth(round(LEFT_AXIS_WIDTH * current_scale()))
         pen = _pg.mkPen(QColor(COLORS["text"]), width=1, style=Qt.PenStyle.DashLine)
         self.cursor.setPen(pen)
         fill = QColor(COLORS["surface"])
@@ -329,9 +331,8 @@ class MonitorPlot:
             axis.setTickFont(tick_font)
             axis.setPen(_pg.mkPen(COLORS["border_strong"]))
             axis.setTextPen(_pg.mkPen(COLORS["muted"]))
-        item.getAxis("left").setWidth(LEFT_AXIS_WIDTH)
+        item.getAxis("left").setWidth(round(LEFT_AXIS_WIDTH * current_scale()))
         item.getAxis("left").setStyle(hideOverlappingLabels=False, maxTextLevel=0)
-        item.getAxis("bottom").setHeight(22)
         item.disableAutoRange()
         item.hideButtons()
 
@@ -590,7 +591,8 @@ class PlotGrid(QWidget):
             right_side = x > x_lo + 0.6 * (x_hi - x_lo)
             plot.value_box.setAnchor((1.0, 0.0) if right_side else (0.0, 0.0))
             plot.value_box.setHtml(
-                f"<div style='color:{COLORS['text']}; font-size:{BASE_POINT_SIZE - 1.5:.1f}pt'>"
+                f"<div style='color:{COLORS['text']}; "
+                f"font-size:{(BASE_POINT_SIZE - 1.5) * current_scale():.1f}pt'>"
                 + "<br>".join(lines)
                 + "</div>"
             )

@@ -39,7 +39,7 @@ from desktopapp.model.units import (
 from desktopapp.ui.common.quantity_edit import QuantityEdit
 from desktopapp.ui.common.result_card import ResultCard, formula_tooltip
 from desktopapp.ui.common.section import Section
-from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, INNER_SPACING
+from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, INNER_SPACING, current_scale
 from desktopapp.ui.monitor.layout import gpu_color
 from desktopapp.ui.monitor.summary import SessionTotals, format_energy
 
@@ -166,19 +166,32 @@ class _Tile(QWidget):
         self.accent = QColor(accent)
         self.value = ""
         self.detail = ""
-        base = QFont(self.font())
-        self._caption_font = QFont(base)
-        self._caption_font.setPointSizeF(BASE_POINT_SIZE - 1)
-        self._caption_font.setWeight(QFont.Weight.DemiBold)
-        self._value_font = QFont(base)
-        self._value_font.setPointSizeF(BASE_POINT_SIZE + 4)
-        self._value_font.setWeight(QFont.Weight.DemiBold)
-        self._detail_font = QFont(base)
-        self._detail_font.setPointSizeF(BASE_POINT_SIZE - 1)
+        self._scale = 0.0
+        self._caption_font = QFont()
+        self._value_font = QFont()
+        self._detail_font = QFont()
+        self._make_fonts()
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setMinimumWidth(120)
 
+    def _make_fonts(self) -> bool:
+        """Fonts for the theme's scale (presentation mode enlarges them); True if rebuilt."""
+        scale = current_scale()
+        if scale == self._scale:
+            return False
+        self._scale = scale
+        for font, points, bold in (
+            (self._caption_font, BASE_POINT_SIZE - 1, True),
+            (self._value_font, BASE_POINT_SIZE + 4, True),
+            (self._detail_font, BASE_POINT_SIZE - 1, False),
+        ):
+            font.setFamily(self.font().family())
+            font.setPointSizeF(points * scale)
+            font.setWeight(QFont.Weight.DemiBold if bold else QFont.Weight.Normal)
+        return True
+
     def sizeHint(self) -> QSize:
+        self._make_fonts()
         height = (
             QFontMetrics(self._caption_font).height()
             + QFontMetrics(self._value_font).height()
@@ -197,6 +210,8 @@ class _Tile(QWidget):
             self.update()
 
     def paintEvent(self, event: QPaintEvent) -> None:
+        if self._make_fonts():
+            self.updateGeometry()  # presentation mode changed: taller tile
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         rect = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)

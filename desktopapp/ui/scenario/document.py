@@ -40,6 +40,7 @@ from desktopapp.ui.common.timers import register_timer
 from desktopapp.ui.cost.planning import CostInputs
 from desktopapp.ui.scenario.mapping import (
     UNTITLED,
+    apply_runs_per_month,
     apply_workload,
     cost_inputs_from_plan,
     cost_plan_of,
@@ -111,6 +112,7 @@ class ScenarioDocument(QObject):
 
         self._cost_state = cost_state(state)
         state.workload_changed.connect(self._refresh_modified)
+        state.runs_per_month_changed.connect(self._refresh_modified)
         self._cost_state.inputs_changed.connect(self._refresh_modified)
         self._cost_state.result_changed.connect(self._refresh_modified)
 
@@ -146,9 +148,13 @@ class ScenarioDocument(QObject):
 
     def cost_plan(self) -> CostPlan:
         """The cost section to save: the file's own plan while the Cost tab still holds what
-        was made of it, else the tab's current plan."""
+        was made of it (and the runs per month are the file's), else the tab's current plan."""
         inputs = self._cost_state.inputs
-        if self._file_cost is not None and inputs == self._file_cost[0]:
+        if (
+            self._file_cost is not None
+            and inputs == self._file_cost[0]
+            and self.state.runs_per_month == self._file_cost[1].demand.runs_per_month
+        ):
             return self._file_cost[1]
         plan = cost_plan_of(self.state)
         if plan is not None:
@@ -229,6 +235,7 @@ class ScenarioDocument(QObject):
             self._notes = scenario.notes
             apply_workload(self.state, scenario)
             plan = scenario.cost
+            apply_runs_per_month(self.state, plan)
             inputs = cost_inputs_from_plan(plan, scenario.training)
             if inputs is not None:
                 self._cost_state.set_inputs(inputs)

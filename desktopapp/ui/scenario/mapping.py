@@ -9,19 +9,22 @@ scenario               window
 ``memory``             ``AppState.memory``
 ``inference``          ``AppState.inference``
 ``cost``               ``CostState.inputs`` (Cost tab), through ``CostInputs.to_plan``
+``cost.demand``        ``CostInputs`` demand fields; ``runs_per_month`` is
+                       ``AppState.runs_per_month``
+``cost.compared``      ``CostInputs.compared`` (None: the tab's default spread)
 ``name``, ``notes``    the scenario document (Notes panel)
 =====================  ==========================================================
 
-A cost plan read from a file becomes Cost tab inputs with :func:`cost_inputs_from_plan`; what
-the file does not say (demand, horizon, compared prices) takes the tab's defaults. The runs per
-month, the measured accelerator and the estimates are not part of a scenario (the estimates are
-recomputed from the inputs).
+A cost plan read from a file becomes Cost tab inputs with :func:`cost_inputs_from_plan`; a
+demand source of "auto" becomes the workload's runs when the scenario has training inputs, else
+the typed figure. The measured accelerator and the estimates are not part of a scenario (the
+estimates are recomputed from the inputs).
 """
 
 from __future__ import annotations
 
 from desktopapp.model.catalog import accelerator_catalog
-from desktopapp.model.scenario import CostPlan, Scenario
+from desktopapp.model.scenario import DEMAND_AUTO, CostPlan, Scenario
 from desktopapp.model.tco import OnPremInputs
 from desktopapp.model.training import TrainingInputs
 from desktopapp.ui.cost.planning import (
@@ -107,11 +110,16 @@ def refresh_estimates(state: AppState) -> None:
 
 
 def cost_plan_of(state: AppState) -> CostPlan | None:
-    """The Cost tab's plan, or None while it has no inputs."""
+    """The Cost tab's plan (with the state's runs per month), or None while it has no inputs."""
     try:
-        return cost_state(state).plan()
+        return cost_state(state).plan(state.runs_per_month)
     except ValueError:  # inputs the model refuses: nothing valid to save
         return None
+
+
+def apply_runs_per_month(state: AppState, plan: CostPlan) -> None:
+    """The plan's runs per month into the shared state (the Cost tab follows its signal)."""
+    state.set_runs_per_month(plan.demand.runs_per_month)
 
 
 def _accelerator_id(*candidates: str | None) -> str:
@@ -151,23 +159,35 @@ def cost_inputs_from_plan(
     plan: CostPlan, training: TrainingInputs | None = None
 ) -> CostInputs | None:
     """Cost tab inputs for a scenario's cost plan (None when nothing can be planned: no owning
-    inputs in the plan and no catalog server price for the accelerator)."""
+    inputs in the plan and no catalog server price for the accelerator).
+
+    The compared prices are the plan's, or the default spread for the accelerator when the plan
+    does not list them; the plan's offer (the hybrid plan's price) is always among them.
+    """
     acc = _accelerator_id(plan.accelerator, None if training is None else training.accelerator)
     onprem = plan.on_prem or default_onprem(acc)
     if onprem is None:
         return None
     offers = offers_with_custom(acc, plan.custom_offers)
-    compared = list(default_compared(offers))
+    listed = plan.compared_keys
+    compared = list(default_compared(offers) if listed is None else listed)
     hybrid: OptionKey | None = None
     if plan.offer is not None and any(o.id == plan.offer for o in offers):
         hybrid = (plan.offer, plan.pricing)
         if hybrid not in compared:
             compared.insert(0, hybrid)
     spot = plan.cloud.spot_overhead if plan.cloud is not None else default_spot_overhead()
+    demand = plan.demand
+    source = demand.source
+    if source == DEMAND_AUTO:
+        source = DEMAND_RUNS if training is not None else DEMAND_TYPED
     return CostInputs(
         accelerator_id=acc,
         onprem=onprem,
-        demand_source=DEMAND_RUNS if training is not None else DEMAND_TYPED,
+        demand_source=source,
+        typed_gpu_hours=demand.gpu_hours_per_month,
+        horizon_months=demand.horizon_months,
+        profile=demand.profile,
         spot_overhead=float(spot),
         compared=tuple(compared),
         custom_offers=plan.custom_offers,
