@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -275,6 +276,18 @@ def offer_by_id(offer_id: str) -> CloudOffer:
     close = difflib.get_close_matches(wanted, ids, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     raise ValueError(f"offer: unknown id {offer_id!r}{hint} (`desktopapp catalog cloud` lists all)")
+
+
+_NAMED_OFFER = re.compile(r"\[([^\[\]]+)\]\s*$")
+
+
+def offer_named_in(text: str) -> CloudOffer | None:
+    """The catalog offer a price source names at its end as ``[offer id]`` (the form
+    ``training.catalog_price`` writes), or None."""
+    match = _NAMED_OFFER.search(text or "")
+    if not match:
+        return None
+    return next((o for o in cloud_offers() if o.id == match.group(1)), None)
 
 
 def vendors() -> tuple[str, ...]:

@@ -17,7 +17,13 @@ from desktopapp.model.memory import MemoryInputs, estimate_memory
 from desktopapp.model.presets import get_preset, load_presets
 from desktopapp.model.training import TrainingInputs, catalog_price, estimate_training
 from desktopapp.ui.estimate import create_tab
-from desktopapp.ui.estimate.tab import CUSTOM_ID, EstimateTab
+from desktopapp.ui.estimate.tab import (
+    CUSTOM_EDITED,
+    CUSTOM_FROM_SCENARIO,
+    CUSTOM_ID,
+    CUSTOM_PRESET,
+    EstimateTab,
+)
 from desktopapp.ui.state import AppState, CustomAccelerator
 
 
@@ -447,3 +453,141 @@ def test_inputs_dataclass_round_trip_uses_model_names(
     assert dataclasses.is_dataclass(training) and isinstance(training, TrainingInputs)
     assert isinstance(app_state.memory, MemoryInputs)
     assert isinstance(app_state.inference, InferenceInputs)
+
+
+# --- preset picker and price source after a scenario --------------------------------------------
+
+
+def test_workload_from_a_scenario_shows_custom_not_a_preset(
+    tab: EstimateTab, app_state: AppState
+) -> None:
+    combo = tab.inputs.preset_combo
+    assert combo.currentData() == "bert-base"
+    training = TrainingInputs(params=1.3e9, tokens=26e9, accelerator="h100-sxm", gpus=16)
+    app_state.set_workload(training=training, memory=None, preset_id=None)
+    assert combo.currentData() == CUSTOM_PRESET
+    assert combo.currentText() == CUSTOM_FROM_SCENARIO
+    assert combo.currentText() not in {p.name for p in load_presets()}
+    assert tab.preset_id is None and app_state.preset_id is None
+    assert "scenario" in tab.inputs.preset_description.text()
+    assert tab.inputs.preset_hardware.text() == ""  # no preset's advice for these inputs
+    # Choosing "Custom" in the picker changes nothing; choosing a preset applies it.
+    combo.activated.emit(combo.findData(CUSTOM_PRESET))
+    assert combo.currentData() == CUSTOM_PRESET and app_state.training == training
+    combo.setCurrentIndex(combo.findData("llm-7b"))
+    combo.activated.emit(combo.currentIndex())
+    assert tab.preset_id == "llm-7b" and app_state.preset_id == "llm-7b"
+    assert combo.currentData() == "llm-7b"
+    assert get_preset("llm-7b").description == tab.inputs.preset_description.text()
+
+
+def test_editing_away_from_a_preset_switches_to_custom(
+    qtbot: QtBot, tab: EstimateTab, app_state: AppState
+) -> None:
+    combo = tab.inputs.preset_combo
+    # Inputs a preset does not set (price, utilization, serving) keep the preset.
+    type_into(qtbot, tab.inputs.price, "4.5")
+    tab.inputs.utilization.set_fraction(0.33)
+    tab.inputs.utilization.value_changed.emit(0.33)
+    tab.inputs.inference_batch.setValue(8)
+    settle(qtbot, tab)
+    assert combo.currentData() == "bert-base" and app_state.preset_id == "bert-base"
+    # A figure the preset set, changed: the workload is the user's own now.
+    type_into(qtbot, tab.inputs.params, "340M")
+    settle(qtbot, tab)
+    assert combo.currentData() == CUSTOM_PRESET
+    assert combo.currentText() == CUSTOM_EDITED
+    assert tab.preset_id is None and app_state.preset_id is None
+    assert "Edited from BERT-base" in tab.inputs.preset_description.text()
+    assert app_state.training is not None and app_state.training.params == 340e6
+    # Choosing a preset again starts from its figures.
+    tab.apply_preset("bert-base")
+    assert combo.currentData() == "bert-base" and tab.inputs.params.value() == 110e6
+    tab.inputs.devices.setValue(3)  # a spin box the preset set
+    settle(qtbot, tab)
+    assert combo.currentText() == CUSTOM_EDITED and app_state.preset_id is None
+
+
+SCENARIO_OFFER = "lambda/gpu-8x-h100-sxm5/all"
+
+
+def _offer_source() -> tuple[float, str]:
+    from desktopapp.model.catalog import offer_by_id
+
+    offer = offer_by_id(SCENARIO_OFFER)
+    assert offer.on_demand is not None
+    source = f"catalog offer: {offer.name}, {offer.region} ({offer.price_date}) [{offer.id}]"
+    return offer.on_demand, source
+
+
+def test_a_scenario_price_from_a_catalog_offer_keeps_its_source(
+    qtbot: QtBot, tab: EstimateTab, app_state: AppState
+) -> None:
+    price, source = _offer_source()
+    cheapest = catalog_price("h100-sxm")
+    assert cheapest is not None and cheapest[1] != source  # not the tab's own catalog choice
+    training = TrainingInputs(
+        params=7e9, tokens=150e9, accelerator="h100-sxm", gpus=8, price=price, price_source=source
+    )
+    app_state.set_workload(training=training, preset_id=None)
+    tab.flush()
+    assert app_state.training is not None
+    assert app_state.training.price == price
+    assert app_state.training.price_source == source  # not re-published as "typed in"
+    assert tab.outcome.training is not None and tab.outcome.training.price_source == source
+    text = tab.inputs.price_source.text()
+    assert "From the scenario" in text and "Lambda" in text
+    assert tab.inputs.price_source.toolTip() == source
+    assert app_state.price.from_catalog and "Lambda" in app_state.price.offer_name
+    assert tab.inputs.price_reset_button.isEnabled()
+    # Edits elsewhere keep it.
+    tab.inputs.devices.setValue(16)
+    settle(qtbot, tab)
+    assert app_state.training.price_source == source
+    # Typing over the price makes it the user's.
+    type_into(qtbot, tab.inputs.price, "3.5")
+    settle(qtbot, tab)
+    assert app_state.training.price == 3.5 and app_state.training.price_source == "typed in"
+    assert "Typed in" in tab.inputs.price_source.text()
+
+
+def test_a_scenario_offer_price_gives_way_on_another_accelerator(
+    qtbot: QtBot, tab: EstimateTab, app_state: AppState
+) -> None:
+    price, source = _offer_source()
+    training = TrainingInputs(
+        params=7e9, tokens=150e9, accelerator="h100-sxm", gpus=8, price=price, price_source=source
+    )
+    app_state.set_workload(training=training, preset_id=None)
+    tab.flush()
+    tab.inputs.accelerator.set_accelerator_id("a100-sxm-80gb")
+    tab.inputs.accelerator.accelerator_changed.emit("a100-sxm-80gb")
+    settle(qtbot, tab)
+    a100 = catalog_price("a100-sxm-80gb")
+    assert a100 is not None
+    assert app_state.training is not None
+    assert (app_state.training.price, app_state.training.price_source) == a100
+
+
+def test_a_scenario_price_with_another_named_source_is_kept(
+    qtbot: QtBot, tab: EstimateTab, app_state: AppState
+) -> None:
+    source = "owned fleet: 16 × A100 80GB at 70% utilization"
+    training = TrainingInputs(
+        params=7e9,
+        tokens=150e9,
+        accelerator="a100-sxm-80gb",
+        gpus=16,
+        price=1.43,
+        price_source=source,
+    )
+    app_state.set_workload(training=training, preset_id=None)
+    tab.flush()
+    assert app_state.training is not None and app_state.training.price_source == source
+    assert "From the scenario: owned fleet" in tab.inputs.price_source.text()
+    assert not app_state.price.from_catalog
+    tab.inputs.price_reset_button.click()
+    settle(qtbot, tab)
+    assert (app_state.training.price, app_state.training.price_source) == catalog_price(
+        "a100-sxm-80gb"
+    )

@@ -28,14 +28,26 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from desktopapp import APP_NAME, scenario_files
+from desktopapp.model.catalog import PRICING_MODELS, offers_for
 from desktopapp.model.memory import MemoryInputs
-from desktopapp.model.scenario import CostPlan, Scenario, ScenarioError, load_scenario
-from desktopapp.model.tco import onprem_cost_per_useful_hour
+from desktopapp.model.scenario import (
+    DEMAND_RUNS,
+    DEMAND_SPREAD,
+    DEMAND_TYPED,
+    MAX_HORIZON_MONTHS,
+    CostPlan,
+    Scenario,
+    ScenarioError,
+    load_scenario,
+)
+from desktopapp.model.tco import DEMAND_SHAPES, OnPremInputs, onprem_cost_per_useful_hour
 from desktopapp.model.training import TrainingInputs
 from desktopapp.ui.common import theme
+from desktopapp.ui.cost.planning import CostInputs, default_spot_overhead
+from desktopapp.ui.cost.state import cost_state
 from desktopapp.ui.main_window import MainWindow
 from desktopapp.ui.scenario.document import CANCEL, DISCARD, SAVE, ScenarioDocument
-from desktopapp.ui.scenario.mapping import cost_inputs_from_plan
+from desktopapp.ui.scenario.mapping import cost_inputs_from_plan, default_onprem
 from desktopapp.ui.state import AppState
 
 REPO = Path(__file__).resolve().parents[2]
@@ -125,6 +137,34 @@ def test_save_then_open_gives_the_same_state(app_state: AppState, tmp_path: Path
 _counts = st.floats(min_value=1e6, max_value=1e13, allow_nan=False)
 
 
+@st.composite
+def _cost_inputs(draw: st.DrawFn, accelerator: str) -> CostInputs:
+    """Cost tab inputs with a drawn demand and compared prices (any of the accelerator's
+    listed prices, in any order)."""
+    onprem = default_onprem(accelerator) or OnPremInputs(
+        server_price=250_000.0, power_kw=6.0, gpus=8
+    )
+    keys = [
+        (offer.id, pricing)
+        for offer in offers_for(accelerator)
+        for pricing in PRICING_MODELS
+        if offer.price(pricing)
+    ]
+    compared = draw(
+        st.permutations(keys).flatmap(lambda ks: st.integers(0, len(ks)).map(lambda n: ks[:n]))
+    )
+    return CostInputs(
+        accelerator_id=accelerator,
+        onprem=onprem,
+        demand_source=draw(st.sampled_from([DEMAND_TYPED, DEMAND_RUNS, DEMAND_SPREAD])),
+        typed_gpu_hours=draw(st.none() | st.floats(0.5, 1e7)),
+        horizon_months=draw(st.integers(1, MAX_HORIZON_MONTHS)),
+        profile=draw(st.sampled_from(DEMAND_SHAPES)),
+        spot_overhead=default_spot_overhead(),
+        compared=tuple(compared),
+    )
+
+
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -138,6 +178,7 @@ _counts = st.floats(min_value=1e6, max_value=1e13, allow_nan=False)
     zero=st.sampled_from([0, 1, 2, 3]),
     name=st.text(min_size=1, max_size=60).filter(lambda s: s.strip()),
     notes=st.text(max_size=300),
+    data=st.data(),
 )
 def test_round_trip_property(
     qapp: QApplication,
@@ -150,6 +191,7 @@ def test_round_trip_property(
     zero: int,
     name: str,
     notes: str,
+    data: st.DataObject,
 ) -> None:
     training = TrainingInputs(
         params=params,
@@ -161,11 +203,16 @@ def test_round_trip_property(
         price_source="typed in" if price else "",
     )
     memory = MemoryInputs(params=params, gpus=gpus, zero_stage=zero, accelerator=accelerator)
+    cost = data.draw(st.none() | _cost_inputs(accelerator), label="cost")
+    runs = data.draw(st.floats(0.0, 100.0), label="runs_per_month")
     with tempfile.TemporaryDirectory() as folder:
         first, second = AppState(), AppState()
         try:
             doc = make_document(first, autosave_folder=Path(folder))
             first.set_workload(training=training, memory=memory)
+            if cost is not None:  # what the Cost tab holds
+                cost_state(first).set_inputs(cost)
+                first.set_runs_per_month(runs)
             doc.set_name(name)
             doc.set_notes(notes)
             assert doc.save_as(Path(folder) / "p.json")
@@ -174,6 +221,9 @@ def test_round_trip_property(
             assert second.training == first.training
             assert second.memory == first.memory
             assert second.inference == first.inference
+            expected = cost if cost is not None else cost_inputs_from_plan(CostPlan(), training)
+            assert cost_state(second).inputs == expected
+            assert second.runs_per_month == first.runs_per_month
             assert (doc2.name, doc2.notes) == (name.strip(), notes)
             assert doc2.current_scenario() == doc.current_scenario()
             doc.shutdown()
@@ -229,6 +279,105 @@ def test_opening_in_the_gui_fills_the_tabs_and_stays_clean(
     assert cost_tab.inputs.accelerator.accelerator_id() == "a100-sxm-80gb"  # type: ignore[union-attr]
     assert tab.inputs.devices.value() == 16  # type: ignore[union-attr]
     assert window.document.cost_plan() == load_scenario(OWNED).scenario.cost
+
+
+def _tick(tab: Any, offer_id: str, pricing: str, checked: bool) -> None:
+    """Tick or untick one price in the Cost tab's offers table, as a click does."""
+    from PySide6.QtCore import Qt
+
+    from desktopapp.ui.cost.offers import COLUMN_INDEX
+
+    model = tab.offers.model
+    row = next(r for r in range(model.rowCount()) if model.offer_at(r).id == offer_id)
+    state = Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked
+    assert model.setData(
+        model.index(row, COLUMN_INDEX[pricing]), state, Qt.ItemDataRole.CheckStateRole
+    )
+
+
+def _choose(combo: QComboBox, value: object) -> None:
+    """Pick a combo item by its data, as the user does (``activated`` fires)."""
+    index = combo.findData(value)
+    assert index >= 0, value
+    combo.setCurrentIndex(index)
+    combo.activated.emit(index)
+
+
+def _cost_view(tab: Any) -> dict[str, object]:
+    """What the Cost tab shows of the demand and the compared prices."""
+    inp = tab.inputs
+    source = inp.demand_source.currentData()
+    return {
+        "source": source,
+        "gpu_hours": inp.gpu_hours.value() if source == "typed" else None,
+        "runs": inp.runs_per_month.value(),
+        "horizon": inp.horizon.value(),
+        "profile": inp.profile.currentData(),
+        "compared": tab.compared,
+        "demand": None if tab.comparison is None else tab.comparison.demand,
+        "hybrid": tab.hybrid.option_combo.currentData(),
+    }
+
+
+@pytest.mark.parametrize("source", ["typed", "runs", "spread"])
+def test_cost_tab_demand_and_compared_prices_survive_save_and_open(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], tmp_path: Path, source: str
+) -> None:
+    first = make_window()
+    assert first.document.open(RENTED)
+    first.set_current_tab("cost")
+    qtbot.waitUntil(lambda: first.is_tab_ready("cost"), timeout=5000)
+    tab: Any = first.tab_content("cost")
+    assert tab.compared == load_scenario(RENTED).scenario.cost.compared_keys
+    # Edit everything the version 1 format could not hold.
+    _choose(tab.inputs.demand_source, "typed")
+    tab.inputs.gpu_hours.setText("12,345")
+    tab.inputs.gpu_hours.textEdited.emit("12,345")
+    tab.flush()
+    _choose(tab.inputs.demand_source, source)
+    if source == "runs":
+        tab.inputs.runs_per_month.setText("2.5")
+        tab.inputs.runs_per_month.textEdited.emit("2.5")
+    tab.inputs.horizon.setValue(30)
+    _choose(tab.inputs.profile, "growing")
+    _tick(tab, "gcp/a3-highgpu-8g/us-central1", "on_demand", False)
+    _tick(tab, "aws/p5.48xlarge/us-east-1", "on_demand", True)
+    _tick(tab, "gcp/a3-highgpu-8g/us-east4", "spot", False)
+    tab.flush()
+    before = _cost_view(tab)
+    assert before["source"] == source and before["horizon"] == 30
+    assert ("aws/p5.48xlarge/us-east-1", "on_demand") in tab.compared
+    assert ("gcp/a3-highgpu-8g/us-central1", "on_demand") not in tab.compared
+    assert first.document.is_modified()
+    saved = tmp_path / "edited.json"
+    assert first.document.save_as(saved)
+    plan = load_scenario(saved).scenario.cost
+    assert plan.demand.source == source and plan.demand.horizon_months == 30
+    assert plan.demand.profile == "growing" and plan.demand.gpu_hours_per_month == 12345.0
+    assert plan.demand.runs_per_month == (2.5 if source == "runs" else 1.0)
+    assert plan.compared_keys == tab.compared
+
+    second = make_window()
+    second.set_current_tab("cost")  # built before the file is opened this time
+    qtbot.waitUntil(lambda: second.is_tab_ready("cost"), timeout=5000)
+    assert second.document.open(saved)
+    reopened: Any = second.tab_content("cost")
+    assert _cost_view(reopened) == before
+    assert second.state.runs_per_month == first.state.runs_per_month
+    assert not second.document.is_modified()
+    # Building the Workload tab (its estimate arrives again) changes nothing either.
+    second.set_current_tab("estimate")
+    qtbot.waitUntil(lambda: second.is_tab_ready("estimate"), timeout=5000)
+    second.settle_tabs()
+    reopened.flush()
+    assert _cost_view(reopened) == before
+    assert not second.document.is_modified()
+    again = tmp_path / "again.json"
+    assert second.document.save_as(again)
+    assert (
+        json.loads(again.read_text(encoding="utf-8"))["cost"]
+        == json.loads(saved.read_text(encoding="utf-8"))["cost"]
+    )
 
 
 # --- bad files --------------------------------------------------------------------------------

@@ -22,7 +22,13 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from desktopapp.model import units
-from desktopapp.model.catalog import Accelerator, accelerator_catalog, cheapest_offer
+from desktopapp.model.catalog import (
+    Accelerator,
+    CloudOffer,
+    accelerator_catalog,
+    cheapest_offer,
+    offer_named_in,
+)
 from desktopapp.model.inference import (
     INFERENCE_PRECISIONS,
     InferenceEstimate,
@@ -62,6 +68,10 @@ R = TypeVar("R")
 
 DEFAULT_PRESET = "bert-base"
 CUSTOM_ID = "custom:measured"
+CUSTOM_PRESET = ""  # data of the preset picker's "Custom" entry
+CUSTOM_FROM_SCENARIO = "Custom (from scenario)"
+CUSTOM_EDITED = "Custom"
+TYPED_PRICE_SOURCES = frozenset({"", "typed in", "given"})
 DEVICE_SWEEP = np.unique(np.round(np.logspace(0.0, math.log10(4096.0), 160)))
 UTILIZATION_SWEEP = np.linspace(0.05, 0.80, 76)
 BATCH_SWEEP = np.unique(np.round(np.logspace(0.0, 10.0, 41, base=2.0)))
@@ -109,7 +119,14 @@ class EstimateTab(QWidget):
         self._catalog = accelerator_catalog()
         self._presets: tuple[Preset, ...] = load_presets()
         self._preset_id: str | None = None
+        # The inputs a preset set, as shown; an edit that changes them makes the workload custom.
+        self._preset_snapshot: tuple[object, ...] | None = None
+        self._custom_label = CUSTOM_FROM_SCENARIO
+        self._custom_note = ""
         self._price_from_catalog = True
+        # (price, source) of a price opened with a scenario that names where it came from (a
+        # catalog offer, an owned fleet): kept, source and all, until the price is typed over.
+        self._kept_price: tuple[float, str] | None = None
         self._utilization_user_set = False
         self._writing_state = False
         self._ready = False
@@ -126,9 +143,17 @@ class EstimateTab(QWidget):
         self._build_layout()
 
         self.inputs.accelerator.set_accelerators(self._catalog.accelerators)
-        with blocked(self.inputs.preset_combo):
+        combo = self.inputs.preset_combo
+        with blocked(combo):
             for preset in self._presets:
-                self.inputs.preset_combo.addItem(preset.name, preset.id)
+                combo.addItem(preset.name, preset.id)
+            combo.insertSeparator(combo.count())
+            combo.addItem(CUSTOM_EDITED, CUSTOM_PRESET)
+            combo.setItemData(
+                combo.count() - 1,
+                "Inputs that are not one of the presets: choosing a preset replaces them",
+                Qt.ItemDataRole.ToolTipRole,
+            )
 
         self._timer = debounce_timer(self, self.recompute)
         self._timer.setObjectName("estimate-recompute")
@@ -279,12 +304,28 @@ class EstimateTab(QWidget):
         note.setToolTip(f"Source: {source}")
 
     def _refresh_price(self) -> None:
-        """Catalog price for the accelerator unless the user typed one."""
+        """Catalog price for the accelerator unless the user typed one (or a scenario gave one
+        with its source)."""
         inp = self.inputs
         acc = self._current_accelerator()
         if not self._price_from_catalog:
             inp.price_reset_button.setEnabled(acc is not None)
-            inp.price_source.setText("Typed in by you (overrides the catalog).")
+            if self._kept_price is None:
+                inp.price_source.setText("Typed in by you (overrides the catalog).")
+                inp.price_source.setToolTip("")
+                return
+            source = self._kept_price[1]
+            offer = offer_named_in(source)
+            if offer is not None:
+                text = (
+                    f"From the scenario: catalog offer <b>{html.escape(offer.name)}</b> "
+                    f"({html.escape(offer.region)}), price as of {html.escape(offer.price_date)}."
+                )
+            else:
+                shown = source if len(source) <= 140 else source[:139] + "…"
+                text = f"From the scenario: {html.escape(shown)}"
+            inp.price_source.setText(text)
+            inp.price_source.setToolTip(source)
             return
         offer = None if acc is None else cheapest_offer(acc.id, "on_demand")
         found = None if acc is None else catalog_price(acc.id, "on_demand")
@@ -304,6 +345,12 @@ class EstimateTab(QWidget):
         inp.price_source.setToolTip(found[1])
 
     def _on_accelerator_chosen(self, _acc_id: str) -> None:
+        offer = None if self._kept_price is None else offer_named_in(self._kept_price[1])
+        acc = self._current_accelerator()
+        if offer is not None and (acc is None or offer.accelerator_id != acc.id):
+            # The scenario's offer is for another accelerator: its price no longer applies.
+            self._kept_price = None
+            self._price_from_catalog = True
         self._refresh_precisions()
         self._refresh_utilization()
         self._refresh_price()
@@ -325,11 +372,13 @@ class EstimateTab(QWidget):
 
     def _on_price_typed(self) -> None:
         self._price_from_catalog = False
+        self._kept_price = None
         self._refresh_price()
         self.schedule()
 
     def _on_price_reset(self) -> None:
         self._price_from_catalog = True
+        self._kept_price = None
         self._refresh_price()
         self.schedule()
 
@@ -350,14 +399,15 @@ class EstimateTab(QWidget):
 
     # --- presets and state → widgets --------------------------------------------------------
     def apply_preset(self, preset_id: str) -> None:
-        """Fill every input from a workload class and recompute at once."""
+        """Fill every input from a workload class and recompute at once (choosing the
+        "Custom" entry changes nothing)."""
         if not preset_id:
+            self._show_preset_choice()
             return
         preset = get_preset(preset_id)
         inp = self.inputs
         self._preset_id = preset.id
-        select_data(inp.preset_combo, preset.id)
-        self._show_preset_notes(preset)
+        self._show_preset_choice()
         with blocked(inp.devices, inp.micro_batch, inp.seq_len, inp.layers, inp.hidden, inp.heads):
             inp.set_method(METHOD_FORWARD if preset.method == "forward" else METHOD_6ND)
             inp.params.set_value(preset.params)
@@ -384,7 +434,57 @@ class EstimateTab(QWidget):
         self._refresh_utilization()
         self._refresh_price()
         self._refresh_inference_fields()
+        self._preset_snapshot = self._preset_fields()
         self.recompute()
+
+    def _preset_fields(self) -> tuple[object, ...]:
+        """What a preset sets, as the widgets show it now."""
+        inp = self.inputs
+        quantities = (inp.params, inp.tokens, inp.forward_flops, inp.samples, inp.epochs)
+        spins = (inp.devices, inp.micro_batch, inp.seq_len, inp.layers, inp.hidden, inp.heads)
+        combos = (inp.precision, inp.storage, inp.optimizer, inp.zero_stage)
+        return (
+            inp.method(),
+            inp.accelerator.accelerator_id(),
+            *(edit.value() for edit in quantities),
+            *(spin.value() for spin in (*spins, inp.kv_heads)),
+            *(combo.currentData() for combo in combos),
+            inp.checkpointing.isChecked(),
+            inp.flash_attention.isChecked(),
+        )
+
+    def _note_preset_edits(self) -> None:
+        """An input a preset set was changed: the workload is no longer that preset."""
+        if self._preset_id is None or self._preset_snapshot is None:
+            return
+        if self._preset_fields() == self._preset_snapshot:
+            return
+        name = get_preset(self._preset_id).name
+        self._preset_id = None
+        self._preset_snapshot = None
+        self._custom_label = CUSTOM_EDITED
+        self._custom_note = f"Edited from {name}; choose a preset to start again from its figures."
+        self._show_preset_choice()
+
+    def _show_preset_choice(self) -> None:
+        """The preset picker and its notes: the current preset, or the "Custom" entry."""
+        inp = self.inputs
+        combo = inp.preset_combo
+        if self._preset_id is not None:
+            select_data(combo, self._preset_id)
+            self._show_preset_notes(get_preset(self._preset_id))
+            return
+        index = combo.findData(CUSTOM_PRESET)
+        combo.setItemText(index, self._custom_label)
+        select_data(combo, CUSTOM_PRESET)
+        self._show_preset_notes(None)
+        inp.preset_description.setText(self._custom_note)
+        inp.preset_description.setToolTip("")
+
+    @property
+    def preset_id(self) -> str | None:
+        """The preset the inputs are (None: custom)."""
+        return self._preset_id
 
     def _show_preset_notes(self, preset: Preset | None) -> None:
         inp = self.inputs
@@ -421,9 +521,11 @@ class EstimateTab(QWidget):
             except ValueError:
                 preset = None
         self._preset_id = None if preset is None else preset.id
-        if preset is not None:
-            select_data(inp.preset_combo, preset.id)
-        self._show_preset_notes(preset)
+        self._preset_snapshot = None
+        if preset is None:
+            self._custom_label = CUSTOM_FROM_SCENARIO
+            self._custom_note = "Inputs from the scenario, not one of the presets."
+        self._show_preset_choice()
         widgets = (inp.devices, inp.micro_batch, inp.seq_len, inp.layers, inp.hidden, inp.heads)
         with blocked(*widgets, inp.kv_heads, inp.inference_batch, inp.prompt_tokens):
             if training is not None:
@@ -461,15 +563,22 @@ class EstimateTab(QWidget):
         self._refresh_precisions(None if training is None else training.precision)
         if inference is not None:
             select_data(inp.inference_precision, inference.precision)
-        if training is not None and training.utilization is not None:
-            self._utilization_user_set = True
-            inp.utilization.set_fraction(training.utilization)
+        if training is not None:
+            # A scenario without a utilization plans with the default, not the last file's.
+            self._utilization_user_set = training.utilization is not None
+            if training.utilization is not None:
+                inp.utilization.set_fraction(training.utilization)
         self._refresh_utilization()
         if training is not None and training.price is not None:
-            self._price_from_catalog = training.price_source.startswith("cheapest")
+            source = training.price_source
+            self._price_from_catalog = source.startswith("cheapest")
+            kept = not self._price_from_catalog and source not in TYPED_PRICE_SOURCES
+            self._kept_price = (training.price, source) if kept else None
             inp.price.set_value(training.price)
         self._refresh_price()
         self._refresh_inference_fields()
+        if preset is not None:
+            self._preset_snapshot = self._preset_fields()
         self.recompute()
 
     # --- measured accelerator from the Hardware tab -------------------------------------------
@@ -617,8 +726,13 @@ class EstimateTab(QWidget):
         price_source = ""
         if price is not None:
             found = None if acc is None else catalog_price(acc.id, "on_demand")
-            from_catalog = self._price_from_catalog and found is not None
-            price_source = found[1] if from_catalog and found else "typed in"
+            kept = self._kept_price
+            if self._price_from_catalog and found is not None:
+                price_source = found[1]
+            elif kept is not None and price == kept[0]:
+                price_source = kept[1]  # as the scenario gave it (an offer, an owned fleet)
+            else:
+                price_source = "typed in"
         fields.update(
             epochs=epochs,
             precision=precision,
@@ -711,6 +825,7 @@ class EstimateTab(QWidget):
     def recompute(self) -> None:
         """Read every input, run the model and update every result (one pass)."""
         self._timer.stop()
+        self._note_preset_edits()
         errors: dict[QWidget, str] = {}
         training = self._build_training(errors)
         memory = self._build_memory(errors)
@@ -780,15 +895,12 @@ class EstimateTab(QWidget):
                 preset_id=self._preset_id,
             )
             if not (invalid and training is None):
-                acc = self._current_accelerator()
-                offer = (
-                    cheapest_offer(acc.id) if acc is not None and self._price_from_catalog else None
-                )
+                offer = self._price_offer(training)
                 self.state.set_price(
                     PriceChoice(
                         None if training is None else training.price,
                         "" if training is None else training.price_source,
-                        from_catalog=self._price_from_catalog and offer is not None,
+                        from_catalog=offer is not None,
                         offer_name="" if offer is None else offer.name,
                         offer_date="" if offer is None else offer.price_date,
                     )
@@ -801,6 +913,18 @@ class EstimateTab(QWidget):
                 self.state.set_inference_estimate(i_est)
         finally:
             self._writing_state = False
+
+    def _price_offer(self, training: TrainingInputs | None) -> CloudOffer | None:
+        """The catalog offer the price is from: the cheapest one while the price follows the
+        catalog, the one a scenario's price source names, else None."""
+        if self._price_from_catalog:
+            acc = self._current_accelerator()
+            return None if acc is None else cheapest_offer(acc.id)
+        if training is None or self._kept_price is None:
+            return None
+        if training.price_source != self._kept_price[1]:
+            return None
+        return offer_named_in(training.price_source)
 
     def _show_training(
         self, est: object | None, inputs: TrainingInputs | None, errors: dict[QWidget, str]

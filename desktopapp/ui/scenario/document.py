@@ -229,11 +229,13 @@ class ScenarioDocument(QObject):
         self.tab_loaded(was_modified)
 
     # --- applying a scenario --------------------------------------------------------------------
-    def _apply(self, scenario: Scenario, keep_file_cost: bool = True) -> None:
+    def _apply(
+        self, scenario: Scenario, keep_file_cost: bool = True, preset_id: str | None = None
+    ) -> None:
         with self._applying():
             self._name = scenario.name or UNTITLED
             self._notes = scenario.notes
-            apply_workload(self.state, scenario)
+            apply_workload(self.state, scenario, preset_id)
             plan = scenario.cost
             apply_runs_per_month(self.state, plan)
             inputs = cost_inputs_from_plan(plan, scenario.training)
@@ -272,7 +274,9 @@ class ScenarioDocument(QObject):
     def new(self) -> bool:
         if not self.confirm_discard():
             return False
-        self._apply(self.default_scenario(), keep_file_cost=False)
+        from desktopapp.ui.estimate.tab import DEFAULT_PRESET
+
+        self._apply(self.default_scenario(), keep_file_cost=False, preset_id=DEFAULT_PRESET)
         self._path = None
         self._rebaseline()
         self._last_autosave = None

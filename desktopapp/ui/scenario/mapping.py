@@ -60,18 +60,19 @@ def scenario_from_state(
     )
 
 
-def apply_workload(state: AppState, scenario: Scenario) -> bool:
+def apply_workload(state: AppState, scenario: Scenario, preset_id: str | None = None) -> bool:
     """Put the scenario's estimation inputs into the state (the tabs follow its signals).
 
-    The Workload tab computes the estimates when it is open; when it is not (the Cost tab was
-    opened first), the estimates of the new inputs are computed here with the model, so the
+    ``preset_id`` names the workload preset the inputs are (File → New); a scenario file names
+    none. The Workload tab computes the estimates when it is open; when it is not (the Cost tab
+    was opened first), the estimates of the new inputs are computed here with the model, so the
     other tabs never plan with the previous scenario's figures.
     """
     changed = state.set_workload(
         training=scenario.training,
         memory=scenario.memory,
         inference=scenario.inference,
-        preset_id=None,
+        preset_id=preset_id,
     )
     refresh_estimates(state)
     return changed

@@ -8,7 +8,6 @@ this module only picks what to show and formats it with ``model.units``. No Qt.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -21,6 +20,7 @@ from desktopapp.model.catalog import (
     CloudOffer,
     accelerator_catalog,
     cloud_offers,
+    offer_named_in,
 )
 from desktopapp.model.inference import InferenceEstimate, estimate_inference
 from desktopapp.model.memory import MemoryEstimate, estimate_memory
@@ -49,7 +49,6 @@ PRICING_LABELS = {
     "committed_3yr": "3-yr commit",
     "spot": "spot",
 }
-_OFFER_ID = re.compile(r"\[([^\[\]]+)\]\s*$")
 
 
 @dataclass(frozen=True)
@@ -172,13 +171,6 @@ def offer_for(scenario: Scenario, offer_id: str | None) -> CloudOffer | None:
     if custom is not None:
         return custom
     return next((o for o in cloud_offers() if o.id == offer_id), None)
-
-
-def _catalog_offer_in(text: str) -> CloudOffer | None:
-    match = _OFFER_ID.search(text or "")
-    if not match:
-        return None
-    return next((o for o in cloud_offers() if o.id == match.group(1)), None)
 
 
 # --- the summary --------------------------------------------------------------------------------
@@ -483,7 +475,7 @@ def _rows(
 def _short_source(text: str) -> str:
     if not text:
         return "none given"
-    offer = _catalog_offer_in(text)
+    offer = offer_named_in(text)
     if offer is not None:
         return f"catalog: {offer.name} ({offer.price_date})"
     return text if len(text) <= 60 else text[:59] + "…"
@@ -538,7 +530,7 @@ def _sources(scenario: Scenario, t_est: TrainingEstimate | None) -> list[Source]
             )
     training = scenario.training
     if training is not None and training.price is not None:
-        offer = _catalog_offer_in(training.price_source)
+        offer = offer_named_in(training.price_source)
         if offer is not None:
             add(_offer_source("Training price", offer, "on_demand"))
         else:
