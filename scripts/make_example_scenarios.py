@@ -28,7 +28,7 @@ from desktopapp.model import units
 from desktopapp.model.catalog import offer_by_id
 from desktopapp.model.memory import MemoryInputs
 from desktopapp.model.scenario import DEMAND_RUNS, CostDemand, CostPlan, Scenario
-from desktopapp.model.tco import CloudInputs, onprem_cost_per_useful_hour
+from desktopapp.model.tco import OnPremInputs, onprem_cost_per_useful_hour
 from desktopapp.model.training import TrainingInputs, catalog_price
 from desktopapp.ui.cost.planning import cloud_options, default_spot_overhead
 from desktopapp.ui.scenario.mapping import cost_inputs_from_plan, default_onprem
@@ -56,14 +56,32 @@ SHAPE: dict[str, Any] = {
 }
 
 
-def _cloud(offer_id: str) -> tuple[str, CloudInputs]:
+def _workload(
+    acc: str, gpus: int, price: float, source: str
+) -> tuple[TrainingInputs, MemoryInputs]:
+    """The 7B run on ``gpus`` × ``acc`` at ``price`` per GPU-hour (``source`` says whence)."""
+    training = TrainingInputs(
+        method="6nd", accelerator=acc, gpus=gpus, price=price, price_source=source, **WORKLOAD
+    )
+    memory = MemoryInputs(
+        params=7e9, mode="train", precision="mixed", gpus=gpus, accelerator=acc, **SHAPE
+    )
+    return training, memory
+
+
+def _cost(offer_id: str, onprem: OnPremInputs, training: TrainingInputs) -> CostPlan:
+    """The cost section as the Cost tab saves it: the offer's on-demand price for the hybrid
+    plan, the demand from the run, every compared price listed."""
     offer = offer_by_id(offer_id)
     option = cloud_options([offer], [(offer.id, "on_demand")], default_spot_overhead())[0]
-    return offer.id, option.cloud
-
-
-def _as_saved(plan: CostPlan, training: TrainingInputs) -> CostPlan:
-    """The cost section as the Cost tab saves it: every compared price listed."""
+    plan = CostPlan(
+        accelerator=training.accelerator,
+        offer=offer.id,
+        pricing="on_demand",
+        demand=CostDemand(source=DEMAND_RUNS),
+        on_prem=onprem,
+        cloud=option.cloud,
+    )
     inputs = cost_inputs_from_plan(plan, training)
     assert inputs is not None
     return inputs.to_plan(inputs.hybrid_option, plan.demand.runs_per_month)
@@ -71,20 +89,14 @@ def _as_saved(plan: CostPlan, training: TrainingInputs) -> CostPlan:
 
 def rented() -> Scenario:
     acc = "h100-sxm"
-    offer_id, cloud = _cloud("lambda/gpu-8x-h100-sxm5/all")
-    offer = offer_by_id(offer_id)
+    offer = offer_by_id("lambda/gpu-8x-h100-sxm5/all")
     price = offer.on_demand
     assert price is not None
     source = (
         f"catalog offer: {offer.name}, {offer.region} ({units.format_money(price)}/GPU-hour, "
         f"{offer.price_date}; {offer.source}) [{offer.id}]"
     )
-    training = TrainingInputs(
-        method="6nd", accelerator=acc, gpus=8, price=price, price_source=source, **WORKLOAD
-    )
-    memory = MemoryInputs(
-        params=7e9, mode="train", precision="mixed", gpus=8, accelerator=acc, **SHAPE
-    )
+    training, memory = _workload(acc, 8, price, source)
     onprem = default_onprem(acc, 8)
     assert onprem is not None and catalog_price(acc) is not None
     return Scenario(
@@ -95,17 +107,7 @@ def rented() -> Scenario:
         ),
         training=training,
         memory=memory,
-        cost=_as_saved(
-            CostPlan(
-                accelerator=acc,
-                offer=offer_id,
-                pricing="on_demand",
-                demand=CostDemand(source=DEMAND_RUNS),
-                on_prem=onprem,
-                cloud=cloud,
-            ),
-            training,
-        ),
+        cost=_cost(offer.id, onprem, training),
     )
 
 
@@ -115,19 +117,12 @@ def owned() -> Scenario:
     assert onprem is not None
     onprem = replace(onprem, utilization=FLEET_UTILIZATION)
     per_useful = float(onprem_cost_per_useful_hour(onprem, FLEET_UTILIZATION)[0])
-    price = round(per_useful, 2)
     source = (
         f"owned fleet: {onprem.gpus} × A100 80GB, cost per useful GPU-hour at "
         f"{FLEET_UTILIZATION:.0%} fleet utilization (model.tco: capex over "
         f"{onprem.life_years:g} years, operations, facility and energy)"
     )
-    training = TrainingInputs(
-        method="6nd", accelerator=acc, gpus=16, price=price, price_source=source, **WORKLOAD
-    )
-    memory = MemoryInputs(
-        params=7e9, mode="train", precision="mixed", gpus=16, accelerator=acc, **SHAPE
-    )
-    offer_id, cloud = _cloud("lambda/gpu-8x-a100-80gb-sxm4/all")
+    training, memory = _workload(acc, 16, round(per_useful, 2), source)
     return Scenario(
         name="16 × A100, owned",
         notes=(
@@ -136,17 +131,7 @@ def owned() -> Scenario:
         ),
         training=training,
         memory=memory,
-        cost=_as_saved(
-            CostPlan(
-                accelerator=acc,
-                offer=offer_id,
-                pricing="on_demand",
-                demand=CostDemand(source=DEMAND_RUNS),
-                on_prem=onprem,
-                cloud=cloud,
-            ),
-            training,
-        ),
+        cost=_cost("lambda/gpu-8x-a100-80gb-sxm4/all", onprem, training),
     )
 
 

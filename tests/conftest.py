@@ -5,15 +5,19 @@
   autosaves never touch the real user folders.
 - The autouse ``no_leaked_threads`` fixture fails a test that leaves a Python thread running;
   Qt tests also fail if they leave a visible top-level window or a running worker behind.
+- ``fake_nvml`` / ``no_nvml`` put a fake ``pynvml`` (``tests/fakes/fake_pynvml.py``) or none in
+  ``sys.modules`` for the detection and monitor tests.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("DESKTOPAPP_HOME", tempfile.mkdtemp(prefix="desktopapp-test-home-"))
@@ -50,3 +54,32 @@ def isolated_home(tmp_path, monkeypatch) -> Iterator[os.PathLike[str]]:
     """A fresh DESKTOPAPP_HOME for tests that write settings or databases."""
     monkeypatch.setenv("DESKTOPAPP_HOME", str(tmp_path))
     yield tmp_path
+
+
+@pytest.fixture
+def fake_nvml(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Any]]:
+    """``install(gpus, **kwargs)`` puts a fake pynvml in place and resets the NVML wrapper;
+    it returns the module (``module.calls`` counts the calls)."""
+    from fakes.fake_pynvml import FakeGpu, make_module
+
+    from desktopapp.devices import nvml
+
+    def install(gpus: list[FakeGpu], **kwargs: Any) -> Any:
+        module = make_module(gpus, **kwargs)
+        nvml.reset_for_tests()
+        monkeypatch.setitem(sys.modules, "pynvml", module)
+        return module
+
+    yield install
+    nvml.reset_for_tests()  # before monkeypatch puts the real module back
+
+
+@pytest.fixture
+def no_nvml(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """``import pynvml`` fails, as on a machine without nvidia-ml-py."""
+    from desktopapp.devices import nvml
+
+    monkeypatch.setitem(sys.modules, "pynvml", None)
+    nvml.reset_for_tests()
+    yield
+    nvml.reset_for_tests()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from desktopapp.commands.options import add_command, add_json_option
 from desktopapp.commands.output import print_json, print_table
 from desktopapp.model import units
 from desktopapp.model.catalog import (
@@ -18,35 +19,38 @@ from desktopapp.model.catalog import (
 
 SOURCE_WIDTH = 48
 NAME_WIDTH = 34
+JSON_LIST_HELP = "print a JSON list instead of a table"
 
 
 def register(subparsers: Any) -> None:
-    parser = subparsers.add_parser(
+    parser = add_command(
+        subparsers,
         "catalog",
-        help="list the accelerator and cloud-price catalogs",
-        description="List the bundled catalogs. Every row shows its source, confidence and date.",
+        "list the accelerator and cloud-price catalogs",
+        "List the bundled catalogs. Every row shows its source, confidence and date.",
     )
     lists = parser.add_subparsers(dest="catalog_command", metavar="LIST", required=True)
 
-    acc = lists.add_parser(
+    acc = add_command(
+        lists,
         "accelerators",
-        help="accelerators with dense datasheet peaks, memory, power and price",
-        description="Accelerators with dense (non-sparse) datasheet peaks, memory, bandwidth, "
-        "TDP and street price.",
+        "accelerators with dense datasheet peaks, memory, power and price",
+        "Accelerators with dense (non-sparse) datasheet peaks, memory, bandwidth, TDP and "
+        "street price.",
+        run_accelerators,
     )
     acc.add_argument("--vendor", metavar="V", help="only this vendor (NVIDIA, AMD, Google, …)")
-    acc.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
-    acc.set_defaults(handler=run_accelerators)
+    add_json_option(acc, JSON_LIST_HELP)
 
-    cloud = lists.add_parser(
+    cloud = add_command(
+        lists,
         "cloud",
-        help="cloud offers with per-GPU-hour prices",
-        description="Cloud offers with on-demand, 1-/3-year committed and spot prices per "
-        "GPU-hour (USD).",
+        "cloud offers with per-GPU-hour prices",
+        "Cloud offers with on-demand, 1-/3-year committed and spot prices per GPU-hour (USD).",
+        run_cloud,
     )
     cloud.add_argument("--accelerator", metavar="ID", help="only offers for this accelerator")
-    cloud.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
-    cloud.set_defaults(handler=run_cloud)
+    add_json_option(cloud, JSON_LIST_HELP)
 
 
 def _short(text: str, width: int) -> str:

@@ -6,29 +6,32 @@ import argparse
 import sys
 from typing import Any
 
+from desktopapp.commands.options import add_command, add_json_option
 from desktopapp.commands.output import print_json, print_key_values, print_table
 from desktopapp.model.units import DASH, format_bytes, format_duration
 
 
 def register(subparsers: Any) -> None:
-    detect = subparsers.add_parser(
+    detect = add_command(
+        subparsers,
         "detect",
-        help="show CPU, RAM, GPUs and torch of this machine",
-        description="Detect the CPU (model, cores, ISA features, estimated peak), RAM, NVIDIA "
-        "GPUs (through NVML) and what torch can use. Never fails: missing parts are listed "
-        "under problems.",
+        "show CPU, RAM, GPUs and torch of this machine",
+        "Detect the CPU (model, cores, ISA features, estimated peak), RAM, NVIDIA GPUs (through "
+        "NVML) and what torch can use. Never fails: missing parts are listed under problems.",
+        run_detect,
     )
-    detect.add_argument("--json", action="store_true", help="machine-readable output")
+    add_json_option(detect, "machine-readable output")
     detect.add_argument(
         "--no-torch", action="store_true", help="skip the torch part (faster: no torch import)"
     )
-    detect.set_defaults(handler=run_detect)
 
-    bench = subparsers.add_parser(
+    bench = add_command(
+        subparsers,
         "bench",
-        help="measure matmul TFLOP/s, bandwidth, mixed precision, batching on this machine",
-        description="Run benchmark suites on one device; progress goes to stderr, results to "
-        "stdout, and the run is saved to the results database unless --no-save.",
+        "measure matmul TFLOP/s, bandwidth, mixed precision, batching on this machine",
+        "Run benchmark suites on one device; progress goes to stderr, results to stdout, and "
+        "the run is saved to the results database unless --no-save.",
+        run_bench,
     )
     bench.add_argument("--quick", action="store_true", help="small sizes and budgets (~30 s)")
     bench.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N or mps (default cpu)")
@@ -47,10 +50,9 @@ def register(subparsers: Any) -> None:
     bench.add_argument(
         "--budget-s", type=float, default=None, help="time budget per measurement step (s)"
     )
-    bench.add_argument("--json", action="store_true", help="machine-readable output")
+    add_json_option(bench, "machine-readable output")
     bench.add_argument("--no-save", action="store_true", help="do not save to the results store")
     bench.add_argument("--notes", default="", help="free text stored with the run")
-    bench.set_defaults(handler=run_bench)
 
 
 # --- detect ----------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from desktopapp.commands.options import add_command, add_json_option
 from desktopapp.commands.output import print_json, print_key_values, print_table
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
@@ -83,10 +84,6 @@ def _add_starting_points(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_json(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-
-
 def _choices_help(text: str, choices: Sequence[str]) -> str:
     return f"{text} ({', '.join(choices)})"
 
@@ -95,10 +92,11 @@ def _choices_help(text: str, choices: Sequence[str]) -> str:
 
 
 def register(subparsers: Any) -> None:
-    estimate = subparsers.add_parser(
+    estimate = add_command(
+        subparsers,
         "estimate",
-        help="training compute/time/cost, memory per device, inference roofline, rent vs buy",
-        description="Estimate what ML work needs. Add --json for machine-readable output.",
+        "training compute/time/cost, memory per device, inference roofline, rent vs buy",
+        "Estimate what ML work needs. Add --json for machine-readable output.",
     )
 
     def no_subcommand(args: argparse.Namespace) -> int:
@@ -120,11 +118,13 @@ def register(subparsers: Any) -> None:
 
 
 def _register_train(sub: Any) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "train",
-        help="training compute, wall time, GPU-hours and cost",
-        description="C = 6·N·D (--params, --tokens) or C = 3 × forward × samples × epochs "
-        "(--forward-flops, --samples, --epochs); T = C / (peak × utilization × devices).",
+        "training compute, wall time, GPU-hours and cost",
+        "C = 6·N·D (--params, --tokens) or C = 3 × forward × samples × epochs (--forward-flops, "
+        "--samples, --epochs); T = C / (peak × utilization × devices).",
+        _guard(run_train),
     )
     _add_starting_points(p)
     p.add_argument("--params", type=quantity, help="parameters N (e.g. 110M, 7B)")
@@ -154,16 +154,17 @@ def _register_train(sub: Any) -> None:
     p.add_argument(
         "--project-margin", type=quantity, help="whole-project multiplier (default 3; brief: 2-3×)"
     )
-    _add_json(p)
-    p.set_defaults(handler=_guard(run_train))
+    add_json_option(p)
 
 
 def _register_memory(sub: Any) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "memory",
-        help="memory per device: weights, gradients, optimizer, activations, KV cache",
-        description="Memory per device for training (ZeRO 0-3) or inference, and whether it "
-        "fits the accelerator's memory.",
+        "memory per device: weights, gradients, optimizer, activations, KV cache",
+        "Memory per device for training (ZeRO 0-3) or inference, and whether it fits the "
+        "accelerator's memory.",
+        _guard(run_memory),
     )
     _add_starting_points(p)
     p.add_argument("--params", type=quantity, help="parameters (e.g. 7B)")
@@ -198,16 +199,17 @@ def _register_memory(sub: Any) -> None:
     p.add_argument(
         "--overhead-gib", type=quantity, help="runtime overhead per device in GiB (default 1)"
     )
-    _add_json(p)
-    p.set_defaults(handler=_guard(run_memory))
+    add_json_option(p)
 
 
 def _register_inference(sub: Any) -> None:
-    p = sub.add_parser(
+    p = add_command(
+        sub,
         "inference",
-        help="inference roofline: step time, throughput, latency, cost per million",
-        description="Step time = max(FLOPs / (peak × utilization), bytes / (bandwidth × "
-        "efficiency)); language models by default, --forward-flops for per-sample models.",
+        "inference roofline: step time, throughput, latency, cost per million",
+        "Step time = max(FLOPs / (peak × utilization), bytes / (bandwidth × efficiency)); "
+        "language models by default, --forward-flops for per-sample models.",
+        _guard(run_inference),
     )
     _add_starting_points(p)
     p.add_argument("--params", type=quantity, help="parameters (e.g. 7B)")
@@ -243,8 +245,7 @@ def _register_inference(sub: Any) -> None:
         action="store_true",
         help="add the throughput-vs-batch curve (batch 1 … 1024)",
     )
-    _add_json(p)
-    p.set_defaults(handler=_guard(run_inference))
+    add_json_option(p)
 
 
 def _guard(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:

@@ -20,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from desktopapp.commands.options import add_command, add_json_option
 from desktopapp.model.units import DASH, format_bytes, format_duration, format_money
 from desktopapp.model.validation import require_positive, require_range
 
@@ -43,14 +44,16 @@ _GPU_SUMMARY_SUFFIXES = ("util", "mem.percent", "power", "temp", "sm_clock")
 
 
 def register(subparsers: Any) -> None:
-    p = subparsers.add_parser(
+    p = add_command(
+        subparsers,
         "monitor",
-        help="sample CPU, memory and GPU use live; diagnose bottlenecks",
-        description="Sample CPU, memory, disk, network and NVIDIA GPUs (NVML). Prints a line "
-        "per sample, then a summary with a bottleneck diagnosis.",
+        "sample CPU, memory and GPU use live; diagnose bottlenecks",
+        "Sample CPU, memory, disk, network and NVIDIA GPUs (NVML). Prints a line per sample, "
+        "then a summary with a bottleneck diagnosis.",
+        run,
     )
     p.add_argument("--once", action="store_true", help="take one sample and exit")
-    p.add_argument("--json", action="store_true", help="JSON output (sample, or run summary)")
+    add_json_option(p, "JSON output (sample, or run summary)")
     p.add_argument(
         "--interval",
         type=float,
@@ -77,7 +80,6 @@ def register(subparsers: Any) -> None:
         metavar="USD",
         help="price of one GPU-hour for the idle cost (default 2.00)",
     )
-    p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktopapp.commands.options import add_command, add_json_option
 from desktopapp.commands.output import print_json, print_key_values
 from desktopapp.model import units
 from desktopapp.model.catalog import (
@@ -75,12 +76,14 @@ _NUMBER_OPTIONS: dict[str, tuple[str, str]] = {
 
 def register_tco(estimate_subparsers: Any) -> None:
     """Add ``tco`` to the ``estimate`` subcommand group."""
-    parser = estimate_subparsers.add_parser(
+    parser = add_command(
+        estimate_subparsers,
         "tco",
-        help="cost of owning servers against renting cloud GPUs (break-even utilization)",
-        description="Compare owning servers with renting cloud GPUs: cost per GPU-hour, yearly "
-        "totals, break-even utilization and payback month. Options left out take catalog "
-        "defaults, listed in the output with their sources.",
+        "cost of owning servers against renting cloud GPUs (break-even utilization)",
+        "Compare owning servers with renting cloud GPUs: cost per GPU-hour, yearly totals, "
+        "break-even utilization and payback month. Options left out take catalog defaults, "
+        "listed in the output with their sources.",
+        run_tco,
     )
     parser.add_argument("--accelerator", metavar="ID", help="catalog id, e.g. h100-sxm")
     for dest, (metavar, text) in _NUMBER_OPTIONS.items():
@@ -91,8 +94,7 @@ def register_tco(estimate_subparsers: Any) -> None:
         default="on_demand",
         help="cloud pricing model (default on_demand)",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.set_defaults(handler=run_tco)
+    add_json_option(parser)
 
 
 @dataclass

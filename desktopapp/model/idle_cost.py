@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from desktopapp.model.assumptions import Assumption
+from desktopapp.model.tco import idle_cost, monthly_idle_waste
 from desktopapp.model.units import (
     HOURS_PER_MONTH,
     SECONDS_PER_HOUR,
@@ -225,9 +226,10 @@ class IdleCostTracker:
             fraction = acc.idle_s / acc.observed_s if acc.observed_s > 0 else math.nan
             alert = alert_s is not None and acc.streak_s >= alert_s
             if alert:
+                streak_cost = idle_cost(cfg.price_per_gpu_hour, acc.streak_s / SECONDS_PER_HOUR)
                 alerts.append(
                     f"GPU {index} idle for {format_duration(acc.streak_s)} "
-                    f"({format_money(acc.streak_s * price_s)} at "
+                    f"({format_money(streak_cost)} at "
                     f"{format_money(cfg.price_per_gpu_hour)}/GPU-hour)"
                 )
             gpus.append(
@@ -236,7 +238,7 @@ class IdleCostTracker:
                     acc.observed_s,
                     acc.idle_s,
                     fraction,
-                    acc.idle_s * price_s,
+                    idle_cost(cfg.price_per_gpu_hour, acc.idle_s / SECONDS_PER_HOUR),
                     acc.streak_s,
                     alert,
                 )
@@ -244,7 +246,12 @@ class IdleCostTracker:
         observed = sum(g.observed_s for g in gpus)
         idle = sum(g.idle_s for g in gpus)
         idle_fraction = idle / observed if observed > 0 else math.nan
-        monthly = idle_fraction * len(gpus) * HOURS_PER_MONTH * cfg.price_per_gpu_hour
+        # The same projection as the Cost tab's idle warning (model.tco.monthly_idle_waste).
+        monthly = (
+            math.nan
+            if math.isnan(idle_fraction)
+            else monthly_idle_waste(cfg.price_per_gpu_hour, idle_fraction, len(gpus)).monthly_usd
+        )
         attributed = sum(self._process_s.values())
         processes = sorted(
             (
@@ -291,7 +298,7 @@ class IdleCostTracker:
             observed_gpu_hours=observed / SECONDS_PER_HOUR,
             idle_gpu_hours=idle / SECONDS_PER_HOUR,
             idle_fraction=idle_fraction,
-            idle_cost_usd=idle * price_s,
+            idle_cost_usd=idle_cost(cfg.price_per_gpu_hour, idle / SECONDS_PER_HOUR),
             session_cost_usd=observed * price_s,
             projected_monthly_waste_usd=monthly,
             alerts=tuple(alerts),

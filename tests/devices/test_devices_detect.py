@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from devices_fake_pynvml import NVML_ERROR_LIBRARY_NOT_FOUND, FakeGpu
+from fakes.fake_pynvml import NVML_ERROR_LIBRARY_NOT_FOUND, FakeGpu
 
 from desktopapp.commands.output import print_json
 from desktopapp.devices.detect import detect_system, machine_fingerprint
@@ -97,7 +97,11 @@ def test_fake_gpus_are_reported_and_matched_to_catalog(fake_nvml: Callable[..., 
         ecc=None,
         pcie_gen=3,
         pcie_width=8,
-        unsupported={"nvmlDeviceGetPowerManagementLimit", "nvmlDeviceGetMaxClockInfo"},
+        unsupported={
+            "nvmlDeviceGetPowerManagementLimit",
+            "nvmlDeviceGetEnforcedPowerLimit",  # the fallback for the limit
+            "nvmlDeviceGetMaxClockInfo",
+        },
     )
     fake_nvml([FakeGpu(uuid=H100_UUID, mig=(1, 1)), mystery])
     report = detect_system(include_torch=False, catalog=small_catalog())

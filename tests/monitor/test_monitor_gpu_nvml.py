@@ -6,7 +6,7 @@ import math
 import os
 
 import pytest
-from monitor_fake_pynvml import (
+from fakes.fake_pynvml import (
     NVML_ERROR_NO_PERMISSION,
     NVML_ERROR_UNKNOWN,
     FakeGpu,
@@ -191,7 +191,7 @@ def test_old_bindings_fall_back_to_throttle_reasons(fake_nvml):
 
 
 def test_nvml_that_cannot_start_gives_no_gpus_and_a_reason(fake_nvml):
-    from monitor_fake_pynvml import NVML_ERROR_LIBRARY_NOT_FOUND
+    from fakes.fake_pynvml import NVML_ERROR_LIBRARY_NOT_FOUND
 
     fake_nvml([FakeGpu()], init_error=NVML_ERROR_LIBRARY_NOT_FOUND)
     sampler = RealSampler(include_processes=True)

@@ -471,14 +471,19 @@ def test_workload_from_a_scenario_shows_custom_not_a_preset(
     assert tab.preset_id is None and app_state.preset_id is None
     assert "scenario" in tab.inputs.preset_description.text()
     assert tab.inputs.preset_hardware.text() == ""  # no preset's advice for these inputs
+    assert not tab.inputs.preset_hardware.isVisibleTo(tab)
+    assert not tab.inputs.preset_memory.isVisibleTo(tab)
     # Choosing "Custom" in the picker changes nothing; choosing a preset applies it.
+    shown = app_state.training  # the tab's own form of the inputs (method "6nd", a price)
+    assert shown is not None and shown.params == training.params
     combo.activated.emit(combo.findData(CUSTOM_PRESET))
-    assert combo.currentData() == CUSTOM_PRESET and app_state.training == training
+    assert combo.currentData() == CUSTOM_PRESET and app_state.training == shown
     combo.setCurrentIndex(combo.findData("llm-7b"))
     combo.activated.emit(combo.currentIndex())
     assert tab.preset_id == "llm-7b" and app_state.preset_id == "llm-7b"
     assert combo.currentData() == "llm-7b"
     assert get_preset("llm-7b").description == tab.inputs.preset_description.text()
+    assert tab.inputs.preset_hardware.isVisibleTo(tab) and tab.inputs.preset_memory.isVisibleTo(tab)
 
 
 def test_editing_away_from_a_preset_switches_to_custom(

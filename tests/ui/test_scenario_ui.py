@@ -380,6 +380,55 @@ def test_cost_tab_demand_and_compared_prices_survive_save_and_open(
     )
 
 
+def _section_text(text: str, start: str, end: str | None = None) -> str:
+    """The exact text of a saved file from the line starting ``start`` up to ``end``."""
+    begin = text.index(start)
+    return text[begin : text.index(end, begin) if end else len(text)]
+
+
+@pytest.mark.parametrize("example", [RENTED, OWNED], ids=["rented", "owned"])
+def test_opening_an_example_keeps_its_preset_and_price_source(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], tmp_path: Path, example: Path
+) -> None:
+    from desktopapp.ui.estimate.tab import CUSTOM_FROM_SCENARIO, CUSTOM_PRESET
+
+    window = make_window(initial_tab="estimate")
+    window.show()
+    qtbot.waitUntil(window.is_tab_ready, timeout=5000)
+    assert window.document.open(example)
+    tab: Any = window.tab_content("estimate")
+    # The scenario names no preset: the picker says so instead of claiming the first one.
+    assert tab.inputs.preset_combo.currentData() == CUSTOM_PRESET
+    assert tab.inputs.preset_combo.currentText() == CUSTOM_FROM_SCENARIO
+    original = load_scenario(example).scenario
+    assert original.training is not None
+    assert window.state.training is not None
+    assert window.state.training.price_source == original.training.price_source
+    window.set_current_tab("cost")
+    qtbot.waitUntil(lambda: window.is_tab_ready("cost"), timeout=5000)
+    assert not window.document.is_modified()
+    copy = tmp_path / "copy.json"
+    assert window.document.save_as(copy)
+    saved = load_scenario(copy).scenario
+    assert saved.training is not None
+    assert saved.training.price_source == original.training.price_source
+    assert saved.training.price == original.training.price
+    # Byte for byte: the price lines and the whole cost section are as they were.
+    before = example.read_bytes().decode("utf-8")
+    after = copy.read_bytes().decode("utf-8")
+    for key in ('    "price": ', '    "price_source": '):
+        line = _section_text(before, key, "\n")
+        assert _section_text(after, key, "\n") == line
+    assert (
+        _section_text(after, '  "cost": ').encode() == _section_text(before, '  "cost": ').encode()
+    )
+    # And once more: an opened copy saves the same again.
+    assert window.document.open(copy)
+    again = tmp_path / "again.json"
+    assert window.document.save_as(again)
+    assert again.read_bytes() == copy.read_bytes()
+
+
 # --- bad files --------------------------------------------------------------------------------
 
 

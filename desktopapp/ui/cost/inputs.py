@@ -7,24 +7,26 @@ below and the tab reads the fields, builds the model inputs and writes values ba
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QComboBox,
-    QHBoxLayout,
-    QLabel,
-    QPushButton,
-    QScrollArea,
-    QSizePolicy,
-    QSpinBox,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from desktopapp.model.scenario import MAX_HORIZON_MONTHS
 from desktopapp.ui.common.accelerator_combo import AcceleratorCombo
+from desktopapp.ui.common.fields import (
+    InputsColumn,
+    amount_edit,
+    choice_combo,
+    field_label,
+    field_pair,
+    hint_label,
+    link_button,
+    percent_edit,
+    source_row,
+    spin_box,
+    with_units,
+)
 from desktopapp.ui.common.quantity_edit import QuantityEdit
 from desktopapp.ui.common.section import Section
-from desktopapp.ui.common.theme import SPACING
 from desktopapp.ui.cost.planning import (
     DEMAND_SOURCES,
     LIFE_CHOICES,
@@ -33,63 +35,7 @@ from desktopapp.ui.cost.planning import (
 )
 
 
-def _label(text: str) -> QLabel:
-    label = QLabel(text)
-    label.setObjectName("FieldLabel")
-    return label
-
-
-def _hint() -> QLabel:
-    label = QLabel()
-    label.setObjectName("Hint")
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.RichText)
-    return label
-
-
-def _spin(minimum: int, maximum: int, value: int, suffix: str = "", tooltip: str = "") -> QSpinBox:
-    spin = QSpinBox()
-    spin.setRange(minimum, maximum)
-    spin.setValue(value)
-    spin.setSuffix(suffix)
-    spin.setGroupSeparatorShown(True)
-    spin.setAccelerated(True)
-    spin.setToolTip(tooltip)
-    spin.setMinimumWidth(64)
-    return spin
-
-
-def _combo(items: tuple[tuple[object, str], ...], tooltip: str = "") -> QComboBox:
-    combo = QComboBox()
-    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-    combo.setMinimumContentsLength(10)
-    combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-    for value, text in items:
-        combo.addItem(text, value)
-    combo.setToolTip(tooltip)
-    return combo
-
-
-def _with_units(edit: QWidget, before: str = "", after: str = "") -> QHBoxLayout:
-    row = QHBoxLayout()
-    row.setSpacing(6)
-    if before:
-        row.addWidget(_label(before))
-    row.addWidget(edit, 1)
-    if after:
-        row.addWidget(_label(after))
-    return row
-
-
-def _link_button(text: str) -> QPushButton:
-    button = QPushButton(text)
-    button.setObjectName("LinkButton")
-    button.setCursor(Qt.CursorShape.PointingHandCursor)
-    button.setFlat(True)
-    return button
-
-
-class CostInputsPanel(QScrollArea):
+class CostInputsPanel(InputsColumn):
     """Demand and owning inputs. ``edited`` fires on any user change that needs a recompute;
     the more specific signals fire first where the tab has something else to do."""
 
@@ -104,18 +50,9 @@ class CostInputsPanel(QScrollArea):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWidgetResizable(True)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setFrameShape(QScrollArea.Shape.NoFrame)
-        content = QWidget()
-        self.column = QVBoxLayout(content)
-        self.column.setContentsMargins(0, 0, 8, 0)
-        self.column.setSpacing(SPACING)
         self._build_demand()
         self._build_owning()
-        self.column.addStretch(1)
-        self.setWidget(content)
-        self.setMinimumWidth(360)
+        self.finish(minimum_width=360)
 
     # --- demand -------------------------------------------------------------------------------
     def _build_demand(self) -> None:
@@ -123,11 +60,11 @@ class CostInputsPanel(QScrollArea):
         self.accelerator = AcceleratorCombo()
         self.accelerator.accelerator_changed.connect(self.accelerator_chosen)
         section.add_row("Accelerator", self.accelerator)
-        self.accelerator_note = _hint()
+        self.accelerator_note = hint_label()
         section.add_row("", self.accelerator_note)
 
-        self.demand_source = _combo(
-            tuple(DEMAND_SOURCES),
+        self.demand_source = choice_combo(
+            DEMAND_SOURCES,
             "Type the GPU-hours you need each month, or take them from the Workload tab's estimate",
         )
         section.add_row("Demand from", self.demand_source)
@@ -136,30 +73,30 @@ class CostInputsPanel(QScrollArea):
             placeholder="e.g. 5000, 20k",
             tooltip="GPU-hours of useful work needed each month (k = thousand)",
         )
-        section.add_row("GPU-hours", _with_units(self.gpu_hours, after="a month"))
+        section.add_row("GPU-hours", with_units(self.gpu_hours, after="a month"))
         self.runs_per_month = QuantityEdit(
             "runs_per_month",
             placeholder="e.g. 1, 4, 0.5",
             tooltip="How often the Workload tab's run is repeated each month (shared with it)",
         )
         self.runs_container = QWidget()
-        runs_layout = _with_units(self.runs_per_month, after="per month")
+        runs_layout = with_units(self.runs_per_month, after="per month")
         runs_layout.setContentsMargins(0, 0, 0, 0)
         self.runs_container.setLayout(runs_layout)
         self.runs_row_label = section.add_row("Runs", self.runs_container)
-        self.demand_rule = _hint()
+        self.demand_rule = hint_label()
         section.add_row("", self.demand_rule)
 
-        self.horizon = _spin(
+        self.horizon = spin_box(
             1,
             MAX_HORIZON_MONTHS,
             48,
-            " months",
             "How far ahead to compare totals (the cumulative plot and the hybrid plan)",
+            suffix=" months",
         )
         section.add_row("Horizon", self.horizon)
-        self.profile = _combo(
-            tuple(PROFILE_LABELS.items()),
+        self.profile = choice_combo(
+            PROFILE_LABELS.items(),
             "How the demand moves month by month; the hybrid plan owns the steady part and "
             "rents the peaks",
         )
@@ -182,108 +119,75 @@ class CostInputsPanel(QScrollArea):
     # --- owning -------------------------------------------------------------------------------
     def _build_owning(self) -> None:
         section = Section("Owning", "Servers you buy and run yourself.")
-        self.server_price = QuantityEdit(
+        self.server_price = amount_edit(
             "server_price",
-            minimum=0.0,
-            minimum_inclusive=True,
+            "your quote per server",
+            "Everything you capitalise per server: the server, its share of the network fabric "
+            "and storage, installation",
             currency=True,
-            placeholder="your quote per server",
-            tooltip="Everything you capitalise per server: the server, its share of the network "
-            "fabric and storage, installation",
         )
-        section.add_row("Server price", _with_units(self.server_price, "$", "per server"))
-        self.server_price_source = _hint()
-        self.server_price_reset_button = _link_button("Use catalog")
-        source_row = QHBoxLayout()
-        source_row.setContentsMargins(0, 0, 0, 0)
-        source_row.addWidget(self.server_price_source, 1)
-        source_row.addWidget(self.server_price_reset_button, 0, Qt.AlignmentFlag.AlignTop)
-        section.add_row("", source_row)
+        section.add_row("Server price", with_units(self.server_price, "$", "per server"))
+        self.server_price_source = hint_label()
+        self.server_price_reset_button = link_button("Use catalog")
+        section.add_row("", source_row(self.server_price_source, self.server_price_reset_button))
 
-        self.gpus_per_server = _spin(1, MAX_GPUS_PER_SERVER, 8, "", "Accelerators in one server")
-        self.life = _combo(
-            tuple((years, f"{years} years") for years in LIFE_CHOICES),
+        self.gpus_per_server = spin_box(1, MAX_GPUS_PER_SERVER, 8, "Accelerators in one server")
+        self.life = choice_combo(
+            ((years, f"{years} years") for years in LIFE_CHOICES),
             "Straight-line depreciation with no resale value",
+            chars=6,
         )
-        self.life.setMinimumContentsLength(6)
-        row = QHBoxLayout()
-        row.setSpacing(10)
-        row.addWidget(self.gpus_per_server, 1)
-        row.addWidget(_label("Useful life"))
-        row.addWidget(self.life, 1)
-        section.add_row("GPUs/server", row)
+        section.add_row("GPUs/server", field_pair(self.gpus_per_server, "Useful life", self.life))
 
-        self.power_kw = QuantityEdit(
-            "power_kw",
-            minimum=0.0,
-            minimum_inclusive=True,
-            placeholder="kW",
-            tooltip="Whole server at full load, kW",
-        )
-        self.power_kw_idle = QuantityEdit(
+        self.power_kw = amount_edit("power_kw", "kW", "Whole server at full load, kW")
+        self.power_kw_idle = amount_edit(
             "power_kw_idle",
-            minimum=0.0,
-            minimum_inclusive=True,
+            "as full",
+            "Whole server when idle, kW. Empty: the same as at full load (the cautious choice "
+            "when you do not know it).",
             allow_empty=True,
-            placeholder="as full",
-            tooltip="Whole server when idle, kW. Empty: the same as at full load (the cautious "
-            "choice when you do not know it).",
         )
         power_row = QHBoxLayout()
         power_row.setSpacing(6)
         power_row.addWidget(self.power_kw, 1)
-        power_row.addWidget(_label("kW full,"))
+        power_row.addWidget(field_label("kW full,"))
         power_row.addWidget(self.power_kw_idle, 1)
-        power_row.addWidget(_label("kW idle"))
+        power_row.addWidget(field_label("kW idle"))
         section.add_row("Power", power_row)
-        self.power_source = _hint()
-        self.power_reset_button = _link_button("Use catalog")
-        power_source_row = QHBoxLayout()
-        power_source_row.setContentsMargins(0, 0, 0, 0)
-        power_source_row.addWidget(self.power_source, 1)
-        power_source_row.addWidget(self.power_reset_button, 0, Qt.AlignmentFlag.AlignTop)
-        section.add_row("", power_source_row)
+        self.power_source = hint_label()
+        self.power_reset_button = link_button("Use catalog")
+        section.add_row("", source_row(self.power_source, self.power_reset_button))
 
         self.pue = QuantityEdit(
             "pue", placeholder="1.5", tooltip="Power usage effectiveness: facility ÷ IT power"
         )
-        self.kwh_price = QuantityEdit(
-            "kwh_price",
-            minimum=0.0,
-            minimum_inclusive=True,
-            currency=True,
-            placeholder="0.10",
-            tooltip="Electricity price, USD per kWh",
+        self.kwh_price = amount_edit(
+            "kwh_price", "0.10", "Electricity price, USD per kWh", currency=True
         )
         energy_row = QHBoxLayout()
         energy_row.setSpacing(6)
         energy_row.addWidget(self.pue, 1)
         energy_row.addSpacing(6)
-        energy_row.addWidget(_label("Electricity $"))
+        energy_row.addWidget(field_label("Electricity $"))
         energy_row.addWidget(self.kwh_price, 1)
-        energy_row.addWidget(_label("/ kWh"))
+        energy_row.addWidget(field_label("/ kWh"))
         section.add_row("PUE", energy_row)
 
-        self.ops_percent = QuantityEdit(
+        self.ops_percent = percent_edit(
             "ops_fraction",
-            minimum=0.0,
-            minimum_inclusive=True,
-            placeholder="10",
-            tooltip="Staff, maintenance and space per year, as a % of the purchase price",
+            "10",
+            "Staff, maintenance and space per year, as a % of the purchase price",
         )
-        self.ops_percent.set_extra_check(lambda v: None if v <= 100 else "must be at most 100%")
-        section.add_row("Operations", _with_units(self.ops_percent, after="% of capex a year"))
-        self.facility = QuantityEdit(
+        section.add_row("Operations", with_units(self.ops_percent, after="% of capex a year"))
+        self.facility = amount_edit(
             "facility_usd_per_kw_month",
-            minimum=0.0,
-            minimum_inclusive=True,
+            "0",
+            "Colocation or data-centre space per kW of server power per month (0 when space is "
+            "counted in operations)",
             currency=True,
-            placeholder="0",
-            tooltip="Colocation or data-centre space per kW of server power per month (0 when "
-            "space is counted in operations)",
         )
-        section.add_row("Facility", _with_units(self.facility, "$", "per kW-month"))
-        self.defaults_note = _hint()
+        section.add_row("Facility", with_units(self.facility, "$", "per kW-month"))
+        self.defaults_note = hint_label()
         section.add_wide(self.defaults_note)
 
         self.server_price.textEdited.connect(lambda _t: self.server_price_typed.emit())

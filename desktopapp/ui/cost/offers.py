@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 
 from desktopapp.model import units
 from desktopapp.model.catalog import PRICING_MODELS, CloudOffer
+from desktopapp.ui.common.fields import percent_edit
 from desktopapp.ui.common.quantity_edit import QuantityEdit
 from desktopapp.ui.common.section import Section
 from desktopapp.ui.common.theme import COLORS, INNER_SPACING
@@ -458,15 +459,12 @@ class OffersPanel(Section):
         self.empty_label.setWordWrap(True)
         self.add(self.empty_label)
 
-        self.spot_overhead = QuantityEdit(
+        self.spot_overhead = percent_edit(
             "spot_overhead",
-            minimum=0.0,
-            minimum_inclusive=True,
-            placeholder="e.g. 10",
-            tooltip="Extra GPU-hours a spot job needs: work redone after an interruption plus "
-            "time spent writing checkpoints and restarting, as a % of the useful hours.",
+            "e.g. 10",
+            "Extra GPU-hours a spot job needs: work redone after an interruption plus time spent "
+            "writing checkpoints and restarting, as a % of the useful hours.",
         )
-        self.spot_overhead.set_extra_check(lambda v: None if v <= 100 else "must be at most 100%")
         self.spot_overhead.setMaximumWidth(80)
         self.spot_note = QLabel()
         self.spot_note.setObjectName("Hint")

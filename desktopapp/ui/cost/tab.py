@@ -16,28 +16,27 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Iterator, Mapping
-from contextlib import ExitStack, contextmanager
+from collections.abc import Mapping
 from datetime import date
 
-from PySide6.QtCore import QObject, QSignalBlocker, Qt, Signal
-from PySide6.QtWidgets import (
-    QComboBox,
-    QHBoxLayout,
-    QScrollArea,
-    QSplitter,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QWidget
 
 from desktopapp.model import units
 from desktopapp.model.catalog import PRICING_MODELS, CloudOffer, accelerator_catalog
 from desktopapp.model.tco import TCO_FORMULA, IdleWaste, OnPremInputs
 from desktopapp.model.units import DASH
-from desktopapp.ui.common.quantity_edit import QuantityEdit, set_invalid
+from desktopapp.ui.common.layouts import scrolling_column, two_panes
+from desktopapp.ui.common.marking import (
+    FieldMarks,
+    blocked,
+    field_of,
+    read_quantity,
+    select_data,
+)
+from desktopapp.ui.common.recompute import RecomputingTab
 from desktopapp.ui.common.result_card import formula_tooltip
 from desktopapp.ui.common.theme import COLORS, SPACING
-from desktopapp.ui.common.timers import debounce_timer
 from desktopapp.ui.cost.inputs import CostInputsPanel
 from desktopapp.ui.cost.offers import CustomOfferDialog, OffersPanel
 from desktopapp.ui.cost.planning import (
@@ -79,38 +78,12 @@ from desktopapp.ui.cost.state import CostState, cost_state
 from desktopapp.ui.state import AppState
 
 
-@contextmanager
-def blocked(*objects: QObject) -> Iterator[None]:
-    """Model → widget updates: no widget signals while the values are written."""
-    with ExitStack() as stack:
-        for obj in objects:
-            stack.enter_context(QSignalBlocker(obj))
-        yield
-
-
-def field_of(exc: ValueError) -> str:
-    """The field a model ``ValueError("field: …")`` names, or ``""``."""
-    first = str(exc).splitlines()[0] if str(exc) else ""
-    name, sep, _rest = first.partition(": ")
-    return name.strip() if sep and " " not in name.strip() else ""
-
-
-def _select(combo: QComboBox, value: object) -> None:
-    index = combo.findData(value)
-    if index >= 0:
-        with blocked(combo):
-            combo.setCurrentIndex(index)
-
-
 def _key_text(key: OptionKey) -> str:
     return f"{key[0]}|{key[1]}"
 
 
-class CostTab(QWidget):
+class CostTab(RecomputingTab):
     """The Cloud vs on-prem tab (see the module docstring)."""
-
-    ready = Signal()
-    recomputed = Signal()
 
     def __init__(
         self, state: AppState, parent: QWidget | None = None, today: date | None = None
@@ -120,10 +93,8 @@ class CostTab(QWidget):
         self.cost_state: CostState = cost_state(state)
         self.today = today or date.today()
         self._catalog = accelerator_catalog()
-        self._ready = False
         self._writing = False
-        self._marked: dict[QWidget, str] = {}
-        self._last_status = ""
+        self._marks = FieldMarks(state, "Cost: cannot compare: ")
         self._price_typed = False
         self._power_typed = False
         self._demand_source_set_by_user = False
@@ -146,7 +117,6 @@ class CostTab(QWidget):
         self._build_layout()
         self.inputs.accelerator.set_accelerators(self._catalog.accelerators)
 
-        self._timer = debounce_timer(self, self.recompute)
         self._set_generic_defaults()
         if self.cost_state.inputs is not None:
             self._apply_inputs(self.cost_state.inputs)
@@ -158,40 +128,15 @@ class CostTab(QWidget):
 
     # --- layout ---------------------------------------------------------------------------------
     def _build_layout(self) -> None:
-        results = QWidget()
-        column = QVBoxLayout(results)
-        column.setContentsMargins(0, 0, 8, 0)
-        column.setSpacing(SPACING)
-        column.addWidget(self.headline)
-        column.addWidget(self.plots)
-        column.addWidget(self.table)
         row = QHBoxLayout()
         row.setSpacing(SPACING)
         row.addWidget(self.hybrid, 3)
         row.addWidget(self.idle, 2)
-        column.addLayout(row)
-        column.addWidget(self.offers)
-        column.addWidget(self.assumptions)
-        column.addStretch(1)
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
-        scroll.setWidget(results)
-        self.results_scroll = scroll
-
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.setChildrenCollapsible(False)
-        splitter.setHandleWidth(SPACING)
-        splitter.addWidget(self.inputs)
-        splitter.addWidget(scroll)
-        splitter.setStretchFactor(0, 0)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([420, 980])
-        self.splitter = splitter
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(SPACING + 4, SPACING, SPACING, 4)
-        layout.addWidget(splitter)
+        self.results_scroll: QScrollArea = scrolling_column(
+            (self.headline, self.plots, self.table, row, self.offers, self.assumptions),
+            horizontal=Qt.ScrollBarPolicy.ScrollBarAsNeeded,
+        )
+        self.splitter = two_panes(self, self.inputs, self.results_scroll, (420, 980))
 
     def _connect(self) -> None:
         inp = self.inputs
@@ -215,32 +160,15 @@ class CostTab(QWidget):
         self.state.runs_per_month_changed.connect(self._on_state_runs)
         self.cost_state.inputs_changed.connect(self._on_cost_state_inputs)
 
-    # --- tab contract --------------------------------------------------------------------------
-    def is_ready(self) -> bool:
-        return self._ready
-
-    def shutdown(self) -> None:
-        self._timer.stop()
-
-    def schedule(self) -> None:
-        """Recompute shortly after the last edit (coalesces fast typing and dragging)."""
-        self._timer.start()
-
-    def flush(self) -> None:
-        """Run a pending recompute now (tests, screenshots)."""
-        if self._timer.isActive():
-            self._timer.stop()
-            self.recompute()
-
     # --- defaults and state → widgets ----------------------------------------------------------
     def _set_generic_defaults(self) -> None:
         inp = self.inputs
         with blocked(inp.life, inp.horizon, inp.demand_source, inp.profile):
-            _select(inp.life, int(default_value("life_years")))
+            select_data(inp.life, int(default_value("life_years")))
             inp.horizon.setValue(DEFAULT_HORIZON_MONTHS)
-            _select(inp.profile, "flat")
+            select_data(inp.profile, "flat")
             has_estimate = self.state.estimate is not None
-            _select(inp.demand_source, DEMAND_RUNS if has_estimate else DEMAND_TYPED)
+            select_data(inp.demand_source, DEMAND_RUNS if has_estimate else DEMAND_TYPED)
         self._typed_gpu_hours = DEFAULT_GPU_HOURS_PER_MONTH
         inp.gpu_hours.set_value(self._typed_gpu_hours)
         inp.runs_per_month.set_value(self.state.runs_per_month)
@@ -361,10 +289,10 @@ class CostTab(QWidget):
         inp.accelerator.set_accelerator_id(self._accelerator_id)
         with blocked(inp.gpus_per_server, inp.life, inp.horizon, inp.demand_source, inp.profile):
             inp.gpus_per_server.setValue(onprem.gpus_per_server)
-            _select(inp.life, int(onprem.life_years))
+            select_data(inp.life, int(onprem.life_years))
             inp.horizon.setValue(inputs.horizon_months)
-            _select(inp.demand_source, inputs.demand_source)
-            _select(inp.profile, inputs.profile)
+            select_data(inp.demand_source, inputs.demand_source)
+            select_data(inp.profile, inputs.profile)
         inp.gpu_hours.set_value(inputs.typed_gpu_hours)
         defaults = owning_defaults(self._accelerator_id, onprem.gpus_per_server)
         self._price_typed = defaults.server_price is None or not math.isclose(
@@ -499,7 +427,7 @@ class CostTab(QWidget):
             and not self._demand_source_set_by_user
             and inp.demand_source.currentData() == DEMAND_TYPED
         ):
-            _select(inp.demand_source, DEMAND_RUNS)
+            select_data(inp.demand_source, DEMAND_RUNS)
             self._refresh_demand_fields()
         self.schedule()
 
@@ -540,21 +468,15 @@ class CostTab(QWidget):
             "shape": inp.profile,
         }
 
-    def _read(self, edit: QuantityEdit, errors: dict[QWidget, str]) -> float | None:
-        value = edit.value()
-        if value is None and edit.error() is not None and not edit.is_pristine_empty():
-            errors[edit] = edit.error() or ""
-        return value
-
     def _build_onprem(self, errors: dict[QWidget, str]) -> OnPremInputs | None:
         inp = self.inputs
-        server_price = self._read(inp.server_price, errors)
-        power = self._read(inp.power_kw, errors)
-        idle = self._read(inp.power_kw_idle, errors)
-        pue = self._read(inp.pue, errors)
-        kwh = self._read(inp.kwh_price, errors)
-        ops = self._read(inp.ops_percent, errors)
-        facility = self._read(inp.facility, errors)
+        server_price = read_quantity(inp.server_price, errors)
+        power = read_quantity(inp.power_kw, errors)
+        idle = read_quantity(inp.power_kw_idle, errors)
+        pue = read_quantity(inp.pue, errors)
+        kwh = read_quantity(inp.kwh_price, errors)
+        ops = read_quantity(inp.ops_percent, errors)
+        facility = read_quantity(inp.facility, errors)
         if server_price is None and inp.server_price.is_pristine_empty():
             errors[inp.server_price] = inp.server_price_source.toolTip()
         if power is None and inp.power_kw.is_pristine_empty():
@@ -599,13 +521,13 @@ class CostTab(QWidget):
         onprem = self._build_onprem(errors)
         source = str(inp.demand_source.currentData())
         if source == DEMAND_TYPED:
-            self._typed_gpu_hours = self._read(inp.gpu_hours, errors)
+            self._typed_gpu_hours = read_quantity(inp.gpu_hours, errors)
         # With another source the field only shows the demand worked out from the workload:
         # the inputs (and a scenario file) keep the figure last typed in or opened.
         typed = self._typed_gpu_hours
         if source == DEMAND_RUNS:
-            self._read(inp.runs_per_month, errors)
-        spot = self._read(self.offers.spot_overhead, errors)
+            read_quantity(inp.runs_per_month, errors)
+        spot = read_quantity(self.offers.spot_overhead, errors)
         if onprem is None or spot is None:
             return None
         return CostInputs(
@@ -638,14 +560,11 @@ class CostTab(QWidget):
         self._publish(inputs, comparison, runs)
         self.comparison = comparison
         self._show(comparison, errors)
-        self._show_errors(errors)
+        self._marks.show(errors)
         self.errors = {
             getattr(w, "field", w.objectName() or type(w).__name__): m for w, m in errors.items()
         }
-        if not self._ready:
-            self._ready = True
-            self.ready.emit()
-        self.recomputed.emit()
+        self.recomputed_once()
 
     def _publish(
         self, inputs: CostInputs | None, comparison: CostComparison | None, runs: float | None
@@ -1101,43 +1020,9 @@ class CostTab(QWidget):
             formula_tooltip("Idle cloud GPU", high.formula, assumption_rows(high.assumptions))
         )
 
-    # --- marking invalid fields ---------------------------------------------------------------
-    def _show_errors(self, errors: dict[QWidget, str]) -> None:
-        for widget in list(self._marked):
-            if widget not in errors:
-                self._unmark(widget)
-        for widget, message in errors.items():
-            self._mark(widget, message)
-        status = ""
-        if errors:
-            first = next(iter(errors.values()))
-            more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
-            status = f"Cost: cannot compare: {first}{more}"
-        if status != self._last_status:
-            self._last_status = status
-            self.state.show_status(status, 0)
-
-    def _mark(self, widget: QWidget, message: str) -> None:
-        if isinstance(widget, QuantityEdit):
-            if widget.error() != message:
-                widget.set_error(message)
-            self._marked[widget] = message
-            return
-        if widget not in self._marked and widget.property("baseToolTip") is None:
-            widget.setProperty("baseToolTip", widget.toolTip())
-        set_invalid(widget, message, str(widget.property("baseToolTip") or ""))
-        self._marked[widget] = message
-
-    def _unmark(self, widget: QWidget) -> None:
-        self._marked.pop(widget, None)
-        if isinstance(widget, QuantityEdit):
-            widget.set_error(None)
-            return
-        set_invalid(widget, None, str(widget.property("baseToolTip") or ""))
-
     def marked_fields(self) -> dict[QWidget, str]:
         """Widgets currently marked invalid, with the reason."""
-        return dict(self._marked)
+        return self._marks.marked()
 
     # --- for tests and the main window ----------------------------------------------------------
     @property

@@ -15,20 +15,25 @@ from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
     QLabel,
-    QPushButton,
     QRadioButton,
-    QScrollArea,
-    QSizePolicy,
-    QSpinBox,
-    QVBoxLayout,
     QWidget,
 )
 
 from desktopapp.ui.common.accelerator_combo import AcceleratorCombo
 from desktopapp.ui.common.band_slider import BandSlider
+from desktopapp.ui.common.fields import (
+    InputsColumn,
+    choice_combo,
+    field_pair,
+    hint_label,
+    link_button,
+    small_combo,
+    source_row,
+    spin_box,
+    with_units,
+)
 from desktopapp.ui.common.quantity_edit import QuantityEdit
 from desktopapp.ui.common.section import Section
-from desktopapp.ui.common.theme import SPACING
 
 # (value, label) pairs; values are the model's names.
 STORAGE_PRECISIONS: tuple[tuple[str, str], ...] = (
@@ -53,49 +58,7 @@ METHOD_FORWARD = "forward"
 MAX_DEVICES = 65536
 
 
-def _spin(minimum: int, maximum: int, value: int, tooltip: str = "", special: str = "") -> QSpinBox:
-    spin = QSpinBox()
-    spin.setRange(minimum, maximum)
-    spin.setValue(value)
-    spin.setGroupSeparatorShown(True)
-    spin.setAccelerated(True)
-    spin.setKeyboardTracking(True)
-    spin.setToolTip(tooltip)
-    # Arrow keys and the wheel step the value; the arrow buttons are hidden by the style
-    # sheet (NoButtons with a styled frame leaves no room for the text in Qt 6).
-    spin.lineEdit().setTextMargins(4, 0, 0, 0)
-    spin.setMinimumWidth(64)  # below the hint for the widest value, so the column can narrow
-    if special:
-        spin.setSpecialValueText(special)
-    return spin
-
-
-def _small_combo(combo: QComboBox | None = None, chars: int = 8) -> QComboBox:
-    """A combo whose minimum width does not follow its longest item."""
-    combo = combo or QComboBox()
-    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-    combo.setMinimumContentsLength(chars)
-    combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-    return combo
-
-
-def _combo(items: tuple[tuple[object, str], ...], tooltip: str = "") -> QComboBox:
-    combo = _small_combo(chars=14)
-    for value, label in items:
-        combo.addItem(label, value)
-    combo.setToolTip(tooltip)
-    return combo
-
-
-def _link_button(text: str) -> QPushButton:
-    button = QPushButton(text)
-    button.setObjectName("LinkButton")
-    button.setCursor(Qt.CursorShape.PointingHandCursor)
-    button.setFlat(True)
-    return button
-
-
-class InputsPanel(QScrollArea):
+class InputsPanel(InputsColumn):
     """Every input of the Workload tab. ``edited`` fires on any user change."""
 
     edited = Signal()
@@ -109,25 +72,14 @@ class InputsPanel(QScrollArea):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWidgetResizable(True)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setFrameShape(QScrollArea.Shape.NoFrame)
-        content = QWidget()
-        content.setObjectName("InputsContent")
-        self.column = QVBoxLayout(content)
-        self.column.setContentsMargins(0, 0, 8, 0)
-        self.column.setSpacing(SPACING)
-
+        self.content.setObjectName("InputsContent")
         self._build_preset()
         self._build_training()
         self._build_hardware()
         self._build_memory()
         self._build_inference()
-        self.column.addStretch(1)
-        self.setWidget(content)
+        self.finish(minimum_width=380)
         self._name_fields()
-        content.setMinimumWidth(0)
-        self.setMinimumWidth(380)
 
     # --- sections -----------------------------------------------------------------------------
     def _build_preset(self) -> None:
@@ -139,9 +91,7 @@ class InputsPanel(QScrollArea):
         )
         self.preset_combo.setMinimumContentsLength(20)
         section.add_row("Preset", self.preset_combo)
-        self.preset_description = QLabel()
-        self.preset_description.setWordWrap(True)
-        self.preset_description.setObjectName("Hint")
+        self.preset_description = hint_label(rich=False)
         section.add_wide(self.preset_description)
         self.preset_hardware = QLabel()
         self.preset_hardware.setWordWrap(True)
@@ -208,19 +158,12 @@ class InputsPanel(QScrollArea):
         self.accelerator.accelerator_changed.connect(self.accelerator_chosen)
         section.add_row("Accelerator", self.accelerator)
 
-        self.devices = _spin(1, MAX_DEVICES, 1, "Devices training together (data parallel)")
-        self.precision = _small_combo(chars=6)
+        self.devices = spin_box(1, MAX_DEVICES, 1, "Devices training together (data parallel)")
+        self.precision = small_combo(chars=6)
         self.precision.setToolTip(
             "Compute precision; only those the accelerator publishes a peak for"
         )
-        row = QHBoxLayout()
-        row.setSpacing(10)
-        row.addWidget(self.devices, 1)
-        precision_label = QLabel("Precision")
-        precision_label.setObjectName("FieldLabel")
-        row.addWidget(precision_label)
-        row.addWidget(self.precision, 1)
-        section.add_row("Devices", row)
+        section.add_row("Devices", field_pair(self.devices, "Precision", self.precision))
 
         self.utilization = BandSlider(5, 80, (30, 50), "typical")
         self.utilization.setToolTip(
@@ -228,9 +171,7 @@ class InputsPanel(QScrollArea):
             "typically reach 30-50%."
         )
         section.add_row("Utilization", self.utilization)
-        self.utilization_note = QLabel()
-        self.utilization_note.setObjectName("Hint")
-        self.utilization_note.setWordWrap(True)
+        self.utilization_note = hint_label(rich=False)
         section.add_row("", self.utilization_note)
 
         self.price = QuantityEdit(
@@ -240,27 +181,11 @@ class InputsPanel(QScrollArea):
             placeholder="type a price, e.g. 2.49",
             tooltip="USD per GPU-hour; typing a price overrides the catalog",
         )
-        self.price_reset_button = _link_button("Use catalog price")
+        self.price_reset_button = link_button("Use catalog price")
         self.price_reset_button.setToolTip("Go back to the cheapest on-demand catalog offer")
-        price_row = QHBoxLayout()
-        price_row.setSpacing(6)
-        dollar = QLabel("$")
-        dollar.setObjectName("FieldLabel")
-        price_row.addWidget(dollar)
-        price_row.addWidget(self.price, 1)
-        per = QLabel("/ GPU-hour")
-        per.setObjectName("FieldLabel")
-        price_row.addWidget(per)
-        section.add_row("Price", price_row)
-        self.price_source = QLabel()
-        self.price_source.setObjectName("Hint")
-        self.price_source.setWordWrap(True)
-        self.price_source.setTextFormat(Qt.TextFormat.RichText)
-        source_row = QHBoxLayout()
-        source_row.setContentsMargins(0, 0, 0, 0)
-        source_row.addWidget(self.price_source, 1)
-        source_row.addWidget(self.price_reset_button, 0, Qt.AlignmentFlag.AlignTop)
-        section.add_row("", source_row)
+        section.add_row("Price", with_units(self.price, "$", "/ GPU-hour"))
+        self.price_source = hint_label()
+        section.add_row("", source_row(self.price_source, self.price_reset_button))
 
         self.devices.valueChanged.connect(lambda _v: self.edited.emit())
         self.precision.activated.connect(
@@ -274,38 +199,33 @@ class InputsPanel(QScrollArea):
 
     def _build_memory(self) -> None:
         section = Section("Memory per device", "Training memory: model shape, batch and sharding.")
-        self.storage = _combo(
-            tuple(STORAGE_PRECISIONS),
+        self.storage = choice_combo(
+            STORAGE_PRECISIONS,
             "How weights, gradients and optimizer state are stored",
+            chars=14,
         )
         section.add_row("Stored as", self.storage)
-        self.optimizer = _combo(
-            tuple(OPTIMIZERS), "Optimizer (sets the bytes of state per parameter)"
+        self.optimizer = choice_combo(
+            OPTIMIZERS, "Optimizer (sets the bytes of state per parameter)", chars=14
         )
         section.add_row("Optimizer", self.optimizer)
-        self.zero_stage = _combo(
-            tuple(ZERO_STAGES),
+        self.zero_stage = choice_combo(
+            ZERO_STAGES,
             "ZeRO stage: what is sharded across the data-parallel devices",
+            chars=14,
         )
         section.add_row("ZeRO stage", self.zero_stage)
-        self.micro_batch = _spin(1, 1_000_000, 1, "Sequences (or samples) per device per step")
-        self.seq_len = _spin(0, 10_000_000, 0, "Tokens per sequence", special="not set")
-        row = QHBoxLayout()
-        row.setSpacing(10)
-        row.addWidget(self.micro_batch, 1)
-        seq_label = QLabel("Sequence")
-        seq_label.setObjectName("FieldLabel")
-        row.addWidget(seq_label)
-        row.addWidget(self.seq_len, 1)
-        section.add_row("Micro-batch", row)
+        self.micro_batch = spin_box(1, 1_000_000, 1, "Sequences (or samples) per device per step")
+        self.seq_len = spin_box(0, 10_000_000, 0, "Tokens per sequence", special="not set")
+        section.add_row("Micro-batch", field_pair(self.micro_batch, "Sequence", self.seq_len))
 
         shape = QGridLayout()
         shape.setHorizontalSpacing(8)
         shape.setVerticalSpacing(4)
-        self.layers = _spin(0, 10_000, 0, "Transformer layers", special="—")
-        self.hidden = _spin(0, 1_000_000, 0, "Hidden size (d_model)", special="—")
-        self.heads = _spin(0, 10_000, 0, "Attention heads", special="—")
-        self.kv_heads = _spin(
+        self.layers = spin_box(0, 10_000, 0, "Transformer layers", special="—")
+        self.hidden = spin_box(0, 1_000_000, 0, "Hidden size (d_model)", special="—")
+        self.heads = spin_box(0, 10_000, 0, "Attention heads", special="—")
+        self.kv_heads = spin_box(
             0, 10_000, 0, "Key/value heads (grouped-query attention)", special="= heads"
         )
         for col, (caption, spin) in enumerate(
@@ -352,28 +272,18 @@ class InputsPanel(QScrollArea):
 
     def _build_inference(self) -> None:
         section = Section("Inference", "Serving the same model on the chosen accelerator.")
-        self.inference_batch = _spin(1, 1_000_000, 1, "Requests processed together per step")
-        self.inference_precision = _small_combo(chars=6)
+        self.inference_batch = spin_box(1, 1_000_000, 1, "Requests processed together per step")
+        self.inference_precision = small_combo(chars=6)
         self.inference_precision.setToolTip("Weight precision when serving")
-        row = QHBoxLayout()
-        row.setSpacing(10)
-        row.addWidget(self.inference_batch, 1)
-        label = QLabel("Precision")
-        label.setObjectName("FieldLabel")
-        row.addWidget(label)
-        row.addWidget(self.inference_precision, 1)
-        section.add_row("Batch size", row)
-        self.prompt_tokens = _spin(0, 10_000_000, 512, "Prompt (input) tokens per request")
-        self.output_tokens = _spin(1, 10_000_000, 256, "Generated tokens per request")
-        row2 = QHBoxLayout()
-        row2.setSpacing(10)
-        row2.addWidget(self.prompt_tokens, 1)
-        out_label = QLabel("Output")
-        out_label.setObjectName("FieldLabel")
-        row2.addWidget(out_label)
-        row2.addWidget(self.output_tokens, 1)
-        self.prompt_label = section.add_row("Prompt tokens", row2)
-        self.inference_devices = _spin(
+        section.add_row(
+            "Batch size", field_pair(self.inference_batch, "Precision", self.inference_precision)
+        )
+        self.prompt_tokens = spin_box(0, 10_000_000, 512, "Prompt (input) tokens per request")
+        self.output_tokens = spin_box(1, 10_000_000, 256, "Generated tokens per request")
+        self.prompt_label = section.add_row(
+            "Prompt tokens", field_pair(self.prompt_tokens, "Output", self.output_tokens)
+        )
+        self.inference_devices = spin_box(
             1, MAX_DEVICES, 1, "Devices serving one copy of the model (tensor parallel)"
         )
         section.add_row("Serving devices", self.inference_devices)
@@ -455,13 +365,3 @@ class InputsPanel(QScrollArea):
             combo.setCurrentIndex(index if index >= 0 else 0)
         data = combo.currentData()
         return "" if data is None else str(data)
-
-
-def select_data(combo: QComboBox, value: object) -> bool:
-    """Select the item whose data equals ``value`` without signals; False if absent."""
-    index = combo.findData(value)
-    if index < 0:
-        return False
-    with QSignalBlocker(combo):
-        combo.setCurrentIndex(index)
-    return True

@@ -11,15 +11,13 @@ from __future__ import annotations
 
 import html
 import math
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
-from PySide6.QtCore import QObject, QSignalBlocker, Qt, Signal
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QScrollArea, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
 
 from desktopapp.model import units
 from desktopapp.model.catalog import (
@@ -49,11 +47,18 @@ from desktopapp.model.training import (
     training_sweep_devices,
     training_sweep_utilization,
 )
-from desktopapp.ui.common.quantity_edit import QuantityEdit, set_invalid
+from desktopapp.ui.common.layouts import scrolling_column, two_panes
+from desktopapp.ui.common.marking import (
+    FieldMarks,
+    blocked,
+    field_of,
+    read_quantity,
+    select_data,
+)
+from desktopapp.ui.common.recompute import RecomputingTab
 from desktopapp.ui.common.result_card import formula_tooltip
-from desktopapp.ui.common.theme import COLORS, SPACING
-from desktopapp.ui.common.timers import debounce_timer
-from desktopapp.ui.estimate.inputs import METHOD_6ND, METHOD_FORWARD, InputsPanel, select_data
+from desktopapp.ui.common.theme import COLORS
+from desktopapp.ui.estimate.inputs import METHOD_6ND, METHOD_FORWARD, InputsPanel
 from desktopapp.ui.estimate.results import (
     AssumptionsPanel,
     InferencePanel,
@@ -81,22 +86,6 @@ PLANNING_NOTE = (
 )
 
 
-@contextmanager
-def blocked(*objects: QObject) -> Iterator[None]:
-    """Model → widget updates: no widget signals while the values are written."""
-    with ExitStack() as stack:
-        for obj in objects:
-            stack.enter_context(QSignalBlocker(obj))
-        yield
-
-
-def field_of(exc: ValueError) -> str:
-    """The field a model ``ValueError("field: …")`` names, or ``""``."""
-    first = str(exc).splitlines()[0] if str(exc) else ""
-    name, sep, _rest = first.partition(": ")
-    return name.strip() if sep and " " not in name.strip() else ""
-
-
 @dataclass
 class _Outcome:
     """What one recompute produced (kept for tests and the state)."""
@@ -107,14 +96,11 @@ class _Outcome:
     errors: dict[str, str] | None = None
 
 
-class EstimateTab(QWidget):
+class EstimateTab(RecomputingTab):
     """The Workload estimation tab (see the module docstring)."""
 
-    ready = Signal()
-    recomputed = Signal()
-
     def __init__(self, state: AppState, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(parent, timer_name="estimate-recompute")
         self.state = state
         self._catalog = accelerator_catalog()
         self._presets: tuple[Preset, ...] = load_presets()
@@ -129,9 +115,7 @@ class EstimateTab(QWidget):
         self._kept_price: tuple[float, str] | None = None
         self._utilization_user_set = False
         self._writing_state = False
-        self._ready = False
-        self._marked: dict[QWidget, str] = {}
-        self._last_status = ""
+        self._marks = FieldMarks(state, "Cannot compute: ")
         self.outcome = _Outcome()
 
         self.inputs = InputsPanel()
@@ -155,8 +139,6 @@ class EstimateTab(QWidget):
                 Qt.ItemDataRole.ToolTipRole,
             )
 
-        self._timer = debounce_timer(self, self.recompute)
-        self._timer.setObjectName("estimate-recompute")
         self._connect()
         start = DEFAULT_PRESET if any(p.id == DEFAULT_PRESET for p in self._presets) else None
         if start is None and self._presets:
@@ -172,36 +154,17 @@ class EstimateTab(QWidget):
 
     # --- layout ------------------------------------------------------------------------------
     def _build_layout(self) -> None:
-        results = QWidget()
-        column = QVBoxLayout(results)
-        column.setContentsMargins(0, 0, 8, 0)
-        column.setSpacing(SPACING)
-        column.addWidget(self.training_results)
-        column.addWidget(self.plots, 1)
-        column.addWidget(self.memory_panel)
-        column.addWidget(self.inference_panel)
-        column.addWidget(self.assumptions)
-        column.addStretch(0)
-        results_scroll = QScrollArea()
-        results_scroll.setWidgetResizable(True)
-        results_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        results_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        results_scroll.setWidget(results)
-        self.results_scroll = results_scroll
-
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.setChildrenCollapsible(False)
-        splitter.setHandleWidth(SPACING)
-        splitter.addWidget(self.inputs)
-        splitter.addWidget(results_scroll)
-        splitter.setStretchFactor(0, 0)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([470, 930])
-        self.splitter = splitter
-
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(SPACING + 4, SPACING, SPACING, 4)
-        layout.addWidget(splitter)
+        self.results_scroll = scrolling_column(
+            (
+                self.training_results,
+                (self.plots, 1),
+                self.memory_panel,
+                self.inference_panel,
+                self.assumptions,
+            ),
+            end_stretch=0,
+        )
+        self.splitter = two_panes(self, self.inputs, self.results_scroll, (470, 930))
 
     def _connect(self) -> None:
         inp = self.inputs
@@ -215,28 +178,6 @@ class EstimateTab(QWidget):
         inp.price_reset.connect(self._on_price_reset)
         self.state.workload_changed.connect(self._on_state_workload_changed)
         self.state.custom_accelerator_changed.connect(self._on_custom_accelerator)
-
-    # --- tab contract --------------------------------------------------------------------------
-    def is_ready(self) -> bool:
-        return self._ready
-
-    def shutdown(self) -> None:
-        self._timer.stop()
-
-    def closeEvent(self, event: QCloseEvent) -> None:  # a tab shown on its own (tests)
-        self.shutdown()
-        super().closeEvent(event)
-
-    # --- scheduling ----------------------------------------------------------------------------
-    def schedule(self) -> None:
-        """Recompute shortly after the last edit (coalesces fast typing)."""
-        self._timer.start()
-
-    def flush(self) -> None:
-        """Run a pending recompute now (tests, screenshots)."""
-        if self._timer.isActive():
-            self._timer.stop()
-            self.recompute()
 
     # --- accelerator, precision, utilization, price --------------------------------------------
     def _current_accelerator(self) -> Accelerator | None:
@@ -487,7 +428,10 @@ class EstimateTab(QWidget):
         return self._preset_id
 
     def _show_preset_notes(self, preset: Preset | None) -> None:
+        """A preset's description, hardware and memory advice (hidden for custom inputs)."""
         inp = self.inputs
+        for label in (inp.preset_hardware, inp.preset_memory):
+            label.setVisible(preset is not None)
         if preset is None:
             for label in (inp.preset_description, inp.preset_hardware, inp.preset_memory):
                 label.setText("")
@@ -675,12 +619,6 @@ class EstimateTab(QWidget):
             "price": inp.price,
         }
 
-    def _quantity(self, edit: QuantityEdit, errors: dict[QWidget, str]) -> float | None:
-        value = edit.value()
-        if value is None and edit.error() is not None and not edit.is_pristine_empty():
-            errors[edit] = edit.error() or ""
-        return value
-
     def _shape(self) -> dict[str, int | None]:
         inp = self.inputs
 
@@ -697,21 +635,21 @@ class EstimateTab(QWidget):
     def _build_training(self, errors: dict[QWidget, str]) -> TrainingInputs | None:
         inp = self.inputs
         method = inp.method()
-        params = self._quantity(inp.params, errors)
-        epochs = self._quantity(inp.epochs, errors)
+        params = read_quantity(inp.params, errors)
+        epochs = read_quantity(inp.epochs, errors)
         fields: dict[str, object] = {"method": method}
         if method == METHOD_6ND:
-            tokens = self._quantity(inp.tokens, errors)
+            tokens = read_quantity(inp.tokens, errors)
             if params is None or tokens is None or epochs is None:
                 return None
             fields.update(params=params, tokens=tokens)
         else:
-            forward = self._quantity(inp.forward_flops, errors)
-            samples = self._quantity(inp.samples, errors)
+            forward = read_quantity(inp.forward_flops, errors)
+            samples = read_quantity(inp.samples, errors)
             if forward is None or samples is None or epochs is None:
                 return None
             fields.update(forward_flops=forward, samples=samples)
-        price = self._quantity(inp.price, errors)
+        price = read_quantity(inp.price, errors)
         if inp.price.error() is not None and not inp.price.is_empty():
             return None
         custom = self._custom_selected()
@@ -839,7 +777,7 @@ class EstimateTab(QWidget):
         self._show_memory(m_est)
         self._show_inference(i_est, inference)
         self._show_assumptions(t_est, m_est, i_est)
-        self._show_errors(errors)
+        self._marks.show(errors)
 
         self.outcome = _Outcome(
             t_est,
@@ -848,10 +786,7 @@ class EstimateTab(QWidget):
             {w.objectName() or type(w).__name__: m for w, m in errors.items()},
         )
         self._publish(training, memory, inference, t_est, m_est, i_est, bool(errors))
-        if not self._ready:
-            self._ready = True
-            self.ready.emit()
-        self.recomputed.emit()
+        self.recomputed_once()
 
     def _run(
         self,
@@ -1158,61 +1093,14 @@ class EstimateTab(QWidget):
             groups.append(("Inference", i_est.assumptions))
         self.assumptions.set_groups(groups)
 
-    def _show_errors(self, errors: dict[QWidget, str]) -> None:
-        for widget in list(self._marked):
-            if widget not in errors:
-                self._unmark(widget)
-        for widget, message in errors.items():
-            self._mark(widget, message)
-        status = ""
-        if errors:
-            first = next(iter(errors.values()))
-            more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
-            status = f"Cannot compute: {first}{more}"
-        if status != self._last_status:
-            self._last_status = status
-            self.state.show_status(status, 0)
-
-    def _mark(self, widget: QWidget, message: str) -> None:
-        if isinstance(widget, QuantityEdit):
-            if widget.error() != message:
-                widget.set_error(message)
-            self._marked[widget] = message
-            return
-        if widget not in self._marked and widget.property("baseToolTip") is None:
-            widget.setProperty("baseToolTip", widget.toolTip())
-        base_tip = str(widget.property("baseToolTip") or "")
-        for target in _mark_targets(widget):
-            set_invalid(target, message, base_tip)
-        self._marked[widget] = message
-
-    def _unmark(self, widget: QWidget) -> None:
-        self._marked.pop(widget, None)
-        if isinstance(widget, QuantityEdit):
-            widget.set_error(None)
-            return
-        base_tip = str(widget.property("baseToolTip") or "")
-        for target in _mark_targets(widget):
-            set_invalid(target, None, base_tip)
-
     def marked_fields(self) -> dict[QWidget, str]:
         """Widgets currently marked invalid by the model, with the reason."""
-        return dict(self._marked)
+        return self._marks.marked()
 
 
 def _keep_if(invalid: bool, value: T | None) -> T | Keep | None:
     """``KEEP`` (leave the state's last valid value) for a part missing because of an error."""
     return KEEP if value is None and invalid else value
-
-
-def _mark_targets(widget: QWidget) -> list[QWidget]:
-    """The widget and, for an editable combo, its line edit (which draws the frame)."""
-    targets = [widget]
-    if isinstance(widget, QComboBox) and widget.isEditable():
-        line = widget.lineEdit()
-        if line is not None:
-            targets.append(line)
-    return targets
 
 
 def _preferred(supported: tuple[str, ...], current: str) -> str:

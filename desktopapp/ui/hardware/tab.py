@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QScrollArea,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -36,6 +35,7 @@ from desktopapp.devices.bench.core import BenchResult, ProgressEvent
 from desktopapp.devices.cpu import CpuInfo, MemoryInfo
 from desktopapp.devices.detect import SystemReport, machine_fingerprint
 from desktopapp.devices.gpu import CatalogMatch, match_catalog
+from desktopapp.ui.common.layouts import scroll_area, scrolling_column, two_panes
 from desktopapp.ui.common.result_card import formula_tooltip
 from desktopapp.ui.common.theme import SPACING
 from desktopapp.ui.common.timers import register_timer
@@ -175,20 +175,9 @@ class HardwareTab(QWidget):
         self.no_gpu_card: DeviceCard | None = None
         self.torch_card: DeviceCard | None = None
 
-        left = QWidget()
-        left_layout = QVBoxLayout(left)
-        left_layout.setContentsMargins(0, 0, 8, 0)
-        left_layout.setSpacing(SPACING - 4)
-        left_layout.addLayout(heading)
-        left_layout.addWidget(self.machine_label)
-        left_layout.addWidget(self.problems)
-        left_layout.addLayout(self.cards_box)
-        left_layout.addStretch(1)
-        left_scroll = QScrollArea()
-        left_scroll.setWidgetResizable(True)
-        left_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        left_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        left_scroll.setWidget(left)
+        left_scroll = scrolling_column(
+            (heading, self.machine_label, self.problems, self.cards_box), spacing=SPACING - 4
+        )
         left_scroll.setMinimumWidth(380)
 
         # Right: what it delivers.
@@ -198,11 +187,7 @@ class HardwareTab(QWidget):
         self.plot = ThroughputPlot()
         self.findings = Notice("Findings", tone="info")
         self.findings.setVisible(False)
-        findings_scroll = QScrollArea()
-        findings_scroll.setWidgetResizable(True)
-        findings_scroll.setFrameShape(QFrame.Shape.NoFrame)
-        findings_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        findings_scroll.setWidget(self.findings)
+        findings_scroll = scroll_area(content=self.findings)
         findings_scroll.setMinimumWidth(260)
         findings_scroll.setVisible(False)
         self.findings_scroll = findings_scroll
@@ -249,19 +234,7 @@ class HardwareTab(QWidget):
         right_layout.addWidget(self.controls)
         right_layout.addWidget(results_frame, 1)
 
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.setChildrenCollapsible(False)
-        splitter.setHandleWidth(SPACING)
-        splitter.addWidget(left_scroll)
-        splitter.addWidget(right)
-        splitter.setStretchFactor(0, 0)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([450, 950])
-        self.splitter = splitter
-
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(SPACING + 4, SPACING, SPACING, 4)
-        layout.addWidget(splitter)
+        self.splitter = two_panes(self, left_scroll, right, (450, 950))
 
     def _build_use_panel(self) -> QFrame:
         frame = QFrame()

@@ -1,0 +1,174 @@
+"""Building blocks of the tabs' input columns: labels, hints, spin boxes, combos, link buttons
+and the rows they sit in. Widgets only, no formulas.
+
+:class:`InputsColumn` is the scrolling column of :class:`~desktopapp.ui.common.section.Section`
+cards that the Workload and Cost tabs show on the left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QSpinBox,
+    QWidget,
+)
+
+from desktopapp.ui.common.layouts import column_layout, scroll_area
+from desktopapp.ui.common.quantity_edit import QuantityEdit
+
+
+def field_label(text: str) -> QLabel:
+    """A caption inside a row (``Precision`` between two fields)."""
+    label = QLabel(text)
+    label.setObjectName("FieldLabel")
+    return label
+
+
+def hint_label(text: str = "", *, rich: bool = True) -> QLabel:
+    """A small grey note under a field, wrapping (rich text unless ``rich`` is False)."""
+    label = QLabel(text)
+    label.setObjectName("Hint")
+    label.setWordWrap(True)
+    if rich:
+        label.setTextFormat(Qt.TextFormat.RichText)
+    return label
+
+
+def link_button(text: str) -> QPushButton:
+    """A flat button drawn as a link ("Use catalog price")."""
+    button = QPushButton(text)
+    button.setObjectName("LinkButton")
+    button.setCursor(Qt.CursorShape.PointingHandCursor)
+    button.setFlat(True)
+    return button
+
+
+def amount_edit(
+    field: str,
+    placeholder: str,
+    tooltip: str,
+    *,
+    currency: bool = False,
+    allow_empty: bool = False,
+) -> QuantityEdit:
+    """A field for an amount of 0 or more (a price, a power draw); ``currency`` accepts "$"."""
+    return QuantityEdit(
+        field,
+        minimum=0.0,
+        minimum_inclusive=True,
+        currency=currency,
+        allow_empty=allow_empty,
+        placeholder=placeholder,
+        tooltip=tooltip,
+    )
+
+
+def percent_edit(field: str, placeholder: str, tooltip: str) -> QuantityEdit:
+    """A percentage from 0 to 100."""
+    edit = amount_edit(field, placeholder, tooltip)
+    edit.set_extra_check(lambda v: None if v <= 100 else "must be at most 100%")
+    return edit
+
+
+def spin_box(
+    minimum: int,
+    maximum: int,
+    value: int,
+    tooltip: str = "",
+    *,
+    suffix: str = "",
+    special: str = "",
+) -> QSpinBox:
+    """A whole-number field. Arrow keys and the wheel step the value; the arrow buttons are
+    hidden by the style sheet (NoButtons with a styled frame leaves no room for the text in
+    Qt 6), so the text gets a small left margin instead. ``special`` is shown at ``minimum``."""
+    spin = QSpinBox()
+    spin.setRange(minimum, maximum)
+    spin.setValue(value)
+    spin.setSuffix(suffix)
+    spin.setGroupSeparatorShown(True)
+    spin.setAccelerated(True)
+    spin.setKeyboardTracking(True)
+    spin.setToolTip(tooltip)
+    spin.lineEdit().setTextMargins(4, 0, 0, 0)
+    spin.setMinimumWidth(64)  # below the hint for the widest value, so the column can narrow
+    if special:
+        spin.setSpecialValueText(special)
+    return spin
+
+
+def small_combo(combo: QComboBox | None = None, chars: int = 8) -> QComboBox:
+    """A combo whose minimum width does not follow its longest item."""
+    combo = combo or QComboBox()
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(chars)
+    combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+    return combo
+
+
+def choice_combo(
+    items: Iterable[tuple[object, str]], tooltip: str = "", chars: int = 10
+) -> QComboBox:
+    """A narrow combo of ``(value, label)`` items; ``currentData()`` is the value."""
+    combo = small_combo(chars=chars)
+    for value, label in items:
+        combo.addItem(label, value)
+    combo.setToolTip(tooltip)
+    return combo
+
+
+def with_units(field: QWidget, before: str = "", after: str = "") -> QHBoxLayout:
+    """``$ [field] per server``: a field between its unit captions."""
+    row = QHBoxLayout()
+    row.setSpacing(6)
+    if before:
+        row.addWidget(field_label(before))
+    row.addWidget(field, 1)
+    if after:
+        row.addWidget(field_label(after))
+    return row
+
+
+def field_pair(first: QWidget, caption: str, second: QWidget) -> QHBoxLayout:
+    """Two fields sharing a row: ``[first] caption [second]``."""
+    row = QHBoxLayout()
+    row.setSpacing(10)
+    row.addWidget(first, 1)
+    row.addWidget(field_label(caption))
+    row.addWidget(second, 1)
+    return row
+
+
+def source_row(note: QLabel, button: QPushButton) -> QHBoxLayout:
+    """Where a value comes from, with the link button that resets it, on the right."""
+    row = QHBoxLayout()
+    row.setContentsMargins(0, 0, 0, 0)
+    row.addWidget(note, 1)
+    row.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+    return row
+
+
+class InputsColumn(QScrollArea):
+    """A tab's input column: cards added to ``column`` scroll as one; call :meth:`finish`
+    once they are all added."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        scroll_area(self)
+        self.content = QWidget()
+        self.column = column_layout(self.content)
+
+    def finish(self, minimum_width: int) -> None:
+        """Close the column (a stretch under the last card) and set the narrowest width."""
+        self.column.addStretch(1)
+        self.setWidget(self.content)
+        self.content.setMinimumWidth(0)
+        self.setMinimumWidth(minimum_width)
