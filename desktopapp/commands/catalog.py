@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from desktopapp.commands.options import add_command, add_json_option
@@ -116,15 +117,30 @@ ACCELERATOR_HEADERS = (
 
 def run_accelerators(args: argparse.Namespace) -> int:
     rows = select_accelerators(args.vendor)
-    if args.json:
-        print_json([a.to_dict() for a in rows])
-        return 0
-    print_table([accelerator_row(a) for a in rows], ACCELERATOR_HEADERS)
-    print(
-        f"\n{len(rows)} accelerators. Peaks are dense datasheet figures; MFU is the typical "
+    return _list(
+        args,
+        rows,
+        accelerator_row,
+        ACCELERATOR_HEADERS,
+        f"{len(rows)} accelerators. Peaks are dense datasheet figures; MFU is the typical "
         "utilization from published training runs (— where none); BF16/FP16 shows bf16, or "
-        "fp16 where there is no bf16; `--json` shows every field, sources and notes."
+        "fp16 where there is no bf16; `--json` shows every field, sources and notes.",
     )
+
+
+def _list(
+    args: argparse.Namespace,
+    rows: Sequence[Any],
+    to_row: Callable[[Any], list[str]],
+    headers: Sequence[str],
+    footer: str,
+) -> int:
+    """A catalog listing: every field as JSON with --json, else a table and a footer."""
+    if args.json:
+        print_json([r.to_dict() for r in rows])
+        return 0
+    print_table([to_row(r) for r in rows], headers)
+    print(f"\n{footer}")
     return 0
 
 
@@ -173,13 +189,12 @@ OFFER_HEADERS = (
 
 def run_cloud(args: argparse.Namespace) -> int:
     offers = select_offers(args.accelerator)
-    if args.json:
-        print_json([o.to_dict() for o in offers])
-        return 0
-    print_table([offer_row(o) for o in offers], OFFER_HEADERS)
-    print(
-        f"\n{len(offers)} offers. Prices in USD per GPU-hour; * = not rentable as listed "
+    return _list(
+        args,
+        offers,
+        offer_row,
+        OFFER_HEADERS,
+        f"{len(offers)} offers. Prices in USD per GPU-hour; * = not rentable as listed "
         "(market index, assumed rate or expired block price). `--json` shows notes with "
-        "historical prices."
+        "historical prices.",
     )
-    return 0

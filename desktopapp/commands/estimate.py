@@ -424,22 +424,21 @@ def inference_inputs_from_args(args: argparse.Namespace) -> InferenceInputs:
 # --- handlers --------------------------------------------------------------------------------
 
 
-def run_train(args: argparse.Namespace) -> int:
-    est = estimate_training(training_inputs_from_args(args))
+def _emit(args: argparse.Namespace, est: Any, print_text: Callable[[Any], None]) -> int:
+    """The estimate as JSON with --json, else as the readable text."""
     if args.json:
         print_json(est.to_dict())
     else:
-        print_training(est)
+        print_text(est)
     return EXIT_OK
+
+
+def run_train(args: argparse.Namespace) -> int:
+    return _emit(args, estimate_training(training_inputs_from_args(args)), print_training)
 
 
 def run_memory(args: argparse.Namespace) -> int:
-    est = estimate_memory(memory_inputs_from_args(args))
-    if args.json:
-        print_json(est.to_dict())
-    else:
-        print_memory(est)
-    return EXIT_OK
+    return _emit(args, estimate_memory(memory_inputs_from_args(args)), print_memory)
 
 
 def run_inference(args: argparse.Namespace) -> int:

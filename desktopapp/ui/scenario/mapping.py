@@ -23,6 +23,9 @@ estimates are recomputed from the inputs).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from desktopapp.model.catalog import accelerator_catalog
 from desktopapp.model.scenario import DEMAND_AUTO, CostPlan, Scenario
 from desktopapp.model.tco import OnPremInputs
@@ -84,30 +87,31 @@ def refresh_estimates(state: AppState) -> None:
     from desktopapp.model.memory import estimate_memory
     from desktopapp.model.training import estimate_training
 
-    training = state.training
-    if training is None:
-        state.set_estimate(None)
-    elif state.estimate is None or state.estimate.inputs != training:
+    _refresh(state.training, state.estimate, estimate_training, state.set_estimate)
+    _refresh(state.memory, state.memory_estimate, estimate_memory, state.set_memory_estimate)
+    _refresh(
+        state.inference,
+        state.inference_estimate,
+        estimate_inference,
+        state.set_inference_estimate,
+    )
+
+
+def _refresh(
+    inputs: Any,
+    current: Any,
+    estimate: Callable[[Any], Any],
+    publish: Callable[[Any], None],
+) -> None:
+    """Publish ``estimate(inputs)`` unless ``current`` already is for these inputs; None when
+    there are no inputs or they cannot be estimated."""
+    if inputs is None:
+        publish(None)
+    elif current is None or current.inputs != inputs:
         try:
-            state.set_estimate(estimate_training(training))
+            publish(estimate(inputs))
         except ValueError:
-            state.set_estimate(None)
-    memory = state.memory
-    if memory is None:
-        state.set_memory_estimate(None)
-    elif state.memory_estimate is None or state.memory_estimate.inputs != memory:
-        try:
-            state.set_memory_estimate(estimate_memory(memory))
-        except ValueError:
-            state.set_memory_estimate(None)
-    inference = state.inference
-    if inference is None:
-        state.set_inference_estimate(None)
-    elif state.inference_estimate is None or state.inference_estimate.inputs != inference:
-        try:
-            state.set_inference_estimate(estimate_inference(inference))
-        except ValueError:
-            state.set_inference_estimate(None)
+            publish(None)
 
 
 def cost_plan_of(state: AppState) -> CostPlan | None:
