@@ -89,10 +89,79 @@ def _usage_error(message: str) -> int:
     return EXIT_USAGE
 
 
+# The X11 libraries Qt's xcb platform plugin loads (Debian/Ubuntu package → shared library).
+X11_PACKAGES: dict[str, str] = {
+    "libxcb-cursor0": "xcb-cursor",
+    "libxcb-icccm4": "xcb-icccm",
+    "libxcb-keysyms1": "xcb-keysyms",
+    "libxkbcommon-x11-0": "xkbcommon-x11",
+    "libegl1": "EGL",
+    "libgl1": "GL",
+    "libfontconfig1": "fontconfig",
+    "libdbus-1-3": "dbus-1",
+}
+
+
+def display_problem(environ: dict[str, str] | None = None) -> str | None:
+    """Why a window cannot open here, in one line, or None when it probably can.
+
+    Qt itself aborts (exit 134) with a hint that names one library even when the real problem
+    is that there is no screen at all; this check runs before Qt and says what to do instead.
+    """
+    env = os.environ if environ is None else environ
+    if not sys.platform.startswith("linux"):
+        return None
+    platform = env.get("QT_QPA_PLATFORM", "")
+    if platform and not platform.startswith("xcb"):
+        return None  # offscreen, wayland, vnc …: Qt's own choice, nothing to check here
+    if not platform and env.get("WAYLAND_DISPLAY"):
+        return None
+    if not env.get("DISPLAY"):
+        return (
+            "no display found (DISPLAY is not set). To render without a screen use "
+            "--screenshot FILE.png or set QT_QPA_PLATFORM=offscreen; for a window, run it on a "
+            "desktop or under Xvfb"
+        )
+    import ctypes.util
+
+    missing = [pkg for pkg, lib in X11_PACKAGES.items() if ctypes.util.find_library(lib) is None]
+    if missing:
+        return (
+            f"the window needs X11 libraries that are missing: {' '.join(missing)} "
+            f"(Debian/Ubuntu: sudo apt-get install {' '.join(missing)}); "
+            "or render without a screen with --screenshot FILE.png"
+        )
+    return None
+
+
+# Qt messages that say nothing to the user (offscreen plugin limits, font-database chatter).
+QUIET_QT_MESSAGES: tuple[str, ...] = (
+    "This plugin does not support",
+    "propagateSizeHints",
+    "QFont::setPointSizeF",
+    "Populating font family aliases",
+)
+
+
+def quiet_qt_messages() -> None:
+    """Keep stderr for the user's errors: drop Qt's harmless platform chatter, pass the rest."""
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+
+    def handler(kind: QtMsgType, _context: object, message: str) -> None:
+        if kind in (QtMsgType.QtDebugMsg, QtMsgType.QtInfoMsg):
+            return
+        if any(text in message for text in QUIET_QT_MESSAGES):
+            return
+        sys.stderr.write(f"Qt: {message}\n")
+
+    qInstallMessageHandler(handler)
+
+
 def _ensure_application() -> QApplication:
     from desktopapp.ui.common.qt_compat import guard_singleton_refcounts
 
     guard_singleton_refcounts()  # PySide6 6.12 on Python < 3.12 leaks references to None
+    quiet_qt_messages()
 
     from PySide6.QtWidgets import QApplication
 
@@ -183,6 +252,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _usage_error(f"--screenshot: folder does not exist: {screenshot.parent}")
         if not os.environ.get("QT_QPA_PLATFORM"):
             os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    else:
+        problem = display_problem()
+        if problem is not None:
+            sys.stderr.write(f"desktopapp: error: {problem}\n")
+            return EXIT_FAILURE
 
     app = _ensure_application()
     from desktopapp.ui.main_window import DEFAULT_SIZE, MainWindow

@@ -8,9 +8,10 @@ on stderr naming the option, with exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from desktopapp import APP_NAME, __version__
 
@@ -24,11 +25,37 @@ COMMAND_MODULES: tuple[str, ...] = ("estimate", "catalog", "devices", "monitor")
 SUBCOMMANDS: tuple[str, ...] = ("estimate", "catalog", "detect", "bench", "monitor")
 
 
+# A value such as "-7B" or "-1.5e9" is a (bad) quantity for the option before it, not an option:
+# argparse's own rule only knows plain negative numbers and would say "expected one argument".
+NEGATIVE_QUANTITY = re.compile(r"^-(\d[\d.,_]*|\.\d+)([eE][-+]?\d+)?\s*[kKmMbBgGtTpP]?$")
+
+
 class OneLineErrorParser(argparse.ArgumentParser):
     """argparse prints usage plus the error; we print only one line naming the problem."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = NEGATIVE_QUANTITY
+
     def error(self, message: str) -> NoReturn:
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+GUI_HELP = """\
+desktop app (no COMMAND):
+  desktopapp [SCENARIO.json] [options]   open the window (desktopapp-gui does the same
+                                         without a terminal window on Windows)
+  --scenario FILE          open a scenario file
+  --tab NAME               tab to show first: estimate, cost, hardware, monitor
+  --compare FILE           pin a scenario in the Compare dialog (repeat for more, at most 3)
+  --theme MODE             system, light or dark for this run (default: the remembered one)
+  --presentation           start in presentation mode (F11 toggles, Esc leaves)
+  --screenshot FILE.png    render the window into a PNG without a screen and exit
+  --size WxH               window size, e.g. 1400x900 (default 1400x900 for screenshots)
+
+Every COMMAND takes --json for machine-readable output; `desktopapp COMMAND --help` lists
+its options with their defaults.
+"""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -36,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="desktopapp",
         description=f"{APP_NAME}: compute, cost and memory planning for ML work. "
         "Run with no arguments to open the desktop app.",
+        epilog=GUI_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"desktopapp {__version__}")
     subparsers = parser.add_subparsers(

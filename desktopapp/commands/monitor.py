@@ -62,7 +62,11 @@ def register(subparsers: Any) -> None:
         help=f"seconds between samples ({MIN_INTERVAL_S:g} to {MAX_INTERVAL_S:g}; default 1)",
     )
     p.add_argument(
-        "--duration", type=float, default=None, metavar="SECONDS", help="stop after this long"
+        "--duration",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="stop after this long (default: run until Ctrl-C)",
     )
     p.add_argument("--csv", type=Path, default=None, metavar="FILE", help="write samples to CSV")
     p.add_argument("--quiet", action="store_true", help="no line per sample")

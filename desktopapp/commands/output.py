@@ -5,7 +5,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
+import shutil
 import sys
+import textwrap
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
@@ -33,22 +36,69 @@ def print_json(payload: Any, stream: TextIO | None = None) -> None:
     out.write("\n")
 
 
+def output_width(stream: TextIO | None = None) -> int | None:
+    """Columns to fit: ``COLUMNS`` when set, else the terminal's width when writing to one;
+    None (no limit) for a pipe or file, so scripts get whole values."""
+    env = os.environ.get("COLUMNS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    out = stream or sys.stdout
+    try:
+        if out.isatty():
+            return shutil.get_terminal_size((100, 24)).columns
+    except (AttributeError, ValueError, OSError):
+        pass
+    return None
+
+
+MIN_COLUMN = 6  # a squeezed column keeps at least this many characters ("ab…" is useless)
+GAP = 2
+
+
+def fit_widths(widths: Sequence[int], limit: int | None) -> list[int]:
+    """Shrink the widest columns, one character at a time, until the row fits ``limit``."""
+    fitted = list(widths)
+    if limit is None:
+        return fitted
+    while sum(fitted) + GAP * (len(fitted) - 1) > limit:
+        widest = max(range(len(fitted)), key=lambda i: fitted[i])
+        if fitted[widest] <= MIN_COLUMN:
+            break  # cannot fit without making columns unreadable: let the terminal wrap
+        fitted[widest] -= 1
+    return fitted
+
+
+def print_paragraph(text: str, stream: TextIO | None = None) -> None:
+    """Prose wrapped to the terminal (whole lines for a pipe or file)."""
+    out = stream or sys.stdout
+    width = output_width(out)
+    out.write((textwrap.fill(text, width) if width else text) + "\n")
+
+
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)].rstrip() + "…"
+
+
 def print_table(
     rows: Iterable[Sequence[Any]],
     headers: Sequence[str] | None = None,
     stream: TextIO | None = None,
 ) -> None:
-    """Left-aligned text columns; numbers should already be formatted with units."""
+    """Left-aligned text columns fitted to the terminal (long cells end in "…"); numbers
+    should already be formatted with units."""
     out = stream or sys.stdout
     body = [[str(c) for c in row] for row in rows]
     table = ([list(headers)] if headers else []) + body
     if not table:
         return
-    widths = [max(len(r[i]) for r in table if i < len(r)) for i in range(max(map(len, table)))]
+    natural = [max(len(r[i]) for r in table if i < len(r)) for i in range(max(map(len, table)))]
+    widths = fit_widths(natural, output_width(out))
+    sep = " " * GAP
     for n, row in enumerate(table):
-        out.write("  ".join(c.ljust(widths[i]) for i, c in enumerate(row)).rstrip() + "\n")
+        cells = [_cut(c, widths[i]).ljust(widths[i]) for i, c in enumerate(row)]
+        out.write(sep.join(cells).rstrip() + "\n")
         if headers and n == 0:
-            out.write("  ".join("-" * w for w in widths) + "\n")
+            out.write(sep.join("-" * w for w in widths) + "\n")
 
 
 def print_key_values(pairs: Iterable[tuple[str, str]], stream: TextIO | None = None) -> None:

@@ -523,10 +523,17 @@ def _with_formula(e: InferenceEstimate) -> InferenceEstimate:
             f"decode step FLOPs = 2 × N × B = 2 × {units.format_count(inp.params)} × "
             f"{inp.batch_size} = {e.flops_per_step:.4g}"
         )
-        lines.append(
-            f"bytes read per step = weights {units.format_bytes(e.weights_bytes)} + KV cache "
-            f"at mean context = {units.format_bytes(e.bytes_per_step)}"
-        )
+        if e.kv_cache_bytes_per_token > 0:
+            kv = units.format_bytes(max(e.bytes_per_step - e.weights_bytes, 0.0))
+            lines.append(
+                f"bytes read per step = weights {units.format_bytes(e.weights_bytes)} + KV cache "
+                f"at mean context {kv} = {units.format_bytes(e.bytes_per_step)}"
+            )
+        else:
+            lines.append(
+                f"bytes read per step = weights {units.format_bytes(e.bytes_per_step)} (KV cache "
+                "not counted: give layers, hidden size and heads)"
+            )
     else:
         lines.append(
             f"step FLOPs = forward × B = {units.format_flops(inp.forward_flops)} × "

@@ -150,6 +150,24 @@ def format_percent(fraction: float | None, digits: int = 1) -> str:
     return f"{fraction * 100:.{digits}f}%"
 
 
+def format_number(value: float | None, digits: int = 3) -> str:
+    """A plain number people read without exponents: ``58,960``, ``921``, ``4.85``, ``0.0123``.
+
+    At least ``digits`` significant digits, thousands grouped, never scientific notation in the
+    range a planner meets (below 1e-4 or at 1e15 and above it falls back to SI prefixes).
+    """
+    if not _finite(value):
+        return DASH
+    assert value is not None
+    magnitude = abs(value)
+    if magnitude >= 1e15 or (0 < magnitude < 1e-4):
+        return format_si(value, "", digits)
+    if magnitude >= 10 ** (digits - 1) or magnitude == 0:
+        return f"{value:,.0f}"
+    decimals = digits - 1 - math.floor(math.log10(magnitude))
+    return f"{value:,.{decimals}f}"
+
+
 def format_count(value: float | None, digits: int = 3) -> str:
     """A plain count with SI prefix and no unit: ``7e9`` → ``"7.00 G"``; params read as ``7B``."""
     return format_si(value, "", digits)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -158,11 +157,8 @@ def test_known_boost_prefers_longest_model_number() -> None:
     assert find_known_boost("Intel(R) Xeon(R) Processor") is None
 
 
-def test_this_machine_is_fast_and_sane() -> None:
-    start = time.perf_counter()
+def test_this_machine_is_sane() -> None:
     cpu = detect_cpu()
-    elapsed = time.perf_counter() - start
-    assert elapsed < 0.2
     assert cpu.threads >= 1 and cpu.cores >= 1 and cpu.model
     if cpu.peak is not None:
         assert cpu.peak.gflops > 0

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import json
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -63,10 +62,8 @@ def torch_with(devices: list[TorchDevice]) -> TorchInfo:
     )
 
 
-def test_without_nvml_detection_is_clean_and_fast(no_nvml: None) -> None:
-    start = time.perf_counter()
+def test_without_nvml_detection_is_clean(no_nvml: None) -> None:
     report = detect_system(include_torch=False)
-    assert time.perf_counter() - start < 0.5
     assert report.gpus == ()
     assert report.torch is None
     assert any(

@@ -174,21 +174,6 @@ def test_real_sampler_without_priming_has_nan_rates_first():
     assert not any("two readings" in p for p in second.problems)
 
 
-def test_real_sample_is_cheap():
-    sampler = RealSampler(include_processes=True)
-    try:
-        sampler.sample()
-        start = time.perf_counter()
-        for _ in range(50):
-            sampler.sample()
-        per_sample = (time.perf_counter() - start) / 50
-    finally:
-        sampler.close()
-    # ≈0.3 ms here; a generous bound so a busy CI machine does not flake, yet a per-sample
-    # process scan or a blocking call would exceed it.
-    assert per_sample < 0.025
-
-
 def test_closed_real_sampler_answers_without_reading():
     sampler = RealSampler(include_gpus=False)
     sampler.close()

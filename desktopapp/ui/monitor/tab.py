@@ -104,7 +104,8 @@ DETAIL_REFRESH_S = 2.0  # diagnosis, idle cost and session totals (they move slo
 TABLE_REFRESH_S = 2.0  # process and cost tables (the sampler refreshes processes every 2 s)
 WARM_UP_SAMPLES = 10  # taken WARM_UP_INTERVAL_S apart when the tab opens, to fill the plots
 WARM_UP_INTERVAL_S = 0.2
-READY_SAMPLES = 8
+# "ready" (plots filled) only once the warm-up burst is over and the interval has taken over.
+READY_SAMPLES = WARM_UP_SAMPLES
 DEFAULT_PRICE_USD = IdleCostConfig().price_per_gpu_hour
 IGNORED_PROBLEMS = ("rates need two readings",)
 
@@ -702,7 +703,7 @@ class MonitorTab(QWidget):
             self._last_table = now
             self._show_tables(update)
         self._update_status()
-        if not self._ready and self.samples >= READY_SAMPLES:
+        if not self._ready and self.samples >= READY_SAMPLES and not self.controller.in_burst():
             self._ready = True
             self.ready.emit()
 
@@ -755,7 +756,11 @@ class MonitorTab(QWidget):
         totals = session_totals(
             session.stats.summary(), session.duration_s, session.samples_taken, gpus
         )
-        panel.show_totals(totals, self.controller.interval_s)
+        panel.show_totals(
+            totals,
+            self.controller.interval_s,
+            warm_up=(self.controller.burst_delivered, WARM_UP_INTERVAL_S),
+        )
 
     def _on_alert_dismissed(self) -> None:
         self._alert_dismissed = True
