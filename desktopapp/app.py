@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktopapp import APP_NAME, __version__
-from desktopapp.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, OneLineErrorParser
+from desktopapp.cli_base import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, OneLineErrorParser
 from desktopapp.ui import TAB_NAMES
 
 if TYPE_CHECKING:
@@ -109,6 +109,9 @@ def display_problem(environ: dict[str, str] | None = None) -> str | None:
     is that there is no screen at all; this check runs before Qt and says what to do instead.
     """
     env = os.environ if environ is None else environ
+    unknown = unknown_qt_platform(env)
+    if unknown is not None:
+        return unknown
     if not sys.platform.startswith("linux"):
         return None
     platform = env.get("QT_QPA_PLATFORM", "")
@@ -132,6 +135,33 @@ def display_problem(environ: dict[str, str] | None = None) -> str | None:
             "or render without a screen with --screenshot FILE.png"
         )
     return None
+
+
+def unknown_qt_platform(environ: dict[str, str] | os._Environ[str]) -> str | None:
+    """One line when ``QT_QPA_PLATFORM`` names a platform plugin this Qt does not have (Qt
+    itself would abort with SIGABRT); None when it is fine or cannot be checked."""
+    wanted = environ.get("QT_QPA_PLATFORM", "").split(";")[0].split(":")[0].strip()
+    if not wanted:
+        return None
+    import importlib.util
+
+    spec = importlib.util.find_spec("PySide6")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(next(iter(spec.submodule_search_locations))) / "Qt" / "plugins" / "platforms"
+    if not folder.is_dir():
+        return None
+    available = sorted(
+        name.split(".")[0].removeprefix("lib").removeprefix("q")
+        for name in os.listdir(folder)
+        if name.split(".")[0].removeprefix("lib").startswith("q")
+    )
+    if not available or wanted in available:
+        return None
+    return (
+        f"QT_QPA_PLATFORM={wanted[:40]!r} is not a Qt platform this install has "
+        f"(available: {', '.join(available)})"
+    )
 
 
 # Qt messages that say nothing to the user (offscreen plugin limits, font-database chatter).
@@ -252,6 +282,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _usage_error(f"--screenshot: folder does not exist: {screenshot.parent}")
         if not os.environ.get("QT_QPA_PLATFORM"):
             os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        unknown = unknown_qt_platform(os.environ)
+        if unknown is not None:
+            sys.stderr.write(f"desktopapp: error: {unknown}\n")
+            return EXIT_FAILURE
     else:
         problem = display_problem()
         if problem is not None:
@@ -272,6 +306,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif screenshot is not None:
         window.resize(DEFAULT_SIZE)
     window.show()
+    unsaved = storage_problem()
+    if unsaved is not None:  # a working app that says what it cannot save
+        import html
+
+        window.show_banner(html.escape(unsaved), "warn")
+        sys.stderr.write(f"desktopapp: warning: {unsaved}\n")
     if screenshot is None:
         window.offer_recovery()  # a banner; a file that fails to open below replaces it
     if scenario is not None:
@@ -282,9 +322,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             window.showNormal()
             window.resize(*size)
     dialog = None
+    compare_problems: list[str] = []
     if compared:
         dialog = window.show_compare()
-        dialog.add_files(compared)
+        if screenshot is not None:  # screenshot mode never blocks: no message box
+            dialog.show_error = lambda _title, _message: None
+        compare_problems = dialog.add_files(compared)
         if size is not None:
             dialog.resize(*size)
 
@@ -304,7 +347,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         window.close()
         return EXIT_FAILURE
     window.close()
+    if compare_problems:
+        problems = "; ".join(line for p in compare_problems for line in p.splitlines())
+        sys.stderr.write(f"desktopapp: error: --compare: {problems[:500]}\n")
+        return EXIT_USAGE
     return EXIT_OK
+
+
+def storage_problem() -> str | None:
+    """One line when settings, autosaves or results cannot be saved (the data folder is a file,
+    read-only, …), else None."""
+    from desktopapp import paths
+
+    for folder in (paths.data_dir(), paths.config_dir()):
+        problem = paths.folder_problem(folder)
+        if problem is not None:
+            return (
+                f"Nothing can be saved: {problem}. Settings, autosaves and benchmark results "
+                "will not be kept this session; set DESKTOPAPP_HOME to a writable folder"
+            )
+    return None
 
 
 if __name__ == "__main__":

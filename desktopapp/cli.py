@@ -8,37 +8,30 @@ on stderr naming the option, with exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
-import re
+import contextlib
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
 
 from desktopapp import APP_NAME, __version__
-
-EXIT_OK = 0
-EXIT_FAILURE = 1
-EXIT_USAGE = 2
+from desktopapp.cli_base import (  # noqa: F401  (re-exported: tests and app use them)
+    EXIT_FAILURE,
+    EXIT_OK,
+    EXIT_USAGE,
+    NEGATIVE_QUANTITY,
+    OneLineErrorParser,
+)
 
 # Modules under desktopapp.commands that add subcommands, imported on demand so that
 # `desktopapp --version` and the GUI start stay fast.
-COMMAND_MODULES: tuple[str, ...] = ("estimate", "catalog", "devices", "monitor")
-SUBCOMMANDS: tuple[str, ...] = ("estimate", "catalog", "detect", "bench", "monitor")
-
-
-# A value such as "-7B" or "-1.5e9" is a (bad) quantity for the option before it, not an option:
-# argparse's own rule only knows plain negative numbers and would say "expected one argument".
-NEGATIVE_QUANTITY = re.compile(r"^-(\d[\d.,_]*|\.\d+)([eE][-+]?\d+)?\s*[kKmMbBgGtTpP]?$")
-
-
-class OneLineErrorParser(argparse.ArgumentParser):
-    """argparse prints usage plus the error; we print only one line naming the problem."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._negative_number_matcher = NEGATIVE_QUANTITY
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+COMMAND_MODULES: tuple[str, ...] = ("estimate", "catalog", "devices", "monitor", "cluster")
+SUBCOMMANDS: tuple[str, ...] = (
+    "estimate",
+    "catalog",
+    "detect",
+    "bench",
+    "monitor",
+    "cluster",
+)
 
 
 GUI_HELP = """\
@@ -92,14 +85,36 @@ def option_name(field: str, args: argparse.Namespace) -> str:
 
 
 def format_value_error(exc: ValueError, args: argparse.Namespace) -> str:
-    message = str(exc).splitlines()[0] if str(exc) else "invalid input"
-    field, sep, rest = message.partition(": ")
-    if sep and " " not in field.strip():
-        return f"{option_name(field, args)}: {rest}"
-    return message
+    """One line naming the option: ``InputError("gpus", …)`` → ``--gpus: …``."""
+    from desktopapp.model.validation import error_field, error_text
+
+    field = error_field(exc)
+    if field:
+        return f"{option_name(field, args)}: {error_text(exc)}"
+    return str(exc).splitlines()[0] if str(exc) else "invalid input"
+
+
+MAX_ERROR_CHARS = 500  # an error line echoes the user's value; a huge one is cut
+
+
+def _cut(text: str, limit: int = MAX_ERROR_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def tolerant_streams() -> None:
+    """Output never fails on a terminal or pipe that cannot show "—", "µ", "×"
+    (``PYTHONIOENCODING=ascii``, a C locale): such characters become "?"."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "")
+        reconfigure = getattr(stream, "reconfigure", None)
+        if encoding.startswith("utf") or reconfigure is None:
+            continue
+        with contextlib.suppress(ValueError, OSError):
+            reconfigure(errors="replace")
 
 
 def run_command(argv: Sequence[str]) -> int:
+    tolerant_streams()
     parser = build_parser()
     args = parser.parse_args(list(argv))
     handler = getattr(args, "handler", None)
@@ -108,9 +123,12 @@ def run_command(argv: Sequence[str]) -> int:
         return EXIT_USAGE
     try:
         status: int = handler(args)
+    except UnicodeEncodeError as exc:  # a ValueError, but not the user's input
+        sys.stderr.write(f"desktopapp: error: the output cannot be encoded ({exc.reason})\n")
+        return EXIT_FAILURE
     except ValueError as exc:
         prog = f"desktopapp {args.command}" if getattr(args, "command", None) else "desktopapp"
-        sys.stderr.write(f"{prog}: error: {format_value_error(exc, args)}\n")
+        sys.stderr.write(f"{prog}: error: {_cut(format_value_error(exc, args))}\n")
         return EXIT_USAGE
     except BrokenPipeError:  # `desktopapp catalog … | head`
         return EXIT_OK

@@ -6,6 +6,7 @@ platformdirs gives the per-OS locations; ``DESKTOPAPP_HOME`` moves everything un
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -26,7 +27,7 @@ def data_dir() -> Path:
         import platformdirs
 
         path = Path(platformdirs.user_data_dir(APP_DIR_NAME, appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
+    _try_mkdir(path)
     return path
 
 
@@ -39,7 +40,7 @@ def config_dir() -> Path:
         import platformdirs
 
         path = Path(platformdirs.user_config_dir(APP_DIR_NAME, appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
+    _try_mkdir(path)
     return path
 
 
@@ -49,5 +50,22 @@ def results_db_path() -> Path:
 
 def autosave_dir() -> Path:
     path = data_dir() / "autosave"
-    path.mkdir(parents=True, exist_ok=True)
+    _try_mkdir(path)
     return path
+
+
+def _try_mkdir(path: Path) -> None:
+    """Create the folder if possible. A folder that cannot be created (``DESKTOPAPP_HOME`` is a
+    file, a read-only place) is not an error here: looking a path up never fails, and what
+    writes there reports in one line what it could not save (see :func:`folder_problem`)."""
+    with contextlib.suppress(OSError):
+        path.mkdir(parents=True, exist_ok=True)
+
+
+def folder_problem(path: Path) -> str | None:
+    """Why files cannot be saved in ``path`` (one line), or None when they can."""
+    if not path.is_dir():
+        return f"{path} is not a folder (check DESKTOPAPP_HOME)"
+    if not os.access(path, os.W_OK | os.X_OK):
+        return f"{path} is read-only"
+    return None

@@ -40,6 +40,10 @@ if str(REPO_ROOT) not in sys.path:  # run as a script from a checkout
 
 from desktopapp.model.catalog import PRECISIONS, Accelerator, CloudOffer  # noqa: E402
 
+if str(REPO_ROOT / "scripts") not in sys.path:  # perf_catalogs.py lives beside this script
+    sys.path.insert(0, str(REPO_ROOT / "scripts"))
+from perf_catalogs import build_perf_documents  # noqa: E402
+
 # The reference carries no collection date of its own; its newest dated entry is the
 # AIMultiple GPU index "updated 2026-05-20" (cloud_prices.csv / tco_facts.md §6).
 REFERENCE_COLLECTED = "2026-05"
@@ -908,7 +912,7 @@ def _state_prices(facts: str) -> list[dict[str, Any]]:
                 "industrial": round(float(match.group(3)) / 100, 4),
                 "year": 2023,
                 "source": "EIA Electric Power Annual, 2023 data (released 2024-10-17), "
-                "eia.gov/electricity/annual/secrev-map.php (tco_facts.md §2)",
+                "eia.gov/electricity/annual/secrev-map.php",
                 "confidence": "high",
             }
         )
@@ -931,7 +935,7 @@ def build_tco_defaults(facts: str) -> dict[str, Any]:
         "pue": _value(
             1.5,
             "ratio",
-            "tco_facts.md §1: Uptime Institute industry average 1.58 (2023) and 1.56 (2024 "
+            "Uptime Institute industry average 1.58 (2023) and 1.56 (2024 "
             "survey); ~1.3 for new large builds; ~1.1 hyperscale. 1.5 is the round figure the "
             "§5 worked check uses, between the industry average and a modern AI build.",
             "medium",
@@ -941,7 +945,7 @@ def build_tco_defaults(facts: str) -> dict[str, Any]:
         "kwh_price": _value(
             0.10,
             "USD/kWh",
-            "tco_facts.md §2: EIA 2023 US averages about 12.7¢ commercial and 8.0¢ industrial "
+            "EIA 2023 US averages about 12.7¢ commercial and 8.0¢ industrial "
             "(recalled, medium); 0.10 sits between them.",
             "medium",
             "Use ~0.08 for a large industrial/data-center load in a cheap-power state, "
@@ -950,7 +954,7 @@ def build_tco_defaults(facts: str) -> dict[str, Any]:
         "life_years": _value(
             4.0,
             "years",
-            "tco_facts.md §3: suggested 4-year straight-line for GPU economics (analysts put "
+            "suggested 4-year straight-line for GPU economics (analysts put "
             "the economic life of AI GPUs at 3-4 years; MACRS 5 years; hyperscaler book lives "
             "5-6 years are too long for GPUs).",
             "medium",
@@ -959,7 +963,7 @@ def build_tco_defaults(facts: str) -> dict[str, Any]:
         "ops_fraction": _value(
             0.10,
             "fraction of capex per year",
-            "tco_facts.md §5 worked check: space, maintenance and staff assumed at about 10% "
+            "planning assumption of the project's sourced TCO notes (worked check): space, maintenance and staff assumed at about 10% "
             "of capex per year (an assumption of the reference, not a measured figure).",
             "low",
             "Covers space too, which is why facility_usd_per_kw_month defaults to 0.",
@@ -967,7 +971,7 @@ def build_tco_defaults(facts: str) -> dict[str, Any]:
         "facility_usd_per_kw_month": _value(
             0.0,
             "USD per kW-month",
-            "tco_facts.md gives no colocation $/kW-month figure; space is inside ops_fraction "
+            "the project's sourced TCO notes give no colocation $/kW-month figure; space is inside ops_fraction "
             "in its worked check, so the default is 0 to avoid counting it twice.",
             "low",
             "Set a colocation rate (and lower ops_fraction) if you rent space by the kW.",
@@ -975,7 +979,7 @@ def build_tco_defaults(facts: str) -> dict[str, Any]:
         "install_overhead_fraction": _value(
             0.20,
             "fraction of server price",
-            "tco_facts.md §4: add 15-25% to the server price for the InfiniBand fabric, storage "
+            "add 15-25% to the server price for the InfiniBand fabric, storage "
             "and installation; 0.20 is the middle. Applied only to catalog server prices.",
             "medium",
         ),
@@ -989,7 +993,7 @@ def build_tco_defaults(facts: str) -> dict[str, Any]:
         "server_power_per_gpu_tdp": _value(
             power_ratio,
             "server kW per kW of GPU TDP",
-            f"derived: DGX H100 10.2 kW maximum (NVIDIA datasheet, tco_facts.md §4) / "
+            f"derived: DGX H100 10.2 kW maximum (NVIDIA datasheet) / "
             f"(8 × 0.7 kW H100 TDP) = {power_ratio:g}. Used only to estimate server power for "
             "accelerators without a server entry.",
             "low",
@@ -1003,9 +1007,9 @@ def build_tco_defaults(facts: str) -> dict[str, Any]:
             "price_usd": 300000.0,
             "price_date": "2024",
             "power_kw": dgx_h100_kw,
-            "power_source": "NVIDIA DGX H100 datasheet: 10.2 kW maximum (tco_facts.md §4, "
+            "power_source": "NVIDIA DGX H100 datasheet: 10.2 kW maximum ("
             "recalled, high)",
-            "source": "tco_facts.md §4 suggested default (≈ $300k) from the quotes listed",
+            "source": "suggested default of the project's sourced TCO notes (≈ $300k) from the quotes listed",
             "confidence": "medium",
             "notes": "Add install_overhead_fraction (15-25%) for fabric, storage and install: "
             "about $42-47k per installed GPU.",
@@ -1048,7 +1052,7 @@ def build_tco_defaults(facts: str) -> dict[str, Any]:
             "price_date": "2023-09",
             "power_kw": None,
             "power_source": "",
-            "source": "dihuni.com via Epoch AI (tco_facts.md §4)",
+            "source": "dihuni.com via Epoch AI",
             "confidence": "medium",
             "notes": "Newest quote used. Server power is not in the reference: it is estimated "
             "from GPU TDP × server_power_per_gpu_tdp.",
@@ -1077,7 +1081,7 @@ def build_tco_defaults(facts: str) -> dict[str, Any]:
             "price_date": "2020-05",
             "power_kw": None,
             "power_source": "",
-            "source": "NVIDIA press release (launch price) via Epoch AI (tco_facts.md §4)",
+            "source": "NVIDIA press release (launch price) via Epoch AI",
             "confidence": "high",
             "notes": "Launch list price. Server power is not in the reference: it is estimated "
             "from GPU TDP × server_power_per_gpu_tdp.",
@@ -1099,7 +1103,7 @@ def build_tco_defaults(facts: str) -> dict[str, Any]:
             "price_date": "2017-09",
             "power_kw": None,
             "power_source": "",
-            "source": "wccftech via Epoch AI Hardware prices.csv (tco_facts.md §4), 2017 Q3",
+            "source": "wccftech via Epoch AI Hardware prices.csv, 2017 Q3",
             "confidence": "high",
             "notes": "2017 Q3 stored as 2017-09 (quarter end). Server power estimated from GPU "
             "TDP.",
@@ -1115,7 +1119,7 @@ def build_tco_defaults(facts: str) -> dict[str, Any]:
             "price_date": "2025",
             "power_kw": None,
             "power_source": "",
-            "source": "secondary (awesomeagents.ai), '~$2-3M' (tco_facts.md §4); midpoint used",
+            "source": "secondary (awesomeagents.ai), '~$2-3M'; midpoint used",
             "confidence": "low",
             "notes": "Rack power is not in the reference; the TDP-based estimate is rough for "
             "a liquid-cooled rack.",
@@ -1137,7 +1141,7 @@ def build_tco_defaults(facts: str) -> dict[str, Any]:
             "price_date": "2024-06",
             "power_kw": None,
             "power_source": "",
-            "source": "Intel at Computex 2024, via nextplatform.com (tco_facts.md §4)",
+            "source": "Intel at Computex 2024, via nextplatform.com",
             "confidence": "medium",
             "notes": "The $125,000 kit is 8 accelerators on a baseboard without the host "
             "server, so it is kept as a quote, not as a server price.",
@@ -1159,7 +1163,7 @@ def build_tco_defaults(facts: str) -> dict[str, Any]:
             "price_date": "2024-06",
             "power_kw": None,
             "power_source": "",
-            "source": "Intel at Computex 2024, via nextplatform.com (tco_facts.md §4)",
+            "source": "Intel at Computex 2024, via nextplatform.com",
             "confidence": "medium",
             "notes": "The $65,000 kit excludes the host server; kept as a quote only.",
             "quotes": [
@@ -1298,6 +1302,12 @@ def build_all(reference: Path, generated: str) -> dict[str, dict[str, Any]]:
             "reference": reference_note,
             **build_tco_defaults(facts),
         },
+        # interconnect.json, published_throughput.json (performance model; issue 13)
+        **build_perf_documents(
+            read_csv(reference / "published_throughput.csv"),
+            [acc["id"] for acc in accelerators],
+            common,
+        ),
     }
 
 
@@ -1353,7 +1363,7 @@ def main(argv: Iterable[str] | None = None) -> int:
 
 
 def _count(document: Mapping[str, Any]) -> str:
-    for key in ("accelerators", "offers", "servers"):
+    for key in ("accelerators", "offers", "servers", "interconnects", "training"):
         if key in document:
             return f"{len(document[key])} {key}"
     return ""

@@ -24,14 +24,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from desktopapp.application.scenario import cost_inputs_from_plan, default_onprem
 from desktopapp.model import units
 from desktopapp.model.catalog import offer_by_id
 from desktopapp.model.memory import MemoryInputs
+from desktopapp.model.planning import cloud_options, default_spot_overhead
 from desktopapp.model.scenario import DEMAND_RUNS, CostDemand, CostPlan, Scenario
 from desktopapp.model.tco import OnPremInputs, onprem_cost_per_useful_hour
 from desktopapp.model.training import TrainingInputs, catalog_price
-from desktopapp.ui.cost.planning import cloud_options, default_spot_overhead
-from desktopapp.ui.scenario.mapping import cost_inputs_from_plan, default_onprem
 
 OUT = Path(__file__).resolve().parents[1] / "resources" / "examples"
 RENTED = "h100-8x-rented.json"

@@ -37,6 +37,18 @@ if command -v dpkg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
     fi
 fi
 
+# The cluster tests (tests/cluster) run a real Prometheus scraping a real node-exporter; they
+# skip when these are missing. Installed only as root and never fatal.
+if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ] \
+    && { ! command -v prometheus >/dev/null 2>&1 || ! command -v prometheus-node-exporter >/dev/null 2>&1; }; then
+    step "installing prometheus and prometheus-node-exporter for the cluster tests (apt-get)"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends prometheus prometheus-node-exporter) >/dev/null 2>&1 \
+        || echo "setup: warning: could not install prometheus (the cluster tests will skip)"
+    # Debian's packages start system services where an init system runs; the tests start
+    # their own on loopback ports and need none.
+fi
+
 if [ ! -x "$VENV/bin/python" ]; then
     step "creating the virtual environment $VENV"
     "$PYTHON" -m venv "$VENV"

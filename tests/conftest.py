@@ -66,12 +66,12 @@ def fake_nvml(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Any]]:
 
     def install(gpus: list[FakeGpu], **kwargs: Any) -> Any:
         module = make_module(gpus, **kwargs)
-        nvml.reset_for_tests()
+        nvml.shutdown()
         monkeypatch.setitem(sys.modules, "pynvml", module)
         return module
 
     yield install
-    nvml.reset_for_tests()  # before monkeypatch puts the real module back
+    nvml.shutdown()  # before monkeypatch puts the real module back
 
 
 @pytest.fixture
@@ -80,6 +80,6 @@ def no_nvml(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     from desktopapp.devices import nvml
 
     monkeypatch.setitem(sys.modules, "pynvml", None)
-    nvml.reset_for_tests()
+    nvml.shutdown()
     yield
-    nvml.reset_for_tests()
+    nvml.shutdown()

@@ -187,7 +187,10 @@ def test_assumptions_name_their_sources():
     assert {"PUE", "electricity", "depreciation", "spot interruption overhead"} <= names
     sources = {a.name: a.source for a in result.assumptions}
     assert sources["electricity"] == "input"  # 0.08 given, not the default
-    assert sources["depreciation"].startswith("default: tco_facts.md")
+    assert sources["depreciation"].startswith("default: ")
+    # Sources read as sources (issue 16), not as the file they were built from.
+    assert "tco_facts.md" not in sources["depreciation"] and "§" not in sources["depreciation"]
+    assert len(sources["depreciation"]) > len("default: ") + 20
     assert "8766" in result.formula
 
 

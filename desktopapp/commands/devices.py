@@ -10,6 +10,25 @@ from desktopapp.commands.options import add_command, add_json_option
 from desktopapp.commands.output import print_json, print_key_values, print_table
 from desktopapp.model.units import DASH, format_bytes, format_duration
 
+MAX_OPTION_VALUE = 1e18  # plausibility bound on numeric options (as for estimate's)
+
+
+def _number(text: str) -> float:
+    """An option's number (``0.5``, ``1,000``, ``2k``); NaN, inf, ``1,5`` are refused."""
+    from desktopapp.model.units import parse_quantity
+
+    try:
+        return parse_quantity(text, "value", maximum=MAX_OPTION_VALUE)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("value: ")) from None
+
+
+def _whole_number(text: str) -> int:
+    value = _number(text)
+    if not value.is_integer():
+        raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number")
+    return int(value)
+
 
 def register(subparsers: Any) -> None:
     detect = add_command(
@@ -39,7 +58,7 @@ def register(subparsers: Any) -> None:
         "--suite",
         default=None,
         help="comma-separated: matmul,bandwidth,amp,batching,quantization,profile "
-        "(default: all but profile)",
+        "(default: all but profile); or allreduce alone: collectives over --nproc processes",
     )
     bench.add_argument(
         "--dtype",
@@ -48,14 +67,14 @@ def register(subparsers: Any) -> None:
     )
     bench.add_argument(
         "--max-size",
-        type=int,
+        type=_whole_number,
         default=None,
         help="largest matmul side N, 16-65536 (default: the whole sweep, which stops by itself "
         "where the next size would exceed the budget)",
     )
     bench.add_argument(
         "--budget-s",
-        type=float,
+        type=_number,
         default=None,
         help="time budget per measurement step in seconds, 0.01-600 (default 2, or 0.4 with "
         "--quick)",
@@ -63,6 +82,15 @@ def register(subparsers: Any) -> None:
     add_json_option(bench, "machine-readable output")
     bench.add_argument("--no-save", action="store_true", help="do not save to the results store")
     bench.add_argument("--notes", default="", help="free text stored with the run")
+    bench.add_argument(
+        "--nproc",
+        type=_whole_number,
+        default=None,
+        help="--suite allreduce: local processes (ranks), default 2",
+    )
+    from desktopapp.commands.collective import add_subcommands
+
+    add_subcommands(bench, subparsers._parser_class)
 
 
 # --- detect ----------------------------------------------------------------------------------
@@ -183,8 +211,60 @@ def _progress_line(event: Any) -> str:
     return f"[{event.fraction * 100:3.0f}%] {eta:>12}  {event.message}"
 
 
+def _run_interruptible(config: Any, on_event: Any, target: Any) -> Any:
+    """Run the suites; the first Ctrl-C cancels like the GUI's Cancel button (what was
+    measured is kept, marked cancelled); a second Ctrl-C aborts at once."""
+    import signal
+    import threading
+
+    from desktopapp.devices.bench.core import CancelToken
+    from desktopapp.devices.bench.runner import run_and_collect
+
+    token = CancelToken()
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        if token.cancelled:
+            raise KeyboardInterrupt
+        token.cancel()
+        sys.stderr.write(
+            "\nstopping after the current step; what was measured is kept "
+            "(Ctrl-C again to abort)\n"
+        )
+        sys.stderr.flush()
+
+    previous: Any = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        return run_and_collect(config, token=token, on_event=on_event, target=target)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _save(run: Any, notes: str) -> tuple[int | None, str | None, str | None]:
+    """(run id, where, None) when saved, else (None, None, why not: one line)."""
+    import sqlite3
+
+    from desktopapp.devices.results_store import ResultsStore, ResultsStoreError, save_bench_run
+
+    try:
+        store = ResultsStore()
+        return save_bench_run(run, notes=notes, store=store), str(store.path), None
+    except ResultsStoreError as exc:
+        why = str(exc)
+    except (OSError, sqlite3.Error) as exc:
+        why = f"the results database cannot be written ({exc.__class__.__name__}: {exc})"
+    first = (why.splitlines() or [""])[0]
+    return None, None, first if len(first) <= 400 else first[:399] + "…"
+
+
 def run_bench(args: argparse.Namespace) -> int:
-    from desktopapp.devices.bench.runner import DEFAULT_SUITES, BenchConfig, run_and_collect
+    if (_split(args.suite) or ()) == ("allreduce",):
+        from desktopapp.commands.collective import run_collective_bench
+
+        return run_collective_bench(args)
+    from desktopapp.devices.bench.runner import DEFAULT_SUITES, BenchConfig
     from desktopapp.devices.bench.target import resolve_device
 
     config = BenchConfig(
@@ -203,20 +283,15 @@ def run_bench(args: argparse.Namespace) -> int:
             sys.stderr.write(f"        note: {event.warning}\n")
         sys.stderr.flush()
 
-    run = run_and_collect(config, on_event=on_event, target=target)
+    run = _run_interruptible(config, on_event, target)
     run_id: int | None = None
     notes = list(run.warnings)
     saved_to: str | None = None
     if not args.no_save:
-        from desktopapp.devices.results_store import ResultsStore, ResultsStoreError, save_bench_run
-
-        try:
-            store = ResultsStore()
-            run_id = save_bench_run(run, notes=args.notes, store=store)
-            saved_to = str(store.path)
-        except ResultsStoreError as exc:
-            notes.append(f"not saved: {exc}")
-            sys.stderr.write(f"desktopapp bench: warning: not saved: {exc}\n")
+        run_id, saved_to, why = _save(run, args.notes)
+        if why is not None:
+            notes.append(f"not saved: {why}")
+            sys.stderr.write(f"desktopapp bench: warning: not saved: {why}\n")
     if args.json:
         payload = run.to_dict()
         payload["notes"] = notes
@@ -255,6 +330,8 @@ def run_bench(args: argparse.Namespace) -> int:
         print("\nNotes:")
         for note in notes:
             print(f"  - {note}")
+    if run.conditions is not None and not run.disturbed:  # a disturbed run is in the notes
+        print(f"\nConditions: {run.conditions['summary']}")
     if run_id is not None:
         print(f"\nSaved as run #{run_id} in {saved_to}")
     if run.cancelled:

@@ -17,7 +17,7 @@ from typing import Any
 
 from desktopapp.commands.options import add_command, add_json_option
 from desktopapp.commands.output import output_width, print_json, print_key_values, print_table
-from desktopapp.model import units
+from desktopapp.model import perf_training, units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import PRICING_MODELS
 from desktopapp.model.inference import (
@@ -62,10 +62,17 @@ SWEEP_BATCH_SIZES: tuple[int, ...] = tuple(2**i for i in range(11))  # 1 … 102
 # --- argparse value types --------------------------------------------------------------------
 
 
+# Plausibility bound on every numeric option: far above any real input (the largest training
+# runs have ~1e12-1e13 parameters and ~1e13-1e14 tokens, Epoch AI "Notable AI models", 2024),
+# and low enough that a product of 17 inputs stays below float64's 1.8e308, so no estimate
+# overflows to infinity. Larger values are refused naming the option.
+MAX_OPTION_VALUE = 1e18
+
+
 def quantity(text: str) -> float:
     """``110M``, ``7B``, ``1.5e9`` → float; anything else is an argparse error (exit 2)."""
     try:
-        return units.parse_quantity(text, "value")
+        return units.parse_quantity(text, "value", maximum=MAX_OPTION_VALUE)
     except ValueError as exc:
         message = str(exc).removeprefix("value: ")
         raise argparse.ArgumentTypeError(message) from None
@@ -105,7 +112,11 @@ def register(subparsers: Any) -> None:
     )
 
     def no_subcommand(args: argparse.Namespace) -> int:
-        estimate.print_help(sys.stderr)
+        choices = ", ".join(sub.choices)
+        sys.stderr.write(
+            f"desktopapp estimate: error: say what to estimate: {choices} "
+            "(desktopapp estimate --help lists them)\n"
+        )
         return EXIT_USAGE
 
     estimate.set_defaults(handler=no_subcommand)
@@ -120,6 +131,11 @@ def register(subparsers: Any) -> None:
             raise
     else:
         tco.register_tco(sub)
+        tco_parser = sub.choices.get("tco")
+        tco_handler = tco_parser.get_default("handler") if tco_parser is not None else None
+        if tco_parser is not None and tco_handler is not None:
+            # the same overflow / memory guard; inf allowed in JSON (never breaks even)
+            tco_parser.set_defaults(handler=_guard(tco_handler, strict_json=False))
 
 
 def _register_train(sub: Any) -> None:
@@ -174,8 +190,31 @@ def _register_train(sub: Any) -> None:
         help="extra wall-time fraction for restarts, evaluation, failures (default 0)",
     )
     p.add_argument(
-        "--project-margin", type=quantity, help="whole-project multiplier (default 3; brief: 2-3×)"
+        "--project-margin", type=quantity, help="whole-project multiplier (default 3; rule of thumb 2-3×)"
     )
+    # modelled run (issue 13): shape, plan and batch; see desktopapp.model.perf_training
+    p.add_argument("--seq-len", type=count, help="sequence length (default 4096)")
+    p.add_argument("--layers", type=count, help="transformer layers (with --hidden --heads)")
+    p.add_argument("--hidden", type=count, help="hidden size")
+    p.add_argument("--heads", type=count, help="attention heads")
+    p.add_argument("--kv-heads", type=count, help="key/value heads (GQA; default = heads)")
+    p.add_argument(
+        "--active-params", type=quantity, help="active parameters per token (mixture of experts)"
+    )
+    p.add_argument("--tp", type=count, help="tensor-parallel degree (default: searched)")
+    p.add_argument("--pp", type=count, help="pipeline-parallel degree (default: searched)")
+    p.add_argument("--dp", type=count, help="data-parallel degree (default: GPUs ÷ TP ÷ PP)")
+    p.add_argument("--micro-batch", type=count, help="sequences per micro-batch (searched)")
+    p.add_argument(
+        "--global-batch-tokens", type=quantity, help="tokens per optimizer step (default 4M)"
+    )
+    p.add_argument(
+        "--software-stack",
+        choices=perf_training.SOFTWARE_STACKS,
+        help="training stack: megatron (fused kernels), fsdp (eager PyTorch), typical (default)",
+    )
+    p.add_argument("--power-cap-w", type=quantity, help="GPU power cap, W (default: the TDP)")
+    p.add_argument("--moe-top-k", type=count, help="experts per token, mixture of experts (2)")
     add_json_option(p)
 
 
@@ -290,17 +329,92 @@ def _register_inference(sub: Any) -> None:
     add_json_option(p)
 
 
-def _guard(handler: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
-    """Missing resources (a broken install) become one line and exit 1, not a traceback."""
+def _guard(
+    handler: Callable[[argparse.Namespace], int], strict_json: bool = True
+) -> Callable[[argparse.Namespace], int]:
+    """Missing resources (a broken install) become one line and exit 1, not a traceback.
+
+    No non-finite result passes as a result: the output is held back until the handler is
+    done, and an overflow (``OverflowError``, an infinity in the JSON result or "inf"/"nan" in
+    the text), or inputs too large to compute with (``MemoryError``), becomes one line naming
+    the largest inputs, exit 2. An overflow in an intermediate that does not reach the result
+    is not an error, and prints no numpy warning."""
 
     def run(args: argparse.Namespace) -> int:
-        try:
-            return handler(args)
-        except FileNotFoundError as exc:
-            sys.stderr.write(f"desktopapp estimate: error: {exc}\n")
-            return EXIT_FAILURE
+        return guarded_run(handler, args, strict_json=strict_json)
 
     return run
+
+
+def guarded_run(
+    handler: Callable[[argparse.Namespace], int], args: argparse.Namespace, strict_json: bool
+) -> int:
+    import io
+    import re
+    import warnings
+    from contextlib import redirect_stdout
+
+    import numpy as np
+
+    from desktopapp.commands.output import NonFiniteResultError, reject_infinity
+
+    prog = f"desktopapp estimate {getattr(args, 'estimate_command', '') or ''}".rstrip()
+    buffer = io.StringIO()
+    try:
+        with (
+            warnings.catch_warnings(),
+            np.errstate(over="ignore"),  # an overflow is judged by the result, below
+            redirect_stdout(buffer),
+            reject_infinity(strict_json),
+        ):
+            warnings.filterwarnings("ignore", message=".*overflow", category=RuntimeWarning)
+            status = handler(args)
+    except FileNotFoundError as exc:
+        sys.stderr.write(f"{prog}: error: {exc}\n")
+        return EXIT_FAILURE
+    except (OverflowError, FloatingPointError, NonFiniteResultError) as exc:
+        sys.stderr.write(f"{prog}: error: {_overflow_text(args, exc)}\n")
+        return EXIT_USAGE
+    except MemoryError:
+        sys.stderr.write(
+            f"{prog}: error: {_largest_inputs(args)} too large to compute with; "
+            "use realistic values\n"
+        )
+        return EXIT_USAGE
+    text = buffer.getvalue()
+    if not getattr(args, "json", False) and re.search(r"(?<![\w.])-?(inf|nan)(?![\w])", text):
+        sys.stderr.write(f"{prog}: error: {_overflow_text(args, None)}\n")
+        return EXIT_USAGE
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    return status
+
+
+def _numeric_options(args: argparse.Namespace) -> list[tuple[str, float]]:
+    found = []
+    for dest, value in vars(args).items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        found.append(("--" + dest.replace("_", "-"), float(value)))
+    return found
+
+
+def _largest_inputs(args: argparse.Namespace) -> str:
+    """``--params 1e+300, --tokens 1e+300`` (the three largest numeric options given)."""
+    given = sorted(_numeric_options(args), key=lambda kv: -abs(kv[1]))[:3]
+    if not given:
+        return "the inputs are"
+    listed = ", ".join(f"{name} {value:g}" for name, value in given)
+    return f"the inputs ({listed}) are"
+
+
+def _overflow_text(args: argparse.Namespace, exc: BaseException | None) -> str:
+    path = getattr(exc, "where", None) if exc is not None else None
+    where = f" ({path})" if isinstance(path, str) and path else ""
+    return (
+        f"the result is not a finite number{where}: {_largest_inputs(args)} too large "
+        "to compute with; use realistic values"
+    )
 
 
 # --- building inputs -------------------------------------------------------------------------
@@ -476,7 +590,81 @@ def _emit(args: argparse.Namespace, est: Any, print_text: Callable[[Any], None])
 
 
 def run_train(args: argparse.Namespace) -> int:
-    return _emit(args, estimate_training(training_inputs_from_args(args)), print_training)
+    inputs = training_inputs_from_args(args)
+    est = estimate_training(inputs)
+    extra = {n: getattr(args, n, None) for n in perf_training.RUN_OPTIONS}
+    if args.preset is not None and args.scenario is None:  # the preset's sourced shape
+        preset = get_preset(args.preset)
+        if preset.method == "6nd" and all(extra[n] is None for n in ("layers", "hidden", "heads")):
+            for name in ("layers", "hidden", "heads", "seq_len"):
+                if extra[name] is None:
+                    extra[name] = getattr(preset, name)
+    run_inputs = perf_training.run_inputs_from_training(inputs, **extra)
+    note = ""
+    if run_inputs is not None and not run_inputs.user_plan:
+        try:
+            perf_training.estimate_run(run_inputs)
+        except perf_training.PlanError as exc:  # e.g. 7B on one 80 GB GPU: say so, keep going
+            note = f"not modelled: {exc}"
+            run_inputs = None
+    if run_inputs is None:
+        if any(v is not None for v in extra.values()):
+            raise ValueError(
+                "accelerator: shape and plan options need a catalog --accelerator (not "
+                "--peak-tflops) and the 6·N·D rule"
+            )
+        if args.json:
+            keys = perf_training.simple_keys(est.utilization)
+            if note:
+                keys["model"] = note
+            print_json({**est.to_dict(), **keys})
+            return EXIT_OK
+        print_training(est)
+        if note:
+            print(note)
+        return EXIT_OK
+    run = perf_training.estimate_run(run_inputs)
+    if inputs.utilization is None:  # the modelled numbers replace the flat-utilization ones
+        cost = None if inputs.price is None else run.gpu_hours * inputs.price
+        margin = inputs.project_margin
+        hours = run.training_hours
+        est = dataclasses.replace(
+            est,
+            utilization=run.mfu,
+            utilization_source="modelled MFU (plan, communication, efficiency; see assumptions)",
+            training_seconds=run.training_seconds,
+            compute_seconds=run.training_seconds * run.goodput,
+            gpu_hours=run.gpu_hours,
+            estimated_cost_usd=cost,
+            planning_low_hours=hours,
+            planning_high_hours=hours * margin,
+            planning_low_cost_usd=cost,
+            planning_high_cost_usd=None if cost is None else cost * margin,
+            formula=run.formula,
+            assumptions=run.assumptions,
+        )
+    run_keys = run.to_dict()
+    if inputs.utilization is not None:  # old rule: its hours stand, the band scales with them
+        scale = est.gpu_hours / run.gpu_hours
+        run_keys["gpu_hours_low"] = run.gpu_hours_low * scale
+        run_keys["gpu_hours_high"] = run.gpu_hours_high * scale
+    if args.json:  # the existing keys keep their values; the modelled ones are added
+        print_json({**run_keys, **est.to_dict(), "model": "modelled run"})
+        return EXIT_OK
+    print_training(est)
+    print_key_values(
+        [
+            ("MFU / HFU", f"{run.mfu:.1%} / {run.hfu:.1%}"),
+            ("step time", units.format_duration(run.step_seconds)),
+            ("parallel plan", run.plan_reason),
+            ("likely GPU-hours", f"{units.format_number(run.gpu_hours_low)} … "
+             f"{units.format_number(run.gpu_hours_high)} ({run.range_meaning})"),
+            *[(f"  {k.replace('_', ' ')}", units.format_duration(v))
+              for k, v in run.breakdown.to_dict().items() if v > 0],
+            *[("warning", w) for w in run.warnings],
+        ]
+    )
+    return EXIT_OK
 
 
 def run_memory(args: argparse.Namespace) -> int:

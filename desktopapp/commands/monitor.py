@@ -13,20 +13,41 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
+import signal
 import sys
+import threading
 import time
 from datetime import datetime
-from pathlib import Path
 from typing import Any, TextIO
 
 from desktopapp.commands.options import add_command, add_json_option
-from desktopapp.model.units import DASH, format_bytes, format_duration, format_money
+from desktopapp.model.units import (
+    DASH,
+    format_bytes,
+    format_duration,
+    format_money,
+    parse_quantity,
+)
 from desktopapp.model.validation import require_positive, require_range
 
 MIN_INTERVAL_S = 0.05
 MAX_INTERVAL_S = 3600.0
 ONCE_INTERVAL_S = 0.3
+# Longest --duration: a year of samples (a bound that keeps every figure finite; longer
+# monitoring runs until Ctrl-C without --duration).
+MAX_DURATION_S = 366 * 86400.0
+MAX_OPTION_VALUE = 1e18  # as for estimate's options: far above any real value
+
+
+def _number(text: str) -> float:
+    """An option's number (``1.5``, ``1,000``, ``2k``); NaN, inf, ``1,5`` are refused."""
+    try:
+        return parse_quantity(text, "value", maximum=MAX_OPTION_VALUE)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("value: ")) from None
+
 
 # Channels shown in the text summary (the JSON summary has all of them).
 _SUMMARY_CHANNELS = (
@@ -56,19 +77,20 @@ def register(subparsers: Any) -> None:
     add_json_option(p, "JSON output (sample, or run summary)")
     p.add_argument(
         "--interval",
-        type=float,
+        type=_number,
         default=1.0,
         metavar="SECONDS",
         help=f"seconds between samples ({MIN_INTERVAL_S:g} to {MAX_INTERVAL_S:g}; default 1)",
     )
     p.add_argument(
         "--duration",
-        type=float,
+        type=_number,
         default=None,
         metavar="SECONDS",
-        help="stop after this long (default: run until Ctrl-C)",
+        help=f"stop after this long, up to {MAX_DURATION_S:g} s = 1 year "
+        "(default: run until Ctrl-C)",
     )
-    p.add_argument("--csv", type=Path, default=None, metavar="FILE", help="write samples to CSV")
+    p.add_argument("--csv", default=None, metavar="FILE", help="write samples to CSV")
     p.add_argument("--quiet", action="store_true", help="no line per sample")
     p.add_argument(
         "--no-processes", action="store_true", help="do not list the processes on the GPUs"
@@ -78,8 +100,16 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--label", default="", help="label of the recorded session")
     p.add_argument(
+        "--serve-metrics",
+        default=None,
+        metavar="HOST:PORT",
+        help="serve this machine's samples in the Prometheus text format at "
+        "http://HOST:PORT/metrics (desktopapp_ prefix) until Ctrl-C or --duration; HOST "
+        "defaults to 127.0.0.1",
+    )
+    p.add_argument(
         "--price-per-gpu-hour",
-        type=float,
+        type=_number,
         default=None,
         metavar="USD",
         help="price of one GPU-hour for the idle cost (default 2.00)",
@@ -89,6 +119,11 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     interval = require_range("interval", args.interval, MIN_INTERVAL_S, MAX_INTERVAL_S)
     duration = None if args.duration is None else require_positive("duration", args.duration)
+    if duration is not None and duration > MAX_DURATION_S:
+        raise ValueError(
+            f"duration: must be at most {MAX_DURATION_S:g} s (a year); leave it out to run "
+            "until Ctrl-C"
+        )
     from desktopapp.model.idle_cost import IdleCostConfig
 
     idle_config = (
@@ -98,29 +133,125 @@ def run(args: argparse.Namespace) -> int:
     )
     from desktopapp.devices.sampler import RealSampler
 
+    if args.serve_metrics is not None:
+        return _serve_metrics(args.serve_metrics, duration, as_json=args.json)
     sampler = RealSampler(include_processes=not args.no_processes, prime=True)
     if args.once:
         return _once(sampler, args)
     return _loop(sampler, args, interval, duration, idle_config)
 
 
+def _serve_metrics(address: str, duration: float | None, as_json: bool = False) -> int:
+    """Serve /metrics until Ctrl-C, SIGTERM or ``duration``; each scrape takes a sample."""
+    from desktopapp.devices.exporter import parse_address, serve
+    from desktopapp.devices.sampler import RealSampler
+
+    host, _ = parse_address(address)
+    sampler = RealSampler(include_processes=False, prime=True)
+    try:
+        server, _thread, port = serve(sampler, address)
+    except OSError as exc:
+        sampler.close()
+        sys.stderr.write(f"desktopapp monitor: error: cannot serve on {address} ({exc})\n")
+        return 1
+    url = f"http://{host}:{port}/metrics"
+    if as_json:
+        from desktopapp.commands.output import print_json
+
+        print_json({"metrics_url": url})
+        sys.stdout.flush()
+    else:
+        print(f"serving {url} (Ctrl-C to stop)", flush=True)
+    previous = _install_sigterm()
+    end = None if duration is None else time.monotonic() + duration
+    try:
+        while end is None or time.monotonic() < end:
+            time.sleep(0.2)
+    except (KeyboardInterrupt, _Terminated):
+        pass
+    finally:
+        _restore_sigterm(previous)
+        server.shutdown()
+        server.server_close()
+        sampler.close()
+    return 0
+
+
 def _once(sampler: Any, args: argparse.Namespace) -> int:
     from desktopapp.commands.output import print_json
-    from desktopapp.devices.session_store import CsvSampleWriter
+    from desktopapp.devices.session_store import CsvSampleWriter, check_csv_target
 
     try:
+        if args.csv is not None:
+            check_csv_target(args.csv)  # a bad --csv is refused before measuring (exit 2)
         time.sleep(ONCE_INTERVAL_S)
         sample = sampler.sample()
     finally:
         sampler.close()
-    if args.csv is not None:
-        with CsvSampleWriter(args.csv, sample.channel_specs()) as writer:
-            writer.write(sample.timestamp, sample.channels())
-    if args.json:
+    if args.json:  # the sample is printed first: a CSV problem cannot lose it
         print_json(sample.to_dict())
     else:
         _print_sample_details(sample, sys.stdout)
+    if args.csv is not None:
+        try:
+            with CsvSampleWriter(args.csv, sample.channel_specs()) as writer:
+                writer.write(sample.timestamp, sample.channels())
+        except (OSError, ValueError) as exc:
+            sys.stderr.write(f"desktopapp monitor: error: {_one_line(exc)}\n")
+            return EXIT_FAILURE
     return 0
+
+
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+
+class _Terminated(Exception):
+    """SIGTERM while monitoring: stop like Ctrl-C, keeping everything measured."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the cleanup
+    raise _Terminated
+
+
+def _one_line(exc: BaseException, limit: int = 400) -> str:
+    text = (str(exc).splitlines() or [type(exc).__name__])[0]
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class _GuardedSink:
+    """Passes samples to the session recorder; a database failure (disk full, file removed)
+    stops recording with one warning instead of ending the monitor run."""
+
+    def __init__(self, recorder: Any) -> None:
+        self.recorder = recorder
+        self.error: str | None = None
+
+    def add(self, sample: Any) -> None:
+        if self.error is not None:
+            return
+        try:
+            self.recorder.add(sample)
+        except (ValueError, OSError) as exc:
+            self.error = _one_line(exc)
+            sys.stderr.write(f"desktopapp monitor: warning: recording stopped: {self.error}\n")
+
+
+def _open_recording(args: argparse.Namespace, interval: float) -> tuple[Any, Any]:
+    """The session store and recorder for --record; ValueError names --record."""
+    from desktopapp.devices.session_store import SessionStore, SessionStoreError
+
+    try:
+        store = SessionStore()
+    except SessionStoreError as exc:
+        raise ValueError(f"record: {_one_line(exc)}") from None
+    try:
+        recorder = store.start_session(args.label, meta={"interval_s": interval, "source": "cli"})
+    except SessionStoreError as exc:
+        store.close()
+        raise ValueError(f"record: {_one_line(exc)}") from None
+    return store, recorder
 
 
 def _loop(
@@ -131,22 +262,26 @@ def _loop(
     idle_config: Any,
 ) -> int:
     from desktopapp.devices.sampler import MonitorSession
-    from desktopapp.devices.session_store import CsvSampleWriter, SessionStore
+    from desktopapp.devices.session_store import CsvSampleWriter, CsvWriteError, check_csv_target
 
-    store = SessionStore() if args.record else None
-    recorder = (
-        store.start_session(args.label, meta={"interval_s": interval, "source": "cli"})
-        if store is not None
-        else None
-    )
-    session = MonitorSession(
-        sampler, rate_hz=1.0 / interval, idle_config=idle_config, sink=recorder
-    )
+    try:
+        if args.csv is not None:
+            check_csv_target(args.csv)  # refused before anything is measured (exit 2)
+        store, recorder = _open_recording(args, interval) if args.record else (None, None)
+    except BaseException:
+        sampler.close()
+        raise
+    sink = _GuardedSink(recorder) if recorder is not None else None
+    session = MonitorSession(sampler, rate_hz=1.0 / interval, idle_config=idle_config, sink=sink)
     writer: CsvSampleWriter | None = None
+    errors: list[str] = []
+    csv_failed = False
     live = not (args.quiet or args.json)
     problems_seen: list[str] = []
     last_problems: tuple[str, ...] = ()
     interrupted = False
+    stopped_by: str | None = None
+    previous_term = _install_sigterm()
     start = time.monotonic()
     next_at = start
     try:
@@ -155,10 +290,15 @@ def _loop(
             _sleep_until(next_at)
             update = session.tick()
             sample = update.sample
-            if args.csv is not None:
-                if writer is None:
-                    writer = CsvSampleWriter(args.csv, sample.channel_specs())
-                writer.write(sample.timestamp, sample.channels())
+            if args.csv is not None and not csv_failed:
+                try:
+                    if writer is None:
+                        writer = CsvSampleWriter(args.csv, sample.channel_specs())
+                    writer.write(sample.timestamp, sample.channels())
+                except (CsvWriteError, OSError, ValueError) as exc:
+                    csv_failed = True
+                    errors.append(_one_line(exc))
+                    sys.stderr.write(f"desktopapp monitor: warning: {errors[-1]}\n")
             for text in sample.problems:
                 if text not in problems_seen and len(problems_seen) < 100:
                     problems_seen.append(text)
@@ -174,23 +314,55 @@ def _loop(
             if time.monotonic() > next_at + interval:  # fell behind: do not burst
                 next_at = time.monotonic()
     except KeyboardInterrupt:
-        interrupted = True
+        interrupted, stopped_by = True, "SIGINT"
+    except _Terminated:
+        interrupted, stopped_by = True, "SIGTERM"
     finally:
         session.close()
-        if writer is not None:
-            writer.close()
+        if writer is not None and writer.error is None:
+            try:
+                writer.close()
+            except (CsvWriteError, OSError) as exc:
+                errors.append(_one_line(exc))
         if recorder is not None:
-            recorder.finish()
+            try:
+                recorder.finish()
+            except (ValueError, OSError) as exc:
+                errors.append(f"record: {_one_line(exc)}")
         if store is not None:
             store.close()
+        _restore_sigterm(previous_term)
+    if sink is not None and sink.error is not None:
+        errors.insert(0, f"record: recording stopped: {sink.error}")
     summary = _summary(session, interval, interrupted, writer, recorder, problems_seen)
+    summary["stopped_by"] = stopped_by
+    summary["errors"] = errors
     if args.json:
         from desktopapp.commands.output import print_json
 
         print_json(summary)
     elif not args.quiet:
         _print_summary(summary, sys.stdout)
-    return 0
+    for text in errors:
+        sys.stderr.write(f"desktopapp monitor: warning: {text}\n")
+    return EXIT_FAILURE if errors else 0
+
+
+def _install_sigterm() -> Any:
+    """SIGTERM ends the run the way Ctrl-C does (main thread only; elsewhere left alone)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    try:
+        return signal.signal(signal.SIGTERM, _on_sigterm)
+    except (ValueError, OSError):
+        return None
+
+
+def _restore_sigterm(previous: Any) -> None:
+    if previous is None:
+        return
+    with contextlib.suppress(ValueError, OSError, TypeError):
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _sleep_until(deadline: float) -> None:
@@ -337,7 +509,10 @@ def _summary(
         "duration_s": session.duration_s,
         "interval_s": interval,
         "interrupted": interrupted,
-        "csv": str(writer.path) if writer is not None else None,
+        "csv": str(writer.path if writer.error is None else writer.error.path)
+        if writer is not None
+        else None,
+        "csv_rows": writer.rows if writer is not None else None,
         "session_id": recorder.session_id if recorder is not None else None,
         "channels": {
             name: {"unit": channel_unit(name), **stats.to_dict()}
@@ -381,7 +556,7 @@ def _print_summary(summary: dict[str, Any], out: TextIO) -> None:
             f"waste is {format_money(idle['projected_monthly_waste_usd'])} per month\n"
         )
     if summary["csv"]:
-        out.write(f"\nCSV written to {summary['csv']}\n")
+        out.write(f"\nCSV written to {summary['csv']} ({summary['csv_rows']} rows)\n")
     if summary["session_id"] is not None:
         out.write(f"session {summary['session_id']} recorded in monitor.sqlite3\n")
 

@@ -9,29 +9,68 @@ import os
 import shutil
 import sys
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, TextIO
 
+from desktopapp.model.jsonable import jsonable
 
-def jsonable(value: Any) -> Any:
-    """Dataclasses, tuples, mappings and floats to plain JSON types; NaN/inf become None."""
+
+class NonFiniteResultError(ValueError):
+    """A result holds an infinity (an overflow): it must not pass as a result.
+    ``where`` is the JSON path of the first one (``total_flops``, ``rows[3].cost``)."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(f"result: {where} is not a finite number")
+        self.where = where
+
+
+_REJECT_INFINITY: ContextVar[bool] = ContextVar("reject_infinity", default=False)
+
+
+@contextmanager
+def reject_infinity(active: bool = True) -> Iterator[None]:
+    """While active, :func:`print_json` raises :class:`NonFiniteResultError` for a payload
+    holding ±inf instead of printing it as null (NaN stays null: "not computable")."""
+    token = _REJECT_INFINITY.set(active)
+    try:
+        yield
+    finally:
+        _REJECT_INFINITY.reset(token)
+
+
+def find_infinity(value: Any, where: str = "") -> str | None:
+    """JSON path of the first ±inf in ``value`` (dataclasses, mappings, sequences, numpy)."""
+    if isinstance(value, float):
+        return (where or "value") if math.isinf(value) else None
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         if hasattr(value, "to_dict"):
-            return jsonable(value.to_dict())
-        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+            return find_infinity(value.to_dict(), where)
+        value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
     if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
+        for key, item in value.items():
+            found = find_infinity(item, f"{where}.{key}" if where else str(key))
+            if found:
+                return found
         return None
-    if hasattr(value, "item") and callable(value.item):  # numpy scalars
-        return jsonable(value.item())
-    return value
+    if isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            found = find_infinity(item, f"{where}[{i}]")
+            if found:
+                return found
+        return None
+    if callable(getattr(value, "tolist", None)):  # numpy arrays and scalars
+        return find_infinity(value.tolist(), where)
+    return None
 
 
 def print_json(payload: Any, stream: TextIO | None = None) -> None:
     out = stream or sys.stdout
+    if _REJECT_INFINITY.get():
+        where = find_infinity(payload)
+        if where is not None:
+            raise NonFiniteResultError(where)
     json.dump(jsonable(payload), out, indent=2, allow_nan=False)
     out.write("\n")
 

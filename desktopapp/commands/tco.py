@@ -2,7 +2,9 @@
 
 ``commands/estimate.py`` creates the ``estimate`` group and calls :func:`register_tco`. Options
 left out take catalog defaults (server price and power for the accelerator, the cheapest cloud
-offer, PUE, $/kWh …); the output lists which ones, with their sources.
+offer, PUE, $/kWh …); the output lists which ones, with their sources. The defaults and the
+demand plan (``--gpu-hours-per-month``: fleet, recommendation, best hybrid) come from
+``model.planning``, the code the Cost tab plans with, so both give the same figures.
 """
 
 from __future__ import annotations
@@ -21,9 +23,16 @@ from desktopapp.model.catalog import (
     PriceEstimate,
     cheapest_price,
     cloud_defaults,
-    estimated_server_power_kw,
     get_accelerator,
     tco_defaults,
+)
+from desktopapp.model.planning import (
+    PROFILE_LABELS,
+    DemandPlan,
+    format_gpu_hours,
+    owning_defaults,
+    plan_demand,
+    recommend,
 )
 from desktopapp.model.tco import (
     DEFAULT_FACILITY_USD_PER_KW_MONTH,
@@ -39,7 +48,7 @@ from desktopapp.model.tco import (
     estimate_tco,
 )
 from desktopapp.model.units import parse_quantity
-from desktopapp.model.validation import require_int
+from desktopapp.model.validation import InputError, require_int
 
 # option dest → (metavar, help)
 _NUMBER_OPTIONS: dict[str, tuple[str, str]] = {
@@ -71,6 +80,11 @@ _NUMBER_OPTIONS: dict[str, tuple[str, str]] = {
     "cloud_price": ("USD", "cloud price per GPU-hour (default: cheapest catalog offer)"),
     "spot_overhead": ("F", "extra GPU-hours lost to spot interruptions (default 0.10)"),
     "months": ("N", "horizon of the cumulative comparison (default: the life)"),
+    "gpu_hours_per_month": (
+        "H",
+        "GPU-hours needed each month: sizes the owned fleet and prints the recommendation "
+        "(own, rent or both) and the best hybrid plan, as the Cost tab does",
+    ),
 }
 
 
@@ -81,13 +95,25 @@ def register_tco(estimate_subparsers: Any) -> None:
         "tco",
         "cost of owning servers against renting cloud GPUs (break-even utilization)",
         "Compare owning servers with renting cloud GPUs: cost per GPU-hour, yearly totals, "
-        "break-even utilization and payback month. Options left out take catalog defaults, "
-        "listed in the output with their sources.",
+        "break-even utilization and payback month. With --gpu-hours-per-month: the owned "
+        "fleet for that demand, the recommendation (own, rent or both) and the best hybrid "
+        "plan over --horizon-months, as the Cost tab plans them. Options left out take "
+        "catalog defaults, listed in the output with their sources.",
         run_tco,
     )
     parser.add_argument("--accelerator", metavar="ID", help="catalog id, e.g. h100-sxm")
     for dest, (metavar, text) in _NUMBER_OPTIONS.items():
-        parser.add_argument("--" + dest.replace("_", "-"), dest=dest, metavar=metavar, help=text)
+        names = ["--" + dest.replace("_", "-")]
+        if dest == "months":
+            names.append("--horizon-months")  # the Cost tab's name for it
+        parser.add_argument(*names, dest=dest, metavar=metavar, help=text)
+    parser.add_argument(
+        "--profile",
+        choices=tuple(PROFILE_LABELS),
+        default="flat",
+        help="shape of the monthly demand for the hybrid plan (default flat; needs "
+        "--gpu-hours-per-month)",
+    )
     parser.add_argument(
         "--pricing",
         choices=PRICING_MODELS,
@@ -104,16 +130,24 @@ class ResolvedTco:
     onprem: OnPremInputs
     cloud: CloudInputs
     months: int | None
+    gpu_hours_per_month: float | None
     accelerator: Accelerator | None
     price: PriceEstimate | None  # the catalog price used, when --cloud-price was left out
     defaults_used: list[str] = field(default_factory=list)
+
+
+# Longest comparison horizon: servers are written off over 3-7 years; 100 years is far beyond
+# any plan and keeps the month-by-month table small (a bound, not a planning figure).
+MAX_MONTHS = 1200
 
 
 def _number(args: argparse.Namespace, dest: str) -> float | None:
     raw = getattr(args, dest, None)
     if raw is None:
         return None
-    return parse_quantity(raw, dest)
+    from desktopapp.commands.estimate import MAX_OPTION_VALUE
+
+    return parse_quantity(raw, dest, maximum=MAX_OPTION_VALUE)
 
 
 def resolve(args: argparse.Namespace) -> ResolvedTco:
@@ -134,25 +168,26 @@ def resolve(args: argparse.Namespace) -> ResolvedTco:
     if per_server is None:
         used.append("gpus_per_server")
         per_server = float(server.gpus if server else DEFAULT_GPUS_PER_SERVER)
+    per_server_count = require_int("gpus_per_server", per_server, minimum=1)
     gpus = pick("gpus", per_server)
 
     server_price = _number(args, "server_price")
     price_source = ""
     if server_price is None:
-        server_price, price_source = _default_server_price(acc, per_server)
+        server_price, price_source = _default_server_price(acc, per_server_count)
         used.append("server_price")
 
     power_kw = _number(args, "power_kw")
     power_source = ""
     if power_kw is None:
-        power_kw, power_source = _default_power(acc, per_server)
+        power_kw, power_source = _default_power(acc, per_server_count)
         used.append("power_kw")
 
     onprem = OnPremInputs(
         server_price=server_price,
         power_kw=power_kw,
         gpus=require_int("gpus", gpus, minimum=1),
-        gpus_per_server=require_int("gpus_per_server", per_server, minimum=1),
+        gpus_per_server=per_server_count,
         life_years=pick("life_years", defaults.value("life_years")),
         power_kw_idle=_number(args, "power_kw_idle"),
         pue=pick("pue", defaults.value("pue")),
@@ -183,9 +218,18 @@ def resolve(args: argparse.Namespace) -> ResolvedTco:
     months = None
     if months_value is not None:
         if months_value != math.floor(months_value) or months_value < 1:
-            raise ValueError(f"months: must be a whole number of at least 1, got {args.months!r}")
+            raise InputError("months", f"must be a whole number of at least 1, got {args.months!r}")
+        if months_value > MAX_MONTHS:
+            raise InputError(
+                "months", f"must be at most {MAX_MONTHS} (100 years), got {args.months!r}"
+            )
         months = int(months_value)
-    return ResolvedTco(onprem, cloud, months, acc, estimate, used)
+    demand = _number(args, "gpu_hours_per_month")
+    if demand is not None and not (math.isfinite(demand) and demand > 0):
+        raise InputError(
+            "gpu_hours_per_month", f"must be more than 0, got {args.gpu_hours_per_month!r}"
+        )
+    return ResolvedTco(onprem, cloud, months, demand, acc, estimate, used)
 
 
 def _spot_overhead(args: argparse.Namespace, used: list[str]) -> float:
@@ -197,55 +241,47 @@ def _spot_overhead(args: argparse.Namespace, used: list[str]) -> float:
     return cloud_defaults().spot_overhead.value
 
 
-def _default_server_price(acc: Accelerator | None, per_server: float) -> tuple[float, str]:
+def _default_server_price(acc: Accelerator | None, per_server: int) -> tuple[float, str]:
     if acc is None:
-        raise ValueError("server_price: required without --accelerator (USD per server)")
-    defaults = tco_defaults()
-    server = defaults.server_for(acc.id)
-    if server is None or server.price_usd is None:
+        raise InputError("server_price", "required without --accelerator (USD per server)")
+    defaults = owning_defaults(acc.id, per_server)
+    server = tco_defaults().server_for(acc.id)
+    if defaults.server_price is None or server is None:
         quotes = ""
         if server is not None and server.quotes:
             quotes = " (catalog quotes: " + "; ".join(
                 f"{q.name} {units.format_money(q.price_usd)}" for q in server.quotes
             )
             quotes += f"; {server.notes})" if server.notes else ")"
-        raise ValueError(
-            f"server_price: no catalog server price for {acc.id}{quotes}; pass --server-price USD"
+        raise InputError(
+            "server_price", f"no catalog server price for {acc.id}{quotes}; pass --server-price USD"
         )
-    overhead = defaults.get("install_overhead_fraction")
-    per_gpu = server.price_usd / server.gpus
-    price = per_gpu * per_server * (1.0 + overhead.value)
-    scaled = "" if per_server == server.gpus else f", scaled to {per_server:g} GPUs per server"
-    source = (
-        f"catalog: {server.name} {units.format_money(server.price_usd)} ({server.price_date}; "
-        f"{server.source}){scaled}, + {overhead.value:.0%} fabric/storage/install "
-        f"({overhead.source})"
+    overhead = tco_defaults().get("install_overhead_fraction")
+    return defaults.server_price, (
+        f"catalog: {defaults.server_price_source} ({server.source}; {overhead.source})"
     )
-    return price, source
 
 
-def _default_power(acc: Accelerator | None, per_server: float) -> tuple[float, str]:
+def _default_power(acc: Accelerator | None, per_server: int) -> tuple[float, str]:
     if acc is None:
-        raise ValueError("power_kw: required without --accelerator (kW per server at full load)")
-    gpus = int(per_server) if per_server == math.floor(per_server) and per_server >= 1 else 1
-    power = estimated_server_power_kw(acc, gpus)
-    if power is None:
-        raise ValueError(f"power_kw: {acc.id} has no published TDP; pass --power-kw KW")
-    server = tco_defaults().server_for(acc.id)
-    if server is not None and server.power_kw is not None and server.gpus == gpus:
-        return power, f"catalog: {server.name}, {server.power_source}"
-    ratio = tco_defaults().get("server_power_per_gpu_tdp")
-    source = f"estimated: {gpus} × {acc.tdp_w:g} W TDP × {ratio.value:g} ({ratio.source})"
-    return power, source
+        raise InputError("power_kw", "required without --accelerator (kW per server at full load)")
+    defaults = owning_defaults(acc.id, per_server)
+    if defaults.power_kw is None:
+        raise InputError("power_kw", f"{acc.id} has no published TDP; pass --power-kw KW")
+    if defaults.power_source.startswith("estimated"):
+        ratio = tco_defaults().get("server_power_per_gpu_tdp")
+        return defaults.power_kw, f"{defaults.power_source} ({ratio.source})"
+    return defaults.power_kw, f"catalog: {defaults.power_source}"
 
 
 def _default_cloud_price(acc: Accelerator | None, pricing: str) -> PriceEstimate:
     if acc is None:
-        raise ValueError("cloud_price: required without --accelerator (USD per GPU-hour)")
+        raise InputError("cloud_price", "required without --accelerator (USD per GPU-hour)")
     found = cheapest_price(acc.id, pricing)
     if found is None:
-        raise ValueError(
-            f"cloud_price: the catalog has no {pricing} price for {acc.id}; pass --cloud-price USD"
+        raise InputError(
+            "cloud_price",
+            f"the catalog has no {pricing} price for {acc.id}; pass --cloud-price USD",
         )
     return found
 
@@ -287,21 +323,99 @@ def payload(resolved: ResolvedTco, result: TcoResult) -> dict[str, Any]:
     }
 
 
+def demand_plan(resolved: ResolvedTco, result: TcoResult, profile: str) -> DemandPlan | None:
+    """The fleet, its comparison and the hybrid plan for ``--gpu-hours-per-month`` (None
+    without it), over the same horizon as ``result``."""
+    if resolved.gpu_hours_per_month is None:
+        return None
+    return plan_demand(
+        resolved.onprem,
+        resolved.cloud,
+        resolved.gpu_hours_per_month,
+        result.horizon_months,
+        profile,
+    )
+
+
+def plan_payload(plan: DemandPlan, gpus_per_server: int, profile: str) -> dict[str, Any]:
+    """The ``plan`` object of ``estimate tco --gpu-hours-per-month … --json``."""
+    advice = recommend(plan.hybrid, gpus_per_server)
+    return {
+        "gpu_hours_per_month": plan.demand_gpu_hours,
+        "profile_gpu_hours": plan.profile_gpu_hours.tolist(),
+        "profile": profile,
+        "fleet": {
+            "servers": plan.fleet.servers,
+            "gpus": plan.fleet.gpus,
+            "utilization": plan.fleet.utilization,
+        },
+        "recommendation": {
+            "choice": advice.choice,
+            "text": advice.headline,
+            "owned_gpus": advice.owned_gpus,
+            "owned_servers": advice.owned_servers,
+            "cost_usd": advice.cost_usd,
+        },
+        "fleet_tco": plan.plan.to_dict(),
+        "hybrid": plan.hybrid.to_dict(),
+    }
+
+
+def plan_rows(plan: DemandPlan, gpus_per_server: int, profile: str) -> list[tuple[str, str]]:
+    """Text rows for the demand plan: fleet, its totals, the recommendation and best hybrid."""
+    fleet, tco, hybrid = plan.fleet, plan.plan, plan.hybrid
+    advice = recommend(hybrid, gpus_per_server)
+    months = tco.horizon_months
+    saving = tco.cloud_horizon_usd - tco.onprem_horizon_usd
+    demand = format_gpu_hours(plan.demand_gpu_hours)
+    return [
+        ("Demand", f"{demand} a month; hybrid plan: {PROFILE_LABELS[profile]}"),
+        (
+            "Owned fleet",
+            f"{fleet.servers} server(s) of {gpus_per_server} GPUs ({fleet.gpus} GPUs), busy "
+            f"{units.format_percent(fleet.utilization)} of hours",
+        ),
+        (
+            f"Fleet over {months} months",
+            f"owning {units.format_money(tco.onprem_horizon_usd)}, renting "
+            f"{units.format_money(tco.cloud_horizon_usd)}, "
+            + (
+                f"owning saves {units.format_money(saving)}"
+                if saving >= 0
+                else f"renting saves {units.format_money(-saving)}"
+            ),
+        ),
+        ("Recommendation", advice.headline),
+        (
+            "Best hybrid",
+            f"own {hybrid.best_gpus} GPUs, rent the rest: "
+            f"{units.format_money(hybrid.best_cost_usd)} over {months} months, against "
+            f"{units.format_money(hybrid.all_cloud_cost_usd)} renting everything and "
+            f"{units.format_money(hybrid.all_owned_cost_usd)} owning for the peak "
+            f"({hybrid.all_owned_gpus} GPUs)",
+        ),
+    ]
+
+
 def _breakdown(parts: dict[str, float]) -> str:
     return ", ".join(f"{name} {units.format_money(value)}" for name, value in parts.items())
 
 
+def _break_even_text(result: TcoResult) -> str:
+    u_star = result.break_even_utilization
+    if math.isinf(u_star):
+        return "never: energy under load alone costs more than the cloud price"
+    if result.pays_off:
+        return f"{units.format_percent(u_star)} (owning is cheaper above this)"
+    return f"{units.format_percent(u_star)} (above 100%: owning never pays off)"
+
+
 def text_rows(resolved: ResolvedTco, result: TcoResult) -> list[tuple[str, str]]:
+    """The text output: inputs after defaults, then the results."""
     onprem, cloud = resolved.onprem, resolved.cloud
     acc = resolved.accelerator
     u = onprem.utilization
-    u_star = result.break_even_utilization
-    if math.isinf(u_star):
-        verdict = "never: energy under load alone costs more than the cloud price"
-    elif result.pays_off:
-        verdict = f"{units.format_percent(u_star)} (owning is cheaper above this)"
-    else:
-        verdict = f"{units.format_percent(u_star)} (above 100%: owning never pays off)"
+    verdict = _break_even_text(result)
     payback = (
         f"month {result.payback_month}"
         if result.payback_month is not None
@@ -385,10 +499,18 @@ def _parts(result: TcoResult) -> dict[str, float]:
 def run_tco(args: argparse.Namespace) -> int:
     resolved = resolve(args)
     result = estimate_tco(resolved.onprem, resolved.cloud, resolved.months)
+    plan = demand_plan(resolved, result, args.profile)
+    per_server = resolved.onprem.gpus_per_server
     if args.json:
-        print_json(payload(resolved, result))
+        data = payload(resolved, result)
+        if plan is not None:
+            data["plan"] = plan_payload(plan, per_server, args.profile)
+        print_json(data)
         return 0
-    print_key_values(text_rows(resolved, result))
+    rows = text_rows(resolved, result)
+    if plan is not None:
+        rows += plan_rows(plan, per_server, args.profile)
+    print_key_values(rows)
     print("\nAssumptions")
     for assumption in result.assumptions:
         print(f"  {assumption.name}: {assumption.value}")

@@ -25,6 +25,7 @@ from desktopapp.devices.gpu import (
     map_torch_devices,
     match_catalog,
 )
+from desktopapp.devices.problems import NO_GPU, kind_of
 from desktopapp.devices.torch_info import TorchInfo, detect_torch
 
 if TYPE_CHECKING:
@@ -82,7 +83,7 @@ class SystemReport:
         problems = [p for p in self.problems if not p.startswith(_TORCH_PROBLEM_PREFIXES)]
         problems.extend(_torch_problems(info, gpus))
         if any(g.source == "torch" for g in gpus):
-            problems = [p for p in problems if not p.startswith("No NVIDIA GPU")]
+            problems = [p for p in problems if kind_of(p) != NO_GPU]
         return replace(self, torch=info, gpus=gpus, problems=tuple(problems))
 
     def to_dict(self) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from desktopapp.devices import nvml
+from desktopapp.devices.problems import NO_GPU, Problem
 
 if TYPE_CHECKING:
     from desktopapp.devices.torch_info import TorchDevice
@@ -243,14 +244,16 @@ def detect_nvidia_gpus(catalog: AcceleratorCatalog | None = None) -> GpuDetectio
     except Exception as exc:  # nvml.status is written not to raise; belt and braces
         status = nvml.NvmlStatus(False, f"unavailable because NVML failed ({exc})")
     if not status.available:
-        return GpuDetection((), status, (f"No NVIDIA GPU: {status.reason}",))
+        return GpuDetection((), status, (Problem(NO_GPU, f"No NVIDIA GPU: {status.reason}"),))
     gpus: list[GpuInfo] = []
     for index, handle in enumerate(nvml.device_handles()):
         info = _gpu_from_handle(index, handle, status)
         gpus.append(replace(info, catalog=match_catalog(info.name, catalog)))
     problems: tuple[str, ...] = ()
     if not gpus:
-        problems = ("No NVIDIA GPU: unavailable because NVML returned no device handle",)
+        problems = (
+            Problem(NO_GPU, "No NVIDIA GPU: unavailable because NVML returned no device handle"),
+        )
     return GpuDetection(tuple(gpus), status, problems)
 
 

@@ -30,6 +30,7 @@ from types import MappingProxyType, ModuleType
 from typing import Any
 
 from desktopapp.devices import nvml
+from desktopapp.devices.problems import GPU_FIELD, GPU_LOST, GPU_READ, NO_GPU, Problem
 
 NAN = math.nan
 
@@ -221,7 +222,7 @@ class GpuReader:
         self._gpus: list[_GpuState] = []
         self._last_slow = -math.inf
         st = nvml.status()
-        self.problem = "" if st.available else f"GPU: {st.reason}"
+        self.problem: str = "" if st.available else Problem(NO_GPU, f"GPU: {st.reason}")
         if not st.available:
             return
         self._mod = nvml.module()
@@ -269,7 +270,13 @@ class GpuReader:
             try:
                 sample = self._read_one(gpu, slow, include_processes and slow, problems)
             except Exception as exc:  # a bug or an odd binding must not stop the monitor
-                problems.append(f"GPU {gpu.index}: reading failed ({_error_text(exc)})")
+                problems.append(
+                    Problem(
+                        GPU_READ,
+                        f"GPU {gpu.index}: reading failed ({_error_text(exc)})",
+                        f"GPU {gpu.index}",
+                    )
+                )
                 sample = GpuSample(gpu.index, gpu.name, gpu.uuid, True)
             samples.append(sample)
         return tuple(samples), problems
@@ -277,7 +284,11 @@ class GpuReader:
     # --- one GPU -----------------------------------------------------------------------------
     def _lost_sample(self, gpu: _GpuState, problems: list[str]) -> GpuSample:
         problems.append(
-            f"GPU {gpu.index} ({gpu.name}): lost ({gpu.lost}); its values are NaN from now on"
+            Problem(
+                GPU_LOST,
+                f"GPU {gpu.index} ({gpu.name}): lost ({gpu.lost}); its values are NaN from now on",
+                f"GPU {gpu.index}",
+            )
         )
         why = f"the GPU is lost ({gpu.lost})"
         return GpuSample(
@@ -364,7 +375,13 @@ class GpuReader:
             for name, reason in errors.items():
                 by_reason.setdefault(reason, []).append(name)
             for reason, names in by_reason.items():
-                problems.append(f"GPU {gpu.index}: {', '.join(names)} unavailable ({reason})")
+                problems.append(
+                    Problem(
+                        GPU_FIELD,
+                        f"GPU {gpu.index}: {', '.join(names)} unavailable ({reason})",
+                        f"GPU {gpu.index}",
+                    )
+                )
         return GpuSample(
             index=gpu.index,
             name=gpu.name,

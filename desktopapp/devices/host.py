@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from desktopapp.devices.problems import HOST, WARMING_UP, Problem
+
 NAN = math.nan
 
 
@@ -149,7 +151,13 @@ class HostReader:
         load = _guard(ps.getloadavg, None, "load average")
         load_avg = (float(load[0]), float(load[1]), float(load[2])) if load else (NAN, NAN, NAN)
         if prev is None:
-            problems.append("rates need two readings: CPU %, disk, network and swap rates are NaN")
+            problems.append(
+                Problem(
+                    WARMING_UP,
+                    "rates need two readings: CPU %, disk, network and swap rates are NaN",
+                    "host",
+                )
+            )
             cpu = CpuSample(NAN, (NAN,) * self._cpu_count, load_avg, self._cpu_count)
             dt = 0.0
         else:
@@ -187,9 +195,9 @@ class HostReader:
             net_tx_bytes_s=_rate(cur.net_tx, prev.net_tx, dt) if prev else NAN,
         )
         if cur.disk_read is None and not any(p.startswith("disk") for p in problems):
-            problems.append("disk counters unavailable on this system")
+            problems.append(Problem(HOST, "disk counters unavailable on this system", "host"))
         if cur.net_rx is None and not any(p.startswith("network") for p in problems):
-            problems.append("network counters unavailable on this system")
+            problems.append(Problem(HOST, "network counters unavailable on this system", "host"))
         return cpu, memory, io, problems
 
 
@@ -203,7 +211,9 @@ def _guard(func: Any, problems: list[str] | None, what: str) -> Any:
         return func()
     except Exception as exc:  # psutil raises on odd platforms / sandboxes
         if problems is not None:
-            problems.append(f"{what} unavailable ({type(exc).__name__}: {exc})")
+            problems.append(
+                Problem(HOST, f"{what} unavailable ({type(exc).__name__}: {exc})", "host")
+            )
         return None
 
 

@@ -125,8 +125,9 @@ def device_handles() -> list[Any]:
     return handles
 
 
-def reset_for_tests() -> None:
-    """Forget the initialisation so a test can install a fake ``pynvml``."""
+def shutdown() -> None:
+    """Shut NVML down and forget the initialisation: the next call initialises again (and
+    imports ``pynvml`` again, which is how tests put a fake one in place)."""
     global _module, _status
     with _lock:
         if _module is not None:

@@ -4,9 +4,12 @@ Tables: ``meta`` (schema version), ``runs`` (one row per benchmark run: when, wh
 software versions, configuration, device, notes) and ``measurements`` (one row per
 :class:`BenchResult`). Runs can be listed, loaded, compared and exported to JSON or CSV.
 
-User data is never destroyed: a file that is not a readable results database (corrupt, another
-program's database, a newer schema) raises :class:`ResultsStoreError` naming the file and what
-to do, and the file is left exactly as it was (it is first opened read-only to check).
+User data is never destroyed: the file is first classified read-only
+(:mod:`desktopapp.devices.sqlite_files`). A file that is not a usable results database (corrupt,
+another program's database, a newer schema, a folder, an unusable data folder) raises
+:class:`ResultsStoreError` naming the file and what to do, and the file is left exactly as it
+was. A file with a hot journal (a writer killed mid transaction) is recovered: opening it rolls
+the interrupted transaction back.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from desktopapp.devices.bench.core import BenchResult
+from desktopapp.devices.sqlite_files import FileState, classify, ensure_parent
+from desktopapp.model.jsonable import jsonable
 
 SCHEMA_VERSION = 1
 EXPORT_FORMAT = "desktopapp-bench-results"
@@ -173,6 +178,19 @@ class RunComparison:
         }
 
 
+def _version(conn: sqlite3.Connection, tables: frozenset[str]) -> int | None:
+    """Schema version from the ``meta`` table (None before it exists)."""
+    if "meta" not in tables:
+        return None
+    row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    return int(row[0]) if row else None
+
+
+def _os_text(exc: OSError) -> str:
+    text = exc.strerror or str(exc)
+    return f"{text}: {exc.filename}" if exc.filename else text
+
+
 def _headline(result: BenchResult) -> float | None:
     value = result.value if result.value is not None else result.tflops
     if value is None or not math.isfinite(value):
@@ -181,8 +199,6 @@ def _headline(result: BenchResult) -> float | None:
 
 
 def _dumps(value: Any) -> str:
-    from desktopapp.commands.output import jsonable
-
     return json.dumps(jsonable(value), allow_nan=False, sort_keys=True)
 
 
@@ -202,8 +218,15 @@ class ResultsStore:
         if path is None:
             from desktopapp.paths import results_db_path
 
-            path = results_db_path()
+            try:
+                path = results_db_path()
+            except OSError as exc:
+                raise ResultsStoreError(
+                    f"results database: the data folder cannot be used ({_os_text(exc)}); "
+                    "check DESKTOPAPP_HOME or the folder's permissions"
+                ) from None
         self.path = Path(path)
+        self.recovered = False  # True when a hot journal was rolled back on opening
         self._check_existing()
         self._initialise()
 
@@ -216,40 +239,15 @@ class ResultsStore:
         )
 
     def _check_existing(self) -> None:
-        """Read-only inspection of an existing file: never writes, never deletes."""
-        if not self.path.exists():
-            return
-        if not self.path.is_file():
-            raise self._error("is not a file")
-        if self.path.stat().st_size == 0:
-            return  # an empty file is an empty SQLite database
-        uri = f"{self.path.resolve().as_uri()}?mode=ro"
-        try:
-            with closing(sqlite3.connect(uri, uri=True)) as conn:
-                rows = conn.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall()
-                tables = {r[0] for r in rows}
-                if tables and not _TABLES & tables:
-                    raise self._error(
-                        f"is an SQLite database of another program (tables: "
-                        f"{', '.join(sorted(tables))})"
-                    )
-                if "meta" in tables:
-                    row = conn.execute(
-                        "SELECT value FROM meta WHERE key='schema_version'"
-                    ).fetchone()
-                    version = int(row[0]) if row else SCHEMA_VERSION
-                    if version > SCHEMA_VERSION:
-                        raise self._error(
-                            f"has schema version {version}, newer than this app's "
-                            f"{SCHEMA_VERSION} (update the app)"
-                        )
-                check = conn.execute("PRAGMA quick_check").fetchone()
-                if check and check[0] != "ok":
-                    raise self._error(f"failed its integrity check ({check[0]})")
-        except sqlite3.DatabaseError as exc:
-            raise self._error(f"is not a readable SQLite database ({exc})") from None
-        except ValueError as exc:
-            raise self._error(f"has an unreadable schema version ({exc})") from None
+        """Read-only classification (``sqlite_files.classify``): never writes, never deletes.
+        Ours and current, or ours with a hot journal (recovered on opening), pass; anything
+        else raises :class:`ResultsStoreError` and the file stays byte-identical."""
+        found = classify(
+            self.path, schema_sql=_SCHEMA, current_version=SCHEMA_VERSION, read_version=_version
+        )
+        if not found.writable:
+            raise ResultsStoreError(found.message("results database"))
+        self.recovered = found.state is FileState.RECOVERABLE
 
     def _connect(self) -> sqlite3.Connection:
         try:
@@ -261,16 +259,25 @@ class ResultsStore:
         return conn
 
     def _initialise(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        problem = ensure_parent(self.path)
+        if problem is not None:
+            raise ResultsStoreError(f"results database {self.path} {problem}")
         try:
             with closing(self._connect()) as conn, conn:
-                conn.executescript(_SCHEMA)
-                conn.execute(
-                    "INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', ?)",
-                    (str(SCHEMA_VERSION),),
-                )
+                tables = {
+                    r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+                }
+                if not tables >= _TABLES:  # only a new (or empty) file gets the tables
+                    conn.executescript(_SCHEMA)
+                if conn.execute("SELECT 1 FROM meta WHERE key='schema_version'").fetchone() is None:
+                    conn.execute(
+                        "INSERT INTO meta(key, value) VALUES ('schema_version', ?)",
+                        (str(SCHEMA_VERSION),),
+                    )
         except sqlite3.DatabaseError as exc:
-            raise self._error(f"could not be set up ({exc})") from None
+            raise ResultsStoreError(
+                f"results database {self.path} could not be set up ({exc})"
+            ) from None
 
     @property
     def schema_version(self) -> int:
@@ -450,8 +457,6 @@ class ResultsStore:
 
     def export_json(self, run_ids: Sequence[int], path: Path | str) -> Path:
         """Write the runs (with measurements) as one JSON document."""
-        from desktopapp.commands.output import jsonable
-
         runs = [self.load_run(i).to_dict() for i in run_ids]
         payload = {"format": EXPORT_FORMAT, "schema_version": SCHEMA_VERSION, "runs": runs}
         target = Path(path)

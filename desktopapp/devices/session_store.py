@@ -22,6 +22,7 @@ to ``<name>.part`` and renamed at the end, so a reader never sees half a file.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as _dt
 import json
@@ -29,6 +30,7 @@ import math
 import os
 import platform
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -41,6 +43,7 @@ import numpy.typing as npt
 
 from desktopapp import paths
 from desktopapp.devices.sampler import ChannelSpec, SystemSample, channel_unit
+from desktopapp.devices.sqlite_files import FileState, classify, ensure_parent, schema_columns
 
 DB_FILENAME = "monitor.sqlite3"
 SCHEMA_VERSION = 1
@@ -213,6 +216,19 @@ class SessionRecorder:
         self._last_flush = time.monotonic()
         if not (self._rows or self._new_channels or self._procs or self._problems):
             return
+        try:
+            self._write_batch()
+        except sqlite3.Error as exc:
+            raise SessionStoreError(
+                f"monitor database {self._store.path}: could not save {len(self._rows)} "
+                f"samples ({exc}); {self.count - len(self._rows)} samples were saved before"
+            ) from None
+        self._new_channels.clear()
+        self._rows.clear()
+        self._procs.clear()
+        self._problems.clear()
+
+    def _write_batch(self) -> None:
         channels = [(self.session_id, *c) for c in self._new_channels]
         with self._store._lock, self._store._conn as conn:
             conn.executemany(
@@ -233,10 +249,6 @@ class SessionRecorder:
             conn.execute(
                 "UPDATE sessions SET sample_count = ? WHERE id = ?", (self.count, self.session_id)
             )
-        self._new_channels.clear()
-        self._rows.clear()
-        self._procs.clear()
-        self._problems.clear()
 
     def finish(self) -> None:
         """Flush and mark the session ended (at its last sample's time). Idempotent."""
@@ -244,8 +256,14 @@ class SessionRecorder:
             return
         self.flush()
         ended = self.last_timestamp if math.isfinite(self.last_timestamp) else time.time()
-        with self._store._lock, self._store._conn as conn:
-            conn.execute("UPDATE sessions SET ended = ? WHERE id = ?", (ended, self.session_id))
+        try:
+            with self._store._lock, self._store._conn as conn:
+                conn.execute("UPDATE sessions SET ended = ? WHERE id = ?", (ended, self.session_id))
+        except sqlite3.Error as exc:
+            raise SessionStoreError(
+                f"monitor database {self._store.path}: could not mark session "
+                f"{self.session_id} as ended ({exc})"
+            ) from None
         self.finished = True
 
     def __enter__(self) -> SessionRecorder:
@@ -255,26 +273,82 @@ class SessionRecorder:
         self.finish()
 
 
-class SessionStore:
-    """The monitor database. ``SessionStore()`` opens ``monitor_db_path()``."""
+class SessionStoreError(ValueError):
+    """The monitor database cannot be used; the message names the file, why, and what to do.
+    A ``ValueError`` so callers that report bad input report this the same way."""
 
-    def __init__(self, path: Path | str | None = None) -> None:
-        self.path = Path(path) if path is not None else monitor_db_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+class SessionStore:
+    """The monitor database. ``SessionStore()`` opens ``monitor_db_path()``.
+
+    The file is classified read-only first (:func:`sqlite_files.classify`): only a missing or
+    empty file, the app's own current file, or the app's own file with a hot journal (rolled
+    back on opening) is opened for writing. Anything else raises :class:`SessionStoreError`
+    and is left byte-identical. ``read_only=True`` (listing, export) never writes at all, and
+    nothing is written to a current file unless something is recorded or deleted.
+    """
+
+    def __init__(self, path: Path | str | None = None, *, read_only: bool = False) -> None:
+        if path is None:
+            try:
+                path = monitor_db_path()
+            except OSError as exc:
+                raise SessionStoreError(
+                    f"monitor database: the data folder cannot be used ({_os_text(exc)}); "
+                    "check DESKTOPAPP_HOME or the folder's permissions"
+                ) from None
+        self.path = Path(path)
+        self.read_only = read_only
         self._lock = threading.RLock()
-        self._conn = sqlite3.connect(str(self.path), check_same_thread=False)
-        self._conn.execute("PRAGMA foreign_keys = ON")
-        self._conn.execute("PRAGMA journal_mode = WAL")
-        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
-            self._conn.close()
-            raise ValueError(
-                f"path: {self.path} was written by a newer version (schema {version}); "
-                "use a newer desktopapp or move the file away"
-            )
-        with self._conn:
-            self._conn.executescript(_SCHEMA)
-            self._conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        found = classify(self.path, schema_sql=_SCHEMA, current_version=SCHEMA_VERSION)
+        if not found.writable:
+            raise SessionStoreError(found.message("monitor database"))
+        self.recovered = found.state is FileState.RECOVERABLE
+        try:
+            if read_only:
+                self._conn = self._open_read_only(found.state)
+            else:
+                self._conn = self._open_for_writing()
+        except sqlite3.Error as exc:
+            raise SessionStoreError(
+                f"monitor database {self.path} cannot be opened ({exc}); the file was left as "
+                "it was"
+            ) from None
+
+    def _open_read_only(self, state: FileState) -> sqlite3.Connection:
+        if state in (FileState.MISSING, FileState.EMPTY):
+            conn = sqlite3.connect(":memory:", check_same_thread=False)
+            conn.executescript(_SCHEMA)  # nothing recorded yet: an empty in-memory view
+            return conn
+        if state is FileState.RECOVERABLE:
+            return sqlite3.connect(str(self.path), check_same_thread=False)  # rolls back
+        wal = self.path.with_name(self.path.name + "-wal")
+        mode = "mode=ro" if wal.exists() else "immutable=1"
+        return sqlite3.connect(
+            f"{self.path.resolve().as_uri()}?{mode}", uri=True, check_same_thread=False
+        )
+
+    def _open_for_writing(self) -> sqlite3.Connection:
+        problem = ensure_parent(self.path)
+        if problem is not None:
+            raise SessionStoreError(f"monitor database {self.path} {problem}")
+        conn = sqlite3.connect(str(self.path), check_same_thread=False)
+        try:
+            conn.execute("PRAGMA foreign_keys = ON")
+            tables = {
+                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+            if not schema_columns(_SCHEMA).keys() <= tables:
+                with conn:
+                    conn.executescript(_SCHEMA)
+            if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
 
     def close(self) -> None:
         with self._lock:
@@ -294,17 +368,22 @@ class SessionStore:
         batch_size: int = 50,
         flush_interval_s: float = 2.0,
     ) -> SessionRecorder:
-        with self._lock, self._conn as conn:
-            cur = conn.execute(
-                "INSERT INTO sessions (label, host, started, meta) VALUES (?, ?, ?, ?)",
-                (
-                    label,
-                    platform.node(),
-                    time.time() if started is None else started,
-                    json.dumps(dict(meta or {})),
-                ),
-            )
-            session_id = int(cur.lastrowid or 0)
+        try:
+            with self._lock, self._conn as conn:
+                cur = conn.execute(
+                    "INSERT INTO sessions (label, host, started, meta) VALUES (?, ?, ?, ?)",
+                    (
+                        label,
+                        platform.node(),
+                        time.time() if started is None else started,
+                        json.dumps(dict(meta or {})),
+                    ),
+                )
+                session_id = int(cur.lastrowid or 0)
+        except sqlite3.Error as exc:
+            raise SessionStoreError(
+                f"monitor database {self.path}: could not start a session ({exc})"
+            ) from None
         return SessionRecorder(self, session_id, batch_size, flush_interval_s)
 
     def sessions(self) -> list[SessionInfo]:
@@ -384,6 +463,11 @@ def _info(row: Sequence[Any]) -> SessionInfo:
     return SessionInfo(int(sid), label, host, float(started), ended, int(count), parsed)
 
 
+def _os_text(exc: OSError) -> str:
+    text = exc.strerror or str(exc)
+    return f"{text}: {exc.filename}" if exc.filename else text
+
+
 def _sql_float(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
@@ -408,28 +492,118 @@ def _utc(timestamp: float) -> str:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+class CsvWriteError(OSError):
+    """Writing the CSV failed part way (disk full, file system gone read-only …). The rows
+    written before are kept: the file is cut back to the last complete row and moved into
+    place. ``rows`` is how many rows it keeps, ``path`` where."""
+
+    def __init__(self, path: Path, rows: int, why: str) -> None:
+        super().__init__(
+            f"csv: writing {path} stopped after {rows} complete rows ({why}); the rows "
+            "written before are kept"
+        )
+        self.path = path
+        self.rows = rows
+        self.why = why
+
+
+def check_csv_target(path: Path | str) -> Path:
+    """Refuse a CSV path that cannot be written, before anything is measured:
+    ``ValueError("csv: …")`` for an empty name, a folder, a parent that is a file, a read-only
+    place. Creates nothing that stays."""
+    text = str(path)
+    if not text.strip():
+        raise ValueError("csv: a file name is needed (got an empty value)")
+    target = Path(text)
+    try:
+        info: os.stat_result | None = target.stat()
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:  # name too long, a file as a folder, no permission …
+        raise ValueError(f"csv: {_cut(text)} cannot be written ({_os_text(exc)})") from None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise ValueError(f"csv: {_cut(text)} is a folder; give a file name")
+    if info is not None and not stat.S_ISREG(info.st_mode):
+        raise ValueError(f"csv: {_cut(text)} is not a regular file")
+    problem = ensure_parent(target)
+    if problem is not None:
+        raise ValueError(f"csv: {_cut(text)}: the folder {problem}")
+    part = target.with_name(target.name + ".part")
+    existed = part.exists()
+    try:
+        with open(part, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise ValueError(f"csv: {_cut(text)} cannot be written ({_os_text(exc)})") from None
+    if not existed:
+        part.unlink(missing_ok=True)
+    return target
+
+
+def _cut(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class CsvSampleWriter:
     """Streams rows to ``<path>.part`` (flushed per row) and renames it to ``path`` on
     :meth:`close`, so an interrupted run still leaves the rows written so far in the .part file
-    until close and a complete file after."""
+    until close and a complete file after.
+
+    A write that fails (disk full, I/O error) raises :class:`CsvWriteError` after cutting the
+    file back to its last complete row and moving it into place: no half row, no lost row.
+    A path that cannot be opened raises ``ValueError("csv: …")``."""
 
     def __init__(self, path: Path | str, channels: Sequence[ChannelSpec]) -> None:
-        self.path = Path(path)
+        self.path = check_csv_target(path)
         self.part = self.path.with_name(self.path.name + ".part")
         self.channels = tuple(channels)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: IO[str] | None = open(self.part, "w", newline="", encoding="utf-8")  # noqa: SIM115
-        self._writer = csv.writer(self._file)
-        self._writer.writerow([*LEADING_COLUMNS, *(c.header for c in self.channels)])
-        self._t0 = math.nan
         self.rows = 0
+        self.error: CsvWriteError | None = None
+        self._t0 = math.nan
+        try:
+            self._file: IO[str] | None = open(  # noqa: SIM115
+                self.part, "w", newline="", encoding="utf-8"
+            )
+        except OSError as exc:
+            raise ValueError(
+                f"csv: {_cut(str(path))} cannot be written ({_os_text(exc)})"
+            ) from None
+        self._good_size = 0
+        self._writer = csv.writer(self._file)
+        self._emit([*LEADING_COLUMNS, *(c.header for c in self.channels)])
+
+    def _emit(self, row: Sequence[str]) -> None:
+        assert self._file is not None
+        try:
+            self._writer.writerow(row)
+            self._file.flush()
+        except OSError as exc:
+            self._fail(_os_text(exc))
+        self._good_size = self._file.tell()
+
+    def _fail(self, why: str) -> None:
+        """Keep every complete row: cut the half-written one, move the file into place."""
+        handle, self._file = self._file, None
+        if handle is not None:
+            with contextlib.suppress(OSError):  # the half row is dropped: cut below
+                handle.close()
+        try:
+            os.truncate(self.part, self._good_size)
+            os.replace(self.part, self.path)
+            where = self.path
+        except OSError:
+            where = self.part
+        self.error = CsvWriteError(where, self.rows, why)
+        raise self.error
 
     def write(self, timestamp: float, values: Mapping[str, float]) -> None:
+        if self.error is not None:
+            raise self.error
         if self._file is None:
             raise ValueError("csv: writer already closed")
         if not math.isfinite(self._t0):
             self._t0 = timestamp
-        self._writer.writerow(
+        self._emit(
             [
                 csv_value(timestamp),
                 _utc(timestamp),
@@ -437,14 +611,20 @@ class CsvSampleWriter:
                 *(csv_value(values.get(c.name, math.nan)) for c in self.channels),
             ]
         )
-        self._file.flush()
         self.rows += 1
 
     def close(self) -> Path:
-        """Finish the file and move it into place; idempotent."""
+        """Finish the file and move it into place; idempotent. After a failed write it
+        returns where the kept rows are."""
+        if self.error is not None:
+            return self.error.path
         if self._file is not None:
-            self._file.flush()
-            os.fsync(self._file.fileno())
+            try:
+                self._file.flush()
+                os.fsync(self._file.fileno())
+            except OSError as exc:
+                self._fail(_os_text(exc))
+            assert self._file is not None
             self._file.close()
             self._file = None
             os.replace(self.part, self.path)

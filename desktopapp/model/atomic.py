@@ -13,8 +13,10 @@ Pure standard library; used for scenarios, autosaves, settings and exports.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
+import stat
 import time
 from pathlib import Path
 
@@ -80,11 +82,19 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     An existing file keeps its permission bits. On any error the temporary file is removed and
     the old file (if any) is left exactly as it was.
     """
-    target = Path(path)
+    target = write_target(path)
     try:
-        existing_mode: int | None = target.stat().st_mode & 0o7777
+        info = target.stat()
     except FileNotFoundError:
-        existing_mode = None
+        existing_mode: int | None = None
+    else:
+        if not stat.S_ISREG(info.st_mode):  # never replace a folder, device or pipe
+            raise OSError(
+                errno.EISDIR if stat.S_ISDIR(info.st_mode) else errno.EINVAL,
+                "not a regular file",
+                str(target),
+            )
+        existing_mode = info.st_mode & 0o7777
     temp, fd = _open_temp(target)
     try:
         try:
@@ -100,6 +110,16 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
             temp.unlink()
         raise
     _fsync_dir(target.parent)
+    remove_stale_temp_files(target.parent, prefix=f"{TEMP_PREFIX}{target.name}.")
+
+
+def write_target(path: str | os.PathLike[str]) -> Path:
+    """The file a save really writes: a symbolic link is followed (its target is replaced,
+    the link stays), so saving through a link never turns the link into a plain file."""
+    target = Path(path)
+    if target.is_symlink():
+        return Path(os.path.realpath(target))
+    return target
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> None:
@@ -108,12 +128,14 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "
 
 
 def remove_stale_temp_files(
-    folder: str | os.PathLike[str], older_than_s: float = STALE_AFTER_S
+    folder: str | os.PathLike[str], older_than_s: float = STALE_AFTER_S, prefix: str = ""
 ) -> list[Path]:
     """Delete temporary files left in ``folder`` by writers that died; returns what went.
 
-    Only names matching :func:`is_temp_file` and last modified more than ``older_than_s`` ago
-    are touched, so a write in progress in another process is left alone.
+    Only names matching :func:`is_temp_file` (and starting with ``prefix``) and last modified
+    more than ``older_than_s`` ago are touched, so a write in progress in another process is
+    left alone. :func:`atomic_write_bytes` calls it for its own target after each save, so
+    debris of an interrupted save is swept up by the next save of that file, wherever it is.
     """
     removed: list[Path] = []
     cutoff = time.time() - older_than_s
@@ -122,7 +144,7 @@ def remove_stale_temp_files(
     except OSError:
         return removed
     for entry in entries:
-        if not is_temp_file(entry):
+        if not is_temp_file(entry) or not entry.name.startswith(prefix):
             continue
         try:
             if entry.is_file() and entry.stat().st_mtime <= cutoff:

@@ -599,7 +599,8 @@ def _assumptions(inputs: InferenceInputs, hw: _Hardware, price_source: str) -> l
             "weights",
             f"{BYTES_PER_VALUE[inputs.precision]:g} B per parameter ({inputs.precision}), read "
             "once per step",
-            "catalog.BYTES_PER_VALUE; quantization scales left out",
+            "storage size of each number format: fp32 4 B, bf16/fp16 2 B, fp8/int8 1 B, int4 "
+            "0.5 B; quantization scales left out",
         ),
     ]
     if inputs.is_language_model:

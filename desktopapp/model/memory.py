@@ -600,7 +600,8 @@ def _assumptions(inputs: MemoryInputs) -> list[Assumption]:
                 "weights",
                 f"{weight_bytes_per_value(p):g} B per parameter ({p}); quantization scales "
                 "are left out (~1-3% for int4/int8)",
-                "catalog.BYTES_PER_VALUE",
+                "storage size of each number format: fp32 4 B, bf16/fp16 2 B, fp8/int8 1 B, "
+                "int4 0.5 B",
             )
         )
         if inputs.has_shape:

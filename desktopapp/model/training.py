@@ -46,8 +46,8 @@ UTILIZATION_SOURCE = (
 )
 DEFAULT_PROJECT_MARGIN = 3.0
 PROJECT_MARGIN_SOURCE = (
-    "project brief: a whole project (experiments, tuning, failed and repeated runs, evaluation) "
-    "takes 2-3× the compute of the final run; 3 is the cautious end"
+    "planning rule of thumb: a whole project (experiments, tuning, failed and repeated runs, "
+    "evaluation) takes 2-3× the compute of the final run; 3 is the cautious end"
 )
 MAX_GPUS = 1_000_000
 MAX_GOODPUT_OVERHEAD = 10.0
@@ -291,7 +291,7 @@ class TrainingEstimate:
                 "low_cost_usd": self.planning_low_cost_usd,
                 "high_cost_usd": self.planning_high_cost_usd,
                 "note": "low = this estimate (compute only); high = × margin for the whole "
-                "project (the brief says 2-3×)",
+                "project (rule of thumb 2-3×)",
             },
             "formula": self.formula,
             "assumptions": [a.to_dict() for a in self.assumptions],
@@ -487,7 +487,7 @@ def _assumptions(
     out.append(
         Assumption(
             "whole-project margin",
-            f"× {inputs.project_margin:g} (brief: 2-3×)",
+            f"× {inputs.project_margin:g} (rule of thumb: 2-3×)",
             PROJECT_MARGIN_SOURCE,
         )
     )

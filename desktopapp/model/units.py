@@ -189,33 +189,55 @@ _SCALE_WORDS = {
     "P": 1e15,
 }
 
-_QUANTITY_RE = re.compile(
-    r"^\s*([-+]?(?:\d+(?:[.,_]\d*)*|\.\d+)(?:[eE][-+]?\d+)?)\s*([kKmMbBgGtTpP]?)\s*$"
-)
+# A number: digits with optional "_" groups (1_000), or "," thousands groups of exactly three
+# digits (1,000,000: "1,5" is refused, it is a decimal comma in many languages), or ".5".
+_NUMBER = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d+(?:_\d+)*(?:\.(?:\d+(?:_\d+)*)?)?|\.\d+)"
+_QUANTITY_RE = re.compile(rf"^\s*([-+]?{_NUMBER}(?:[eE][-+]?\d+)?)\s*([kKmMbBgGtTpP]?)\s*$")
+_SHOWN_CHARS = 40  # a value echoed in an error is cut to this many characters
 
 
-def parse_quantity(text: str | float | int, field: str = "value") -> float:
+def shown_value(text: object, limit: int = _SHOWN_CHARS) -> str:
+    """``repr`` of a value for an error message, cut to ``limit`` characters ("…" marks it)."""
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def parse_quantity(
+    text: str | float | int, field: str = "value", maximum: float | None = None
+) -> float:
     """Parse ``"110M"``, ``"7B"``, ``"1.5e9"``, ``"3.3 T"`` or a number into a float.
 
-    Suffixes: k=1e3, M=1e6, B/G=1e9, T=1e12, P=1e15 (case-insensitive). Raises ``ValueError``
-    naming ``field`` for anything else, including NaN and infinities.
+    Suffixes: k=1e3, M=1e6, B/G=1e9, T=1e12, P=1e15 (case-insensitive). Thousands separators
+    only in groups of three (``1,000``; ``1,5`` is refused rather than read as 15). ``-0`` is 0.
+    Raises ``ValueError`` naming ``field`` for anything else, including NaN, infinities and,
+    when ``maximum`` is given, magnitudes above it. Long values are cut in the message.
     """
     if isinstance(text, bool):
         raise ValueError(f"{field}: expected a number, got {text!r}")
     if isinstance(text, int | float):
-        value = float(text)
+        try:
+            value = float(text)
+        except OverflowError:
+            raise ValueError(f"{field}: must be a finite number, got {shown_value(text)}") from None
     else:
         match = _QUANTITY_RE.match(str(text))
         if not match:
-            raise ValueError(f"{field}: {text!r} is not a number (examples: 110M, 7B, 1.5e9, 3.3T)")
+            if "," in str(text) and re.fullmatch(r"\s*[-+]?[\d.,]+\s*[a-zA-Z]?\s*", str(text)):
+                raise ValueError(
+                    f"{field}: {shown_value(text)} is not a number: a comma only separates "
+                    "thousands (1,000); write decimals with a dot (1.5)"
+                )
+            raise ValueError(
+                f"{field}: {shown_value(text)} is not a number (examples: 110M, 7B, 1.5e9, 3.3T)"
+            )
         number, suffix = match.groups()
-        number = number.replace("_", "")
-        if number.count(",") and "." not in number:
-            number = number.replace(",", "")  # thousands separators: 1,000,000
+        number = number.replace("_", "").replace(",", "")
         try:
             value = float(number) * _SCALE_WORDS[suffix]
         except ValueError as exc:
-            raise ValueError(f"{field}: {text!r} is not a number") from exc
+            raise ValueError(f"{field}: {shown_value(text)} is not a number") from exc
     if not math.isfinite(value):
-        raise ValueError(f"{field}: must be a finite number, got {text!r}")
-    return value
+        raise ValueError(f"{field}: must be a finite number, got {shown_value(text)}")
+    if maximum is not None and abs(value) > maximum:
+        raise ValueError(f"{field}: {shown_value(text)} is too large (at most {maximum:g})")
+    return value + 0.0  # -0.0 becomes 0.0

@@ -1,7 +1,8 @@
 """Input checks shared by every model dataclass.
 
-Each check raises ``ValueError("<field>: <what is allowed>, got <value>")`` so the GUI can mark
-the field and the CLI can print one line naming the option.
+Each check raises :class:`InputError` (a ``ValueError``) whose ``field`` names the input and
+whose text reads ``"<field>: <what is allowed>, got <value>"``, so the GUI marks the field
+from ``.field`` and the CLI prints one line naming the option; nobody parses the text.
 """
 
 from __future__ import annotations
@@ -10,12 +11,49 @@ import math
 from collections.abc import Iterable
 
 
+class InputError(ValueError):
+    """Invalid input: ``field`` is the input's name (the CLI option with ``-`` → ``_``), ``text``
+    says what is allowed; ``str(error)`` is ``"field: text"``."""
+
+    def __init__(self, field: str, text: str) -> None:
+        super().__init__(f"{field}: {text}")
+        self.field = field
+        self.text = text
+
+    def __reduce__(self) -> tuple[type[InputError], tuple[str, str]]:
+        return (type(self), (self.field, self.text))
+
+
+def error_field(exc: BaseException) -> str:
+    """The field a ``ValueError`` is about: ``.field`` of an :class:`InputError`; for a plain
+    ``ValueError("field: …")`` still raised by older code, the single word before ``": "``;
+    else ``""``."""
+    field = getattr(exc, "field", None)
+    if isinstance(field, str):
+        return field
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    name, sep, _rest = first.partition(": ")
+    return name.strip() if sep and name.strip() and " " not in name.strip() else ""
+
+
+def error_text(exc: BaseException) -> str:
+    """What is wrong, without the field name (first line only)."""
+    text = getattr(exc, "text", None)
+    if isinstance(text, str):
+        return text.splitlines()[0] if text else ""
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    return first.partition(": ")[2] if error_field(exc) else first
+
+
 def _as_float(field: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{field}: expected a number, got {value!r}")
-    number = float(value)
+        raise InputError(field, f"expected a number, got {value!r}")
+    try:
+        number = float(value)
+    except OverflowError:  # an int with hundreds of digits
+        raise InputError(field, "is far too large for any real system") from None
     if math.isnan(number) or math.isinf(number):
-        raise ValueError(f"{field}: must be a finite number, got {value!r}")
+        raise InputError(field, f"must be a finite number, got {value!r}")
     return number
 
 
@@ -27,14 +65,14 @@ def require_positive(field: str, value: object) -> float:
     """Strictly greater than zero."""
     number = _as_float(field, value)
     if number <= 0:
-        raise ValueError(f"{field}: must be greater than 0, got {value!r}")
+        raise InputError(field, f"must be greater than 0, got {value!r}")
     return number
 
 
 def require_non_negative(field: str, value: object) -> float:
     number = _as_float(field, value)
     if number < 0:
-        raise ValueError(f"{field}: must be 0 or more, got {value!r}")
+        raise InputError(field, f"must be 0 or more, got {value!r}")
     return number
 
 
@@ -44,7 +82,7 @@ def require_fraction(field: str, value: object, *, allow_zero: bool = False) -> 
     low_ok = number >= 0 if allow_zero else number > 0
     if not low_ok or number > 1:
         interval = "[0, 1]" if allow_zero else "(0, 1]"
-        raise ValueError(f"{field}: must be in {interval}, got {value!r}")
+        raise InputError(field, f"must be in {interval}, got {value!r}")
     return number
 
 
@@ -52,7 +90,7 @@ def require_range(field: str, value: object, low: float, high: float) -> float:
     """Inclusive range check."""
     number = _as_float(field, value)
     if not low <= number <= high:
-        raise ValueError(f"{field}: must be between {low:g} and {high:g}, got {value!r}")
+        raise InputError(field, f"must be between {low:g} and {high:g}, got {value!r}")
     return number
 
 
@@ -60,17 +98,17 @@ def require_int(field: str, value: object, *, minimum: int = 1, maximum: int | N
     """A whole number (ints, or floats with no fractional part) within bounds."""
     number = _as_float(field, value)
     if number != int(number):
-        raise ValueError(f"{field}: must be a whole number, got {value!r}")
+        raise InputError(field, f"must be a whole number, got {value!r}")
     whole = int(number)
     if whole < minimum:
-        raise ValueError(f"{field}: must be at least {minimum}, got {value!r}")
+        raise InputError(field, f"must be at least {minimum}, got {value!r}")
     if maximum is not None and whole > maximum:
-        raise ValueError(f"{field}: must be at most {maximum}, got {value!r}")
+        raise InputError(field, f"must be at most {maximum}, got {value!r}")
     return whole
 
 
 def require_choice(field: str, value: object, allowed: Iterable[str]) -> str:
     options = list(allowed)
     if value not in options:
-        raise ValueError(f"{field}: must be one of {', '.join(options)}, got {value!r}")
+        raise InputError(field, f"must be one of {', '.join(options)}, got {value!r}")
     return str(value)

@@ -10,20 +10,19 @@ Every tab lives in ``desktopapp/ui/<name>/`` and its ``__init__.py`` exposes::
 - ``state`` is the window's shared :class:`desktopapp.ui.state.AppState`. A tab reads and writes
   the planning state only through its API (``set_workload``, ``set_estimate``,
   ``set_custom_accelerator``, ``show_status`` …) and listens to its signals.
-- The main window imports ``desktopapp.ui.<name>`` lazily: the visible tab at start, the others
-  the first time they are shown. Importing a tab package must be cheap: no torch, no NVML, no
-  pyqtgraph at module level (import them inside the functions that need them).
-- If the package does not exist yet, the window shows a "coming" panel instead.
+- The main window builds tabs through :data:`desktopapp.ui.tabs.FACTORIES` (real imports,
+  inside functions): the visible tab at start, the others the first time they are shown.
+  Importing a tab package must be cheap: no torch, no NVML, no pyqtgraph at module level
+  (import them inside the functions that need them).
+- The widget follows :class:`desktopapp.ui.tabs.TabView`: ``ready`` (a ``Signal()``),
+  ``is_ready() -> bool`` (the tab has shown its first data; ``desktopapp --screenshot`` waits
+  for it) and ``shutdown()`` (called once when the window closes: stop timers and workers,
+  registered in :mod:`desktopapp.ui.common.workers`). ``flush()`` (:class:`~desktopapp.ui.tabs.
+  Flushable`) runs a pending recompute.
 
-Optional hooks on the returned widget (looked up with ``getattr``):
-
-- ``ready`` (a ``Signal()``) and ``is_ready() -> bool``: the tab has shown its first data.
-  ``desktopapp --screenshot`` waits for it (with a short timeout). A tab without them counts as
-  ready once it has been shown.
-- ``shutdown() -> None``: called once when the window closes. Stop timers and workers here
-  (workers must be registered in :mod:`desktopapp.ui.common.workers`).
-
-Tabs never compute formulas themselves; they call the model layer (``desktopapp.model``).
+Policy and texts live in the Qt-free application layer (:mod:`desktopapp.application`); a tab
+puts them into widgets and forwards edits. Tabs never compute formulas themselves; they call
+the model layer (``desktopapp.model``).
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ export and copy actions in its context menu.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -51,11 +50,12 @@ from desktopapp.ui.common.theme import (
 from desktopapp.ui.scenario.document import AUTOSAVE_INTERVAL_MS, ScenarioDocument
 from desktopapp.ui.scenario.panels import MessageBanner, NotesDock
 from desktopapp.ui.state import AppState
+from desktopapp.ui.tabs import FACTORIES, Flushable, TabFactory, TabView
 
 if TYPE_CHECKING:
+    from desktopapp.application.compare import ScenarioSummary
     from desktopapp.ui.scenario.compare import CompareDialog
     from desktopapp.ui.scenario.report import ReportInfo
-    from desktopapp.ui.scenario.summary import ScenarioSummary
 
 DEFAULT_SIZE = QSize(1400, 900)
 MINIMUM_SIZE = QSize(960, 640)
@@ -74,6 +74,14 @@ def app_settings() -> QSettings:
     from desktopapp.paths import config_dir
 
     return QSettings(str(config_dir() / SETTINGS_FILE), QSettings.Format.IniFormat)
+
+
+def tab_factories() -> dict[str, TabFactory]:
+    """The factories the window builds tabs with (``ui.tabs.FACTORIES``; tests add to it)."""
+    return _FACTORIES
+
+
+_FACTORIES: dict[str, TabFactory] = dict(FACTORIES)
 
 
 class ErrorPanel(QWidget):
@@ -270,8 +278,7 @@ class MainWindow(QMainWindow):
         content = self.tab_content(name or self.current_tab_name())
         if content is None:
             return False
-        is_ready = getattr(content, "is_ready", None)
-        return bool(is_ready()) if callable(is_ready) else True
+        return content.is_ready() if isinstance(content, TabView) else True
 
     def ensure_tab_loaded(self, name: str) -> QWidget:
         host = self._hosts[name]
@@ -279,7 +286,9 @@ class MainWindow(QMainWindow):
             return host.content
         # What a new tab publishes while it is built is not an edit of the scenario.
         with self.document.tab_loading():
-            content, placeholder = self._create_tab(host.info)
+            # Built as the host's child from the start: reparenting a finished tree would
+            # make the style sheet polish every widget of it a second time.
+            content, placeholder = self._create_tab(host.info, host)
             host.set_content(content, placeholder)
         self._decorate(content)
         self.tab_loaded.emit(name)
@@ -298,27 +307,18 @@ class MainWindow(QMainWindow):
     def settle_tabs(self) -> None:
         """Run every loaded tab's pending recompute now (after a scenario was applied)."""
         for host in self._hosts.values():
-            flush = getattr(host.content, "flush", None)
-            if callable(flush):
+            if isinstance(host.content, Flushable):
                 try:
-                    flush()
+                    host.content.flush()
                 except Exception:  # a broken tab must not stop a file from opening
                     traceback.print_exc()
 
-    def _create_tab(self, info: TabInfo) -> tuple[QWidget, bool]:
-        module_name = f"desktopapp.ui.{info.name}"
+    def _create_tab(self, info: TabInfo, parent: QWidget | None = None) -> tuple[QWidget, bool]:
+        factory = tab_factories().get(info.name)
+        if factory is None:
+            return ErrorPanel(info.title, f"no tab named {info.name!r}"), True
         try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                traceback.print_exc()
-                return ErrorPanel(info.title, str(exc)), True
-            return ComingPanel(info.title, info.summary), True
-        factory = getattr(module, "create_tab", None)
-        if not callable(factory):
-            return ComingPanel(info.title, info.summary), True
-        try:
-            widget = factory(self.state, None)
+            widget = factory(self.state, parent)
         except Exception as exc:  # a broken tab must not take the window down
             traceback.print_exc()
             message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -356,8 +356,18 @@ class MainWindow(QMainWindow):
         return action
 
     def _build_menus(self) -> None:
-        bar = self.menuBar()
-        self.file_menu = bar.addMenu("&File")
+        self._build_file_menu()
+        self._build_view_menu()
+        self._build_theme_menu()
+        self.help_menu = self.menuBar().addMenu("&Help")
+        self.about_action = QAction(f"&About {APP_NAME}", self)
+        self.about_action.setShortcut(QKeySequence("F1"))
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+        self.about_action.triggered.connect(self.show_about)
+        self.help_menu.addAction(self.about_action)
+
+    def _build_file_menu(self) -> None:
+        self.file_menu = self.menuBar().addMenu("&File")
         doc = self.document
         self.new_action = self._action("&New", "Ctrl+N", doc.new, "Start a new scenario")
         self.open_action = self._action("&Open…", "Ctrl+O", doc.open_dialog, "Open a scenario file")
@@ -387,7 +397,8 @@ class MainWindow(QMainWindow):
         self.quit_action.triggered.connect(self.close)
         self.file_menu.addAction(self.quit_action)
 
-        self.view_menu = bar.addMenu("&View")
+    def _build_view_menu(self) -> None:
+        self.view_menu = self.menuBar().addMenu("&View")
         self._view_group = QActionGroup(self)
         self._view_group.setExclusive(True)
         self.view_actions: dict[str, QAction] = {}
@@ -441,6 +452,8 @@ class MainWindow(QMainWindow):
         )
         self.leave_presentation_action.setEnabled(False)
         self.addAction(self.leave_presentation_action)  # shortcut only, not in the menu
+
+    def _build_theme_menu(self) -> None:
         self.theme_menu = self.view_menu.addMenu("&Theme")
         self._theme_group = QActionGroup(self)
         self._theme_group.setExclusive(True)
@@ -458,13 +471,6 @@ class MainWindow(QMainWindow):
             self._theme_group.addAction(action)
             self.theme_menu.addAction(action)
             self.theme_actions[mode] = action
-
-        self.help_menu = bar.addMenu("&Help")
-        self.about_action = QAction(f"&About {APP_NAME}", self)
-        self.about_action.setShortcut(QKeySequence("F1"))
-        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
-        self.about_action.triggered.connect(self.show_about)
-        self.help_menu.addAction(self.about_action)
 
     def _rebuild_recent_menu(self) -> None:
         menu = self.recent_menu
@@ -552,7 +558,7 @@ class MainWindow(QMainWindow):
             self.document.restore(autosave)
 
     def current_summary(self) -> ScenarioSummary:
-        from desktopapp.ui.scenario.summary import summarize
+        from desktopapp.application.compare import summarize
 
         return summarize(self.document.current_scenario(), self._current_label())
 
@@ -746,10 +752,9 @@ class MainWindow(QMainWindow):
         self._shut_down = True
         self.save_settings()
         for host in self._hosts.values():
-            hook = getattr(host.content, "shutdown", None)
-            if callable(hook):
+            if isinstance(host.content, TabView):
                 try:
-                    hook()
+                    host.content.shutdown()
                 except Exception:
                     traceback.print_exc()
         if self._about is not None:

@@ -10,8 +10,8 @@ import pytest
 from desktopapp.cli import run_command
 from desktopapp.commands import monitor
 from desktopapp.devices import sampler as sampler_module
-from desktopapp.devices.sampler import FakeProcessSpec, FakeSampler
 from desktopapp.devices.session_store import SessionStore, read_csv
+from desktopapp.testing.sampler import FakeProcessSpec, FakeSampler
 
 
 def test_once_json(capsys):

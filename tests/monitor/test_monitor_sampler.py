@@ -15,8 +15,6 @@ from desktopapp.commands.output import jsonable
 from desktopapp.devices import host, nvml
 from desktopapp.devices.host import HostReader, ProcessInfoCache, busy_percent
 from desktopapp.devices.sampler import (
-    FakeProcessSpec,
-    FakeSampler,
     MonitorSession,
     RealSampler,
     Sampler,
@@ -24,6 +22,7 @@ from desktopapp.devices.sampler import (
     channel_unit,
 )
 from desktopapp.model.units import GIB
+from desktopapp.testing.sampler import FakeProcessSpec, FakeSampler
 
 # --- FakeSampler -----------------------------------------------------------------------------
 

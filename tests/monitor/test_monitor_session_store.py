@@ -8,7 +8,7 @@ import sqlite3
 import numpy as np
 import pytest
 
-from desktopapp.devices.sampler import ChannelSpec, FakeProcessSpec, FakeSampler
+from desktopapp.devices.sampler import ChannelSpec
 from desktopapp.devices.session_store import (
     LEADING_COLUMNS,
     CsvSampleWriter,
@@ -17,6 +17,7 @@ from desktopapp.devices.session_store import (
     monitor_db_path,
     read_csv,
 )
+from desktopapp.testing.sampler import FakeProcessSpec, FakeSampler
 
 
 def fake(n_gpus=2):

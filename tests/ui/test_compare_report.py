@@ -16,6 +16,7 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from desktopapp.application.compare import summarize
 from desktopapp.model.catalog import accelerator_catalog, offer_by_id
 from desktopapp.model.scenario import load_scenario
 from desktopapp.ui.common import export
@@ -24,7 +25,6 @@ from desktopapp.ui.scenario import charts
 from desktopapp.ui.scenario.compare import MAX_PINNED, CompareView
 from desktopapp.ui.scenario.document import DISCARD
 from desktopapp.ui.scenario.report import write_report
-from desktopapp.ui.scenario.summary import summarize
 
 REPO = Path(__file__).resolve().parents[2]
 RENTED = REPO / "resources" / "examples" / "h100-8x-rented.json"

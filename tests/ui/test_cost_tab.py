@@ -12,8 +12,9 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox, QLabel, QLineEdit
 from pytestqt.qtbot import QtBot
 
-from desktopapp.model import units
-from desktopapp.model.catalog import CloudOffer, offers_for, tco_defaults
+from desktopapp.application.text import break_even_text
+from desktopapp.model import planning, units
+from desktopapp.model.catalog import accelerator_catalog, offers_for, tco_defaults
 from desktopapp.model.tco import (
     CloudInputs,
     OnPremInputs,
@@ -26,9 +27,8 @@ from desktopapp.model.tco import (
 from desktopapp.model.training import TrainingInputs, estimate_training
 from desktopapp.ui.common.result_card import ResultCard
 from desktopapp.ui.common.timers import active_timers
-from desktopapp.ui.cost import create_tab, planning
+from desktopapp.ui.cost import create_tab
 from desktopapp.ui.cost.offers import COLUMN_INDEX, STALE_ROLE
-from desktopapp.ui.cost.results import break_even_text
 from desktopapp.ui.cost.state import CostState, cost_state
 from desktopapp.ui.cost.tab import CostTab
 from desktopapp.ui.state import AppState
@@ -338,42 +338,29 @@ def test_adding_and_removing_a_custom_offer(qtbot: QtBot, tab: CostTab) -> None:
     assert model.rowCount() == len(offers_for("h100-sxm"))
 
 
-def test_make_custom_offer_validates() -> None:
-    with pytest.raises(ValueError, match=r"^on_demand: give at least one price"):
-        planning.make_custom_offer("h100-sxm", "X", "Y", 8, "", {}, "2026", "")
-    with pytest.raises(ValueError, match=r"^spot: must be a price above 0"):
-        planning.make_custom_offer("h100-sxm", "X", "Y", 8, "", {"spot": -1.0}, "2026", "")
-    with pytest.raises(ValueError, match=r"^provider:"):
-        planning.make_custom_offer("h100-sxm", " ", "Y", 8, "", {"spot": 1.0}, "2026", "")
-    first = planning.make_custom_offer("h100-sxm", "X", "Y", 8, "r", {"spot": 1.0}, "2026", "")
-    second = planning.make_custom_offer(
-        "h100-sxm", "X", "Y", 8, "r", {"spot": 1.0}, "2026", "", existing_ids=[first.id]
-    )
-    assert first.id != second.id and isinstance(second, CloudOffer)
+def test_every_accelerator_plans_with_the_shared_owning_defaults(tab: CostTab) -> None:
+    """The tab's fields carry model.planning's defaults without losing digits, so the tab and
+    ``estimate tco`` (tests/test_planning.py) plan with the same figures."""
+    checked = 0
+    for acc_id in accelerator_catalog().ids:
+        expected = planning.default_onprem(acc_id)
+        tab.inputs.accelerator_chosen.emit(acc_id)
+        tab.flush()
+        assert tab.accelerator_id == acc_id
+        defaults = planning.owning_defaults(acc_id)
+        if expected is None:  # no catalog server price: the tab asks for a quote
+            assert tab.inputs.power_kw.value() == defaults.power_kw, acc_id
+            continue
+        inputs = tab.cost_state.inputs
+        assert inputs is not None and inputs.accelerator_id == acc_id
+        assert inputs.onprem.server_price == expected.server_price, acc_id
+        assert inputs.onprem.power_kw == expected.power_kw, acc_id
+        assert inputs.onprem.gpus_per_server == expected.gpus_per_server, acc_id
+        checked += 1
+    assert checked >= 3
 
 
-# --- stale prices -----------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("price_date", "status"),
-    [
-        ("2025-06", planning.STALE),  # all of June 2025 is more than 12 months back
-        ("2023-06-22", planning.STALE),
-        ("2025-11-20", planning.STALE),  # 12 months and a day
-        ("2025-11-21", planning.FRESH),  # exactly 12 months
-        ("2025-11", planning.MAYBE_STALE),  # 1-20 Nov 2025 would be stale, 21-30 not
-        ("2025", planning.MAYBE_STALE),
-        ("2026", planning.FRESH),
-        ("2026-04", planning.FRESH),
-        ("not a date", planning.UNDATED),
-        ("2025-02-30", planning.UNDATED),
-    ],
-)
-def test_price_age_rule(price_date: str, status: str) -> None:
-    age = planning.price_age(price_date, TODAY)
-    assert age.status == status
-    assert age.is_stale == (status == planning.STALE)
+# make_custom_offer and the price-age rule are tested without Qt in tests/test_planning.py.
 
 
 def test_stale_prices_are_marked_in_the_table(tab: CostTab) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import os
 import subprocess
 import sys
@@ -17,81 +16,43 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from fakes.hardware import CPU_PEAK, CPU_PEAKS, fake_cpu, result
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel
 from pytestqt.qtbot import QtBot
 
-from desktopapp.devices.bench.core import BenchResult, CancelToken, ProgressEvent
+from desktopapp.application.hardware import (
+    USE_AS_UTILIZATION,
+)
+from desktopapp.application.hardware_jobs import BenchOutcome, BenchStart, HardwareServices
+from desktopapp.devices import problems
+from desktopapp.devices.bench.core import CancelToken, ProgressEvent
 from desktopapp.devices.bench.runner import BenchConfig
-from desktopapp.devices.cpu import CacheLevel, CpuInfo, MemoryInfo, estimate_peak
+from desktopapp.devices.cpu import MemoryInfo
 from desktopapp.devices.detect import SystemReport
 from desktopapp.devices.gpu import GpuInfo, match_catalog
 from desktopapp.devices.nvml import NvmlStatus
+from desktopapp.devices.problems import Problem
 from desktopapp.devices.results_store import ResultsStore
 from desktopapp.devices.torch_info import TorchInfo
 from desktopapp.ui.common.workers import live_workers
 from desktopapp.ui.hardware import create_tab
-from desktopapp.ui.hardware.services import BenchOutcome, BenchStart, HardwareServices
-from desktopapp.ui.hardware.summary import (
-    USE_AS_PEAK,
-    USE_AS_UTILIZATION,
-    MeasuredDevice,
-    best_by_dtype,
-    default_dtypes,
-    dtype_availability,
-    feature_chips,
-    measured_accelerator,
-)
 from desktopapp.ui.hardware.tab import HardwareTab
 from desktopapp.ui.hardware.widgets import PeakTile
 from desktopapp.ui.state import AppState, CustomAccelerator
 
 GIB = 1024**3
-NO_GPU = (
+NO_GPU = Problem(
+    problems.NO_GPU,
     "No NVIDIA GPU: unavailable because the NVML library (libnvidia-ml) was not found: "
-    "no NVIDIA driver installed"
+    "no NVIDIA driver installed",
 )
 TORCH_HINT = 'pip install "torch>=2.2" --index-url https://download.pytorch.org/whl/cpu'
 BF16_WARNING = "no native bf16 on this CPU: mixed precision would slow training down here"
-CPU_PEAK = 0.5  # TFLOP/s of the fake CPU's datasheet-free estimate
 MakeTab = Callable[..., HardwareTab]
 
 
 # --- fakes -----------------------------------------------------------------------------------
-
-
-def fake_cpu() -> CpuInfo:
-    features = ("sse4_2", "avx", "avx2", "fma", "f16c")
-    peak = estimate_peak(
-        arch="x86_64",
-        vendor="AMD",
-        family=25,
-        features=features,
-        cores=8,
-        threads=16,
-        virtualized=False,
-        clock_ghz=3.5,
-        clock_source="cpufreq cpuinfo_max_freq (/sys), the maximum boost",
-    )
-    return CpuInfo(
-        model="Test EPYC 9000 8-Core",
-        vendor="AMD",
-        arch="x86_64",
-        sockets=1,
-        cores=8,
-        threads=16,
-        usable_threads=16,
-        base_clock_ghz=2.4,
-        max_clock_ghz=3.5,
-        reported_clock_ghz=2.4,
-        clock_source="cpufreq cpuinfo_max_freq (/sys), the maximum boost",
-        features=features,
-        caches=(CacheLevel(1, "Data", 32 * 1024, 8), CacheLevel(3, "Unified", 32 * 1024**2, 1)),
-        virtualized=False,
-        peak=peak,
-        source="test",
-        family=25,
-    )
 
 
 def fake_memory() -> MemoryInfo:
@@ -151,7 +112,6 @@ def cpu_torch() -> TorchInfo:
     return TorchInfo(True, "", TORCH_HINT, version="2.13.0+cpu", num_threads=8)
 
 
-CPU_PEAKS = {"fp32": CPU_PEAK}
 DEVICE_INFO = {
     "device": "cpu",
     "kind": "cpu",
@@ -161,22 +121,6 @@ DEVICE_INFO = {
     "catalog_id": None,
     "memory_bytes": 64 * GIB,
 }
-
-
-def result(dtype: str, size: int, tflops: float) -> BenchResult:
-    peak = CPU_PEAKS.get(dtype)
-    return BenchResult(
-        suite="matmul",
-        device="cpu",
-        dtype=dtype,
-        size=size,
-        tflops=tflops,
-        seconds=2.0 * size**3 / (tflops * 1e12),
-        peak_tflops=peak,
-        percent_of_peak=None if peak is None else 100.0 * tflops / peak,
-        metric="TFLOP/s",
-        value=tflops,
-    )
 
 
 def fake_suite(
@@ -687,45 +631,4 @@ def test_use_in_estimates_updates_the_app_state(
     assert "Not in use" in tab.use_status.text()
 
 
-# --- summary (no widgets) -----------------------------------------------------------------------
-
-
-def test_measured_accelerator_modes() -> None:
-    device = MeasuredDevice("cpu", "Test CPU", {"fp32": 0.4}, "estimate: …", None, 8 * GIB)
-    results = [result("fp32", 64, 0.1), result("fp32", 128, 0.3), result("bf16", 64, 0.05)]
-    assert {d: r.size for d, r in best_by_dtype(results).items()} == {"fp32": 128, "bf16": 64}
-
-    as_peak = measured_accelerator(results, device, USE_AS_PEAK, run_label="run #1")
-    assert dict(as_peak.peak_tflops) == {"fp32": 0.3, "bf16": 0.05}
-    assert "run #1" in as_peak.source
-
-    as_share = measured_accelerator(results, device, USE_AS_UTILIZATION, precision="bf16")
-    assert as_share.utilization == pytest.approx(0.75)  # bf16 has no peak: fp32 used
-    assert dict(as_share.peak_tflops) == {"fp32": 0.4}
-
-    over = measured_accelerator([result("fp32", 64, 0.6)], device, USE_AS_UTILIZATION)
-    assert over.utilization == 1.0 and "capped" in over.source
-    with pytest.raises(ValueError, match="results"):
-        measured_accelerator([], device, USE_AS_PEAK)
-    with pytest.raises(ValueError, match="results"):
-        measured_accelerator([result("bf16", 64, 0.1)], device, USE_AS_UTILIZATION)
-
-
-def test_dtype_choices_follow_the_device() -> None:
-    assert dtype_availability("cpu", True)["tf32"]
-    assert not dtype_availability("cuda:0", True)["fp8"]
-    assert dtype_availability("cpu", False)["bf16"].startswith("needs PyTorch")
-    assert default_dtypes("cpu", True, True) == ("fp32", "bf16")
-    assert default_dtypes("cpu", True, False) == ("fp32",)
-    assert default_dtypes("cuda:0", False, True) == ("fp32", "tf32", "bf16", "fp16", "fp8")
-
-
-def test_feature_chips_name_bf16_support() -> None:
-    cpu = fake_cpu()
-    labels = [c.label for c in feature_chips(cpu)]
-    assert labels[-1] == "no native bf16"
-    amx = replace(cpu, features=(*cpu.features, "avx512f", "avx512_bf16", "amx_tile", "amx_bf16"))
-    chips = {c.label: c.tone for c in feature_chips(amx)}
-    assert chips["AMX-BF16"] == "ml" and chips["AVX-512 BF16"] == "ml"
-    assert "no native bf16" not in chips
-    assert math.isclose(cpu.peak.tflops if cpu.peak else 0.0, 8 * 3.5 * 32 / 1000)
+# The summary tests (no widgets) are in tests/application/test_hardware_presenter.py.

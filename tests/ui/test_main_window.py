@@ -6,7 +6,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,13 +13,13 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QSize
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from desktopapp import APP_NAME
 from desktopapp.ui import TAB_NAMES, TABS, TabInfo
-from desktopapp.ui.common.placeholder import ComingPanel
-from desktopapp.ui.main_window import ErrorPanel, MainWindow, app_settings
+from desktopapp.ui.main_window import ErrorPanel, MainWindow, app_settings, tab_factories
+from desktopapp.ui.tabs import FACTORIES, TabView
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -79,35 +78,43 @@ def test_default_size_and_view_shortcuts(
     assert menus == ["&File", "&View", "&Help"]
 
 
-def test_missing_tab_module_shows_coming_panel(
+def test_unknown_tab_shows_an_error_panel(
     qtbot: QtBot, window_factory: Callable[..., MainWindow]
 ) -> None:
     window = window_factory(initial_tab="monitor")
     widget, placeholder = window._create_tab(
-        TabInfo("not_a_tab_yet", "Future", "Something later", "Ctrl+9")
+        TabInfo("not_a_tab", "Future", "Something later", "Ctrl+9")
     )
     qtbot.addWidget(widget)
-    assert placeholder and isinstance(widget, ComingPanel)
-    texts = [label.text() for label in widget.findChildren(QLabel)]
-    assert "Future" in texts and "Something later" in texts
+    assert placeholder and isinstance(widget, ErrorPanel)
+    assert "not_a_tab" in widget.message
 
 
 def test_broken_tab_shows_error_panel_and_status(
     qtbot: QtBot, window_factory: Callable[..., MainWindow], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    broken = types.ModuleType("desktopapp.ui.broken_tab")
-
-    def create_tab(state: object, parent: object = None) -> None:
+    def create_tab(state: object, parent: object = None) -> QWidget:
         raise RuntimeError("sensor library exploded")
 
-    broken.create_tab = create_tab  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "desktopapp.ui.broken_tab", broken)
+    monkeypatch.setitem(tab_factories(), "broken_tab", create_tab)
     window = window_factory(initial_tab="monitor")
     widget, placeholder = window._create_tab(TabInfo("broken_tab", "Broken", "x", "Ctrl+9"))
     qtbot.addWidget(widget)
     assert placeholder and isinstance(widget, ErrorPanel)
     assert "sensor library exploded" in widget.message
     assert "sensor library exploded" in window.statusBar().currentMessage()
+
+
+def test_every_tab_follows_the_tab_protocol(
+    qtbot: QtBot, window_factory: Callable[..., MainWindow]
+) -> None:
+    window = window_factory(initial_tab="estimate")
+    assert set(FACTORIES) == set(TAB_NAMES)
+    for name in TAB_NAMES:
+        content = window.ensure_tab_loaded(name)
+        assert not window.is_placeholder(name), name
+        assert isinstance(content, TabView), name
+        assert hasattr(content, "ready"), name
 
 
 def test_state_status_messages_reach_the_status_bar(

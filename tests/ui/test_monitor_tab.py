@@ -16,11 +16,13 @@ from PySide6.QtCore import QPointF
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from desktopapp.devices.sampler import FakeProcessSpec, FakeSampler, MonitorSession, SystemSample
+from desktopapp.devices.problems import NO_GPU, Problem
+from desktopapp.devices.sampler import MonitorSession, SystemSample
 from desktopapp.devices.session_store import SessionStore, read_csv
 from desktopapp.model.idle_cost import IdleCostReport
 from desktopapp.model.ringbuffer import MonitorHistory
 from desktopapp.model.units import GIB, MIB, format_money
+from desktopapp.testing.sampler import FakeProcessSpec, FakeSampler
 from desktopapp.ui.common.timers import active_timers
 from desktopapp.ui.common.workers import live_workers
 from desktopapp.ui.monitor import sampling
@@ -32,9 +34,10 @@ from desktopapp.ui.state import AppState, PriceChoice
 
 FAST = 0.02  # 50 Hz
 MakeTab = Callable[..., MonitorTab]
-NO_NVML = (
+NO_NVML = Problem(
+    NO_GPU,
     "GPU: unavailable because the NVML library (libnvidia-ml) was not found: "
-    "no NVIDIA driver installed"
+    "no NVIDIA driver installed",
 )
 
 
@@ -445,6 +448,22 @@ def test_failing_sampler_is_reported_and_counts_as_ready(qtbot: QtBot, make_tab:
     tab = make_tab(sampler_factory=broken)
     qtbot.waitUntil(tab.is_ready, timeout=5000)
     assert "psutil exploded" in tab.stall_banner.message()
+
+
+def test_a_sampler_that_cannot_start_stops_the_timer_and_keeps_the_reason(
+    qtbot: QtBot, make_tab: MakeTab
+) -> None:
+    def broken() -> FakeSampler:
+        raise RuntimeError("psutil exploded")
+
+    tab = make_tab(sampler_factory=broken)
+    qtbot.waitUntil(lambda: tab.controller.failure is not None, timeout=5000)
+    assert not tab.controller.timer.isActive()
+    tab.controller.start()  # showing the tab again does not restart a sampler that is not there
+    assert not tab.controller.timer.isActive()
+    tab.controller.stall_changed.emit(9.0)  # what a stalled request would report
+    assert "psutil exploded" in tab.stall_banner.message()
+    assert "hanging" not in tab.stall_banner.message()
 
 
 class _BlockingSampler:

@@ -28,8 +28,10 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from desktopapp import APP_NAME, scenario_files
+from desktopapp.application.scenario import cost_inputs_from_plan, default_onprem
 from desktopapp.model.catalog import PRICING_MODELS, offers_for
 from desktopapp.model.memory import MemoryInputs
+from desktopapp.model.planning import CostInputs, default_spot_overhead
 from desktopapp.model.scenario import (
     DEMAND_RUNS,
     DEMAND_SPREAD,
@@ -43,11 +45,9 @@ from desktopapp.model.scenario import (
 from desktopapp.model.tco import DEMAND_SHAPES, OnPremInputs, onprem_cost_per_useful_hour
 from desktopapp.model.training import TrainingInputs
 from desktopapp.ui.common import theme
-from desktopapp.ui.cost.planning import CostInputs, default_spot_overhead
 from desktopapp.ui.cost.state import cost_state
 from desktopapp.ui.main_window import MainWindow
 from desktopapp.ui.scenario.document import CANCEL, DISCARD, SAVE, ScenarioDocument
-from desktopapp.ui.scenario.mapping import cost_inputs_from_plan, default_onprem
 from desktopapp.ui.state import AppState
 
 REPO = Path(__file__).resolve().parents[2]

@@ -125,6 +125,8 @@ class ProgressEvent:
     suite: str = ""
     done: bool = False  # last event of a run
     cancelled: bool = False
+    # On the last event of a run: the conditions it ran under (RunConditions.to_dict()).
+    conditions: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -136,6 +138,7 @@ class ProgressEvent:
             "suite": self.suite,
             "done": self.done,
             "cancelled": self.cancelled,
+            "conditions": self.conditions,
         }
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from desktopapp.devices.bench.conditions import ConditionsProbe
 from desktopapp.devices.bench.core import (
     DTYPES,
     SUITES,
@@ -214,6 +215,7 @@ def _run(
     config: BenchConfig, target: BenchDevice, token: CancelToken
 ) -> Generator[ProgressEvent, None, None]:
     start = time.perf_counter()
+    probe = ConditionsProbe(gpu_index=target.index if target.kind == "cuda" else None).start()
     suites = list(dict.fromkeys(config.suites))
     costs = {name: _suite_cost(name, config, target) for name in suites}
     total = sum(costs.values()) or 1.0
@@ -260,13 +262,16 @@ def _run(
                 last = max(last, fraction)
                 yield replace(event, fraction=last, eta_s=eta, suite=name)
         except Cancelled:
+            conditions = probe.finish()
             yield ProgressEvent(
                 last,
                 f"cancelled during {name}",
                 0.0,
+                warning=conditions.summary() if conditions.disturbed else None,
                 suite=name,
                 done=True,
                 cancelled=True,
+                conditions=conditions.to_dict(),
             )
             return
         except Exception as exc:  # one broken suite must not end the run
@@ -283,7 +288,16 @@ def _run(
                 close()
         done += weight
     seconds = time.perf_counter() - start
-    yield ProgressEvent(1.0, f"done in {seconds:.1f} s", 0.0, suite="", done=True)
+    conditions = probe.finish()
+    yield ProgressEvent(
+        1.0,
+        f"done in {seconds:.1f} s",
+        0.0,
+        warning=conditions.summary() if conditions.disturbed else None,
+        suite="",
+        done=True,
+        conditions=conditions.to_dict(),
+    )
 
 
 @dataclass(frozen=True)
@@ -297,10 +311,18 @@ class BenchRun:
     started: str  # ISO 8601, UTC
     seconds: float
     cancelled: bool
+    conditions: dict[str, Any] | None = None  # RunConditions.to_dict() of the run
 
     @property
     def device_info(self) -> dict[str, Any]:
-        return self.device.to_dict()
+        info = self.device.to_dict()
+        if self.conditions is not None:
+            info["conditions"] = self.conditions
+        return info
+
+    @property
+    def disturbed(self) -> bool:
+        return bool(self.conditions and self.conditions.get("disturbed"))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -312,6 +334,8 @@ class BenchRun:
             "results": [r.to_dict() for r in self.results],
             "notes": list(self.warnings),
             "versions": versions(),
+            "conditions": self.conditions,
+            "disturbed": self.disturbed,
         }
 
 
@@ -328,6 +352,7 @@ def run_and_collect(
     results: list[BenchResult] = []
     warnings: list[str] = []
     cancelled = False
+    conditions: dict[str, Any] | None = None
     for event in run_benchmarks(config, token, target):
         if on_event is not None:
             on_event(event)
@@ -335,6 +360,8 @@ def run_and_collect(
             results.append(event.result)
         if event.warning:
             warnings.append(event.warning)
+        if event.conditions is not None:
+            conditions = event.conditions
         cancelled = cancelled or event.cancelled
     return BenchRun(
         config,
@@ -344,6 +371,7 @@ def run_and_collect(
         started,
         time.perf_counter() - start,
         cancelled,
+        conditions,
     )
 
 

@@ -9,6 +9,9 @@
 - ``section``: titled card for groups of inputs or results.
 - ``workers`` / ``timers``: registered QThreads (generation counter drops stale results) and
   registered timers; ``leaks.find_leaks`` reports what is left running.
-- ``plots``: lazy pyqtgraph with the app's look.
+- ``plots``: lazy pyqtgraph with the app's look; ``axes``: tick labels with SI prefixes and
+  units, never exponents; plot colours come from ``theme.plot_palette()``.
+- ``layouts``: page layout plus responsive pieces (``card_grid`` 4 → 2×2 → 1, ``plot_row``,
+  ``StackingSplitter``); ``geometry``: ``find_cut``/``assert_nothing_cut`` for tests.
 - ``about``, ``placeholder``, ``icons``, ``qt_compat``.
 """

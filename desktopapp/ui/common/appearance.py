@@ -7,8 +7,12 @@ styled once when created. :func:`restyle` walks a widget tree and brings those i
 
 - every palette colour of either theme found in a label's text or a widget's style sheet is
   replaced by the same-named colour of the active palette (idempotent, in both directions);
-- plots get the active background and axis colours; in presentation mode (``scale`` > 1) their
-  curves are drawn thicker, their ticks larger and their axes in the text colour (high contrast).
+- plots get the active background and axis colours; every curve, marker, fill and bar drawn in
+  a plot colour of either theme (:func:`desktopapp.ui.common.theme.themed`) switches to the
+  same role's colour in the active theme, and annotation boxes made by
+  :func:`desktopapp.ui.common.plots.annotation` take the active annotation style; in
+  presentation mode (``scale`` > 1) curves are drawn thicker, ticks larger and axes in the
+  text colour (high contrast).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import re
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QPen
 from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QSplitter, QWidget
 
 from desktopapp.ui.common.theme import (
@@ -26,6 +30,8 @@ from desktopapp.ui.common.theme import (
     DARK_COLORS,
     LIGHT_COLORS,
     current_scale,
+    plot_palette,
+    themed,
 )
 
 _HEX = re.compile(r"#[0-9A-Fa-f]{6}\b")
@@ -95,8 +101,9 @@ def restyle_plot(widget: Any, scale: float | None = None) -> None:
     module = pg()
     k = current_scale() if scale is None else scale
     presentation = k > 1.0
-    widget.setBackground(COLORS["surface"])
+    widget.setBackground(plot_palette().background)
     item = widget.getPlotItem()
+    retint_plot_items(item)
     text_color = COLORS["text"] if presentation else COLORS["muted"]
     tick_font = QFont()
     tick_font.setPointSizeF((BASE_POINT_SIZE - 1.5) * k)
@@ -135,6 +142,80 @@ def restyle_plot(widget: Any, scale: float | None = None) -> None:
     legend = getattr(item, "legend", None)
     if legend is not None:
         legend.setLabelTextColor(QColor(COLORS["text"]))
+
+
+def _retinted(color: QColor) -> QColor | None:
+    """``color`` in the active theme (alpha kept), or None when it is no plot colour."""
+    new = themed(color.name())
+    if new.lower() == color.name().lower():
+        return None
+    out = QColor(new)
+    out.setAlpha(color.alpha())
+    return out
+
+
+def _retint_pen(pen: object) -> QPen | None:
+    if not isinstance(pen, QPen):
+        return None
+    color = _retinted(pen.color())
+    if color is None:
+        return None
+    new = QPen(pen)
+    new.setColor(color)
+    return new
+
+
+def _retint_brush(brush: object) -> QBrush | None:
+    if not isinstance(brush, QBrush):
+        return None
+    color = _retinted(brush.color())
+    if color is None:
+        return None
+    new = QBrush(brush)
+    new.setColor(color)
+    return new
+
+
+def retint_plot_items(plot_item: Any) -> int:
+    """Switch the colours of everything drawn in ``plot_item`` (a pyqtgraph ``PlotItem``) to
+    the active theme's colours of the same role; returns how many items changed."""
+    from desktopapp.ui.common.plots import pg, style_annotation
+
+    module = pg()
+    changed = 0
+    for item in list(getattr(plot_item, "items", [])):
+        if isinstance(item, module.TextItem):
+            boxed = getattr(item, "_desktopapp_annotation", None)
+            if boxed is not None:
+                style_annotation(item, boxed)
+                changed += 1
+            continue
+        opts = getattr(item, "opts", None)
+        if not isinstance(opts, dict):
+            continue
+        touched = False
+        for key, setter in (
+            ("pen", "setPen"),
+            ("symbolPen", "setSymbolPen"),
+            ("brush", "setBrush"),
+            ("symbolBrush", "setSymbolBrush"),
+            ("fillBrush", "setFillBrush"),
+        ):
+            value = opts.get(key)
+            new: QPen | QBrush | None = (
+                _retint_pen(value) if key.endswith("en") else _retint_brush(value)
+            )
+            if new is None:
+                continue
+            if isinstance(item, module.BarGraphItem):
+                item.setOpts(**{key: new})
+            elif callable(getattr(item, setter, None)):
+                getattr(item, setter)(new)
+            else:
+                continue
+            touched = True
+        changed += int(touched)
+    return changed
 
 
 def fit_splitters(root: QWidget) -> int:
@@ -179,6 +260,8 @@ def restyle_application(skip: QWidget | None = None) -> None:
     restyled by its owner when shown again)."""
     app = QApplication.instance()
     if isinstance(app, QApplication):
-        for widget in app.topLevelWidgets():
+        from desktopapp.ui.common.qt_compat import top_level_widgets
+
+        for widget in top_level_widgets():
             if widget.isVisible() and widget is not skip:
                 restyle(widget)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QApplication
 
+from desktopapp.ui.common.qt_compat import top_level_widgets
 from desktopapp.ui.common.timers import active_timers, stop_all_timers
 from desktopapp.ui.common.workers import live_workers, stop_all_workers
 
@@ -14,7 +15,7 @@ def find_leaks(clean_up: bool = True) -> list[str]:
     app = QApplication.instance()
     if isinstance(app, QApplication):
         app.processEvents()
-        visible = [w for w in app.topLevelWidgets() if w.isVisible()]
+        visible = [w for w in top_level_widgets() if w.isVisible()]
         if visible:
             names = [f"{type(w).__name__}({w.windowTitle()!r})" for w in visible]
             problems.append(f"visible top-level windows left open: {names}")

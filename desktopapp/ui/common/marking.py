@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QSignalBlocker
 from PySide6.QtWidgets import QComboBox, QWidget
 
+from desktopapp.model.validation import error_field
 from desktopapp.ui.common.quantity_edit import QuantityEdit, set_invalid
 
 if TYPE_CHECKING:
@@ -37,10 +38,8 @@ def select_data(combo: QComboBox, value: object) -> bool:
 
 
 def field_of(exc: ValueError) -> str:
-    """The field a model ``ValueError("field: …")`` names, or ``""``."""
-    first = str(exc).splitlines()[0] if str(exc) else ""
-    name, sep, _rest = first.partition(": ")
-    return name.strip() if sep and " " not in name.strip() else ""
+    """The field a model error names (``InputError.field``), or ``""``."""
+    return error_field(exc)
 
 
 def read_quantity(edit: QuantityEdit, errors: dict[QWidget, str]) -> float | None:

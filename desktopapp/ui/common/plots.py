@@ -13,7 +13,13 @@ from typing import Any
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QWidget
 
-from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, SERIES
+from desktopapp.ui.common.theme import (
+    BASE_POINT_SIZE,
+    COLORS,
+    current_scale,
+    plot_palette,
+    series_color,
+)
 
 _PG: ModuleType | None = None
 
@@ -34,26 +40,23 @@ def pg() -> ModuleType:
     return _PG
 
 
+def preload() -> bool:
+    """Import pyqtgraph off the GUI thread (most of a second), so the first plot is quick.
+
+    pyqtgraph creates no Qt object at import; the plot itself is built on the GUI thread.
+    """
+    import pyqtgraph  # noqa: F401
+
+    return True
+
+
 def pen(index: int = 0, width: float = 2.2, dashed: bool = False) -> Any:
     from PySide6.QtCore import Qt
 
-    qpen = pg().mkPen(QColor(SERIES[index % len(SERIES)]), width=width)
+    qpen = pg().mkPen(QColor(series_color(index)), width=width)
     if dashed:
         qpen.setStyle(Qt.PenStyle.DashLine)
     return qpen
-
-
-def _formatted_axis(orientation: str, fmt: Callable[[float], str]) -> Any:
-    """An axis whose tick labels go through ``fmt`` (money, SI counts) instead of 1e+06."""
-    module = pg()
-
-    class FormattedAxis(module.AxisItem):  # type: ignore[name-defined]
-        def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
-            return [fmt(value * scale) for value in values]
-
-    axis = FormattedAxis(orientation)
-    axis.enableAutoSIPrefix(False)
-    return axis
 
 
 def make_plot(
@@ -64,15 +67,25 @@ def make_plot(
     log_x: bool = False,
     log_y: bool = False,
     y_format: Callable[[float], str] | None = None,
+    x_unit: str = "",
+    y_unit: str = "",
     parent: QWidget | None = None,
 ) -> Any:
     """A styled ``pyqtgraph.PlotWidget`` with a title, axis labels, light grid and no menu.
 
-    ``y_format`` formats the left axis' tick labels (linear axes only), e.g.
+    Both axes label their ticks with :mod:`desktopapp.ui.common.axes` (SI prefixes, never
+    ``1e+06`` or ``x1e-06``); ``x_unit``/``y_unit`` follow the prefix on every tick (``1.5 ms``).
+    ``y_format`` formats the left axis' tick labels instead (linear axes only), e.g.
     ``model.units.format_money``.
     """
+    from desktopapp.ui.common.axes import make_axis
+
     module = pg()
-    axes = {} if y_format is None else {"left": _formatted_axis("left", y_format)}
+    palette = plot_palette()
+    axes = {
+        "bottom": make_axis("bottom", x_unit),
+        "left": make_axis("left", y_unit, y_format),
+    }
     widget = module.PlotWidget(parent=parent, axisItems=axes)
     widget.setMinimumHeight(180)
     widget.setMenuEnabled(False)
@@ -91,18 +104,25 @@ def make_plot(
     for name in ("bottom", "left"):
         axis = item.getAxis(name)
         axis.setTickFont(tick_font)
-        axis.setPen(module.mkPen(COLORS["border_strong"]))
-        axis.setTextPen(module.mkPen(COLORS["muted"]))
+        axis.setPen(module.mkPen(palette.axis))
+        axis.setTextPen(module.mkPen(palette.axis_text))
     item.showGrid(x=True, y=True, alpha=0.12)
     item.setLogMode(x=log_x, y=log_y)
-    widget.setBackground(COLORS["surface"])
+    widget.setBackground(palette.background)
+    if current_scale() != 1.0:
+        # Made while presentation mode is on (a tab builds its plots after the switch): take
+        # its fonts and axis contrast now, as restyle() gave the plots that already existed.
+        from desktopapp.ui.common.appearance import restyle_plot
+
+        restyle_plot(widget)
     return widget
 
 
 def marker(color_hex: str | None = None, size: float = 12.0) -> Any:
     """A one-point item for "the current choice"; it follows the plot's log mode like a curve."""
     module = pg()
-    fill = QColor(color_hex or SERIES[0])
+    palette = plot_palette()
+    fill = QColor(color_hex or palette.series[0])
     item = module.PlotDataItem(
         [],
         [],
@@ -110,7 +130,7 @@ def marker(color_hex: str | None = None, size: float = 12.0) -> Any:
         symbol="o",
         symbolSize=size,
         symbolBrush=module.mkBrush(fill),
-        symbolPen=module.mkPen("white", width=2),
+        symbolPen=module.mkPen(QColor(palette.marker_outline), width=2),
     )
     item.setZValue(10)
     return item
@@ -120,7 +140,7 @@ def vertical_band(low: float, high: float, color_hex: str | None = None) -> Any:
     """A shaded vertical region (e.g. the typical utilization band), in view coordinates
     (log10 of the value on a log axis)."""
     module = pg()
-    fill = QColor(color_hex or COLORS["band"])
+    fill = QColor(color_hex or plot_palette().band)
     fill.setAlpha(140)
     region = module.LinearRegionItem(
         values=(low, high), movable=False, brush=module.mkBrush(fill), pen=module.mkPen(None)
@@ -145,3 +165,42 @@ def set_curve(curve: Any, xs: Sequence[float] | Any, ys: Sequence[float] | Any) 
     y = np.asarray(ys, dtype=float)
     keep = np.isfinite(x) & np.isfinite(y) & (y > 0)
     curve.setData(x[keep], y[keep])
+
+
+def annotation_html(text: str, color_hex: str | None = None, bold: bool = False) -> str:
+    """Rich text for a label drawn on a plot: ``text`` in ``color_hex`` (default: the theme's
+    annotation text) on the theme's translucent annotation fill, so it reads over curves in
+    both themes."""
+    import html
+
+    palette = plot_palette()
+    weight = "font-weight:700;" if bold else ""
+    return (
+        f"<span style='color:{color_hex or palette.annotation_text}; {weight} "
+        f"font-size:{BASE_POINT_SIZE - 1.5:.0f}pt; background:{palette.annotation_css()}'>"
+        f"{html.escape(text)}</span>"
+    )
+
+
+def style_annotation(item: Any, boxed: bool = True) -> Any:
+    """Give a pyqtgraph ``TextItem`` the theme's annotation box (fill and border) or, with
+    ``boxed=False``, none; returns the item. :func:`desktopapp.ui.common.appearance.restyle`
+    calls it again on a theme change for items made by :func:`annotation`."""
+    module = pg()
+    palette = plot_palette()
+    if boxed:
+        fill = QColor(palette.annotation_fill)
+        fill.setAlpha(palette.annotation_alpha)
+        # TextItem keeps its box colours in these attributes (pyqtgraph has no setter).
+        item.fill = module.mkBrush(fill)
+        item.border = module.mkPen(QColor(palette.annotation_border))
+    item.setColor(QColor(palette.annotation_text))
+    item._desktopapp_annotation = boxed  # restyle() recognises it by this
+    item.update()
+    return item
+
+
+def annotation(text: str = "", anchor: tuple[float, float] = (0.0, 0.0), boxed: bool = True) -> Any:
+    """A ``TextItem`` for a plot in the theme's annotation style."""
+    item = pg().TextItem(text, anchor=anchor)
+    return style_annotation(item, boxed)

@@ -11,7 +11,9 @@ reference count so they can never reach zero (which is what 3.12's immortal obje
 from __future__ import annotations
 
 import ctypes
+import gc
 import sys
+from typing import Any
 
 PIN = 1 << 40  # references added per singleton: far more than a session can leak
 PROBE_CALLS = 64
@@ -48,3 +50,26 @@ def guard_singleton_refcounts() -> bool:
         refcnt.value += PIN
     _guarded = True
     return True
+
+
+def top_level_widgets() -> list[Any]:
+    """``QApplication.topLevelWidgets()`` without a garbage-collection race.
+
+    PySide converts the C++ list to Python wrappers one at a time. A garbage collection that
+    runs during that conversion can delete a Python-owned window whose pointer is still in the
+    list, and the next conversion then touches freed memory (a segmentation fault, seen once in
+    CI at a test's teardown). Collect first, then convert with the collector paused.
+    """
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        return []
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return list(app.topLevelWidgets())
+    finally:
+        if was_enabled:
+            gc.enable()

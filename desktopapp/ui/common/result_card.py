@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import html
-from collections.abc import Iterable
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from desktopapp.application.text import CardView, formula_tooltip
 from desktopapp.model.units import DASH
+
+__all__ = ["CardView", "ResultCard", "formula_tooltip", "split_value_unit"]
 
 # Units a formatted value may end with (model.units output); anything else stays in the value.
 _UNIT_WORDS = ("FLOP", "FLOP/s", "B", "iB", "s", "ms", "µs", "min", "h", "days", "years")
@@ -24,36 +24,17 @@ def split_value_unit(formatted: str) -> tuple[str, str]:
     return formatted.strip(), ""
 
 
-def formula_tooltip(
-    title: str,
-    formula: str = "",
-    inputs: Iterable[tuple[str, str]] = (),
-    note: str = "",
-) -> str:
-    """Rich-text tooltip: the result's name, its formula and the numbers that went into it."""
-    parts = [f"<b>{html.escape(title)}</b>"]
-    if formula:
-        formula_html = html.escape(formula).replace("\n", "<br>")
-        parts.append(f"<div style='font-family:monospace; margin-top:4px'>{formula_html}</div>")
-    rows = [
-        f"<tr><td style='padding-right:10px'>{html.escape(name)}</td>"
-        f"<td><b>{html.escape(value)}</b></td></tr>"
-        for name, value in inputs
-    ]
-    if rows:
-        parts.append(f"<table style='margin-top:6px'>{''.join(rows)}</table>")
-    if note:
-        parts.append(f"<div style='margin-top:6px; color:#5E6A7A'>{html.escape(note)}</div>")
-    return "".join(parts)
-
-
 class ResultCard(QFrame):
     """One headline figure. ``set_formatted("2.18 EFLOP")`` shows 2.18 large and EFLOP small."""
 
     def __init__(self, caption: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("Card")
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        # As tall as its lines need at its width: a detail that wraps to a third line (narrow
+        # window, presentation fonts) makes the card taller instead of being cut.
+        policy = QSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Minimum)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
         self._caption = QLabel(caption.upper())
         self._caption.setObjectName("CardCaption")
         self._value = QLabel(DASH)
@@ -99,6 +80,13 @@ class ResultCard(QFrame):
     def set_formatted(self, formatted: str, detail: str = "", tooltip: str = "") -> None:
         value, unit = split_value_unit(formatted)
         self.set_value(value, unit, detail, tooltip)
+
+    def show_view(self, view: CardView) -> None:
+        """Show a presenter's card (``view.unit`` None: split the formatted value)."""
+        if view.unit is None:
+            self.set_formatted(view.value, view.detail, view.tooltip)
+        else:
+            self.set_value(view.value, view.unit, view.detail, view.tooltip)
 
     def clear(self, reason: str = "") -> None:
         """Show the dash; ``reason`` (why it cannot be computed) goes into the tooltip."""

@@ -1,15 +1,21 @@
 """Light and dark palettes, fonts and the application style sheet.
 
-Widgets take colours from here (``COLORS``) so every tab looks the same; plots use
-``SERIES`` in order. ``COLORS`` is a read-only view of the *active* palette: :func:`apply_theme`
-switches it between :data:`LIGHT_COLORS` and :data:`DARK_COLORS` in place, so code that reads
+Widgets take colours from here (``COLORS``) so every tab looks the same. Plots take theirs from
+the active :class:`PlotPalette` (:func:`plot_palette`: series, the reference curve, markers,
+annotation boxes, fills), each series at least 3:1 against the plot background in both themes;
+``SERIES`` reads the active palette's series in order and :func:`themed` maps a plot colour of
+either theme, or a fixed one a Qt-free presenter hands over, to the active theme.
+
+``COLORS`` is a read-only view of the *active* palette: :func:`apply_theme` switches it
+between :data:`LIGHT_COLORS` and :data:`DARK_COLORS` in place, so code that reads
 ``COLORS[...]`` when it draws follows the theme. ``scale`` enlarges every font (presentation
 mode). The theme mode "system" follows the desktop's colour scheme (:func:`system_theme`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
 
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
@@ -72,8 +78,198 @@ _CURRENT = {"theme": "light", "scale": "1.0"}
 # The active palette (read-only view; apply_theme swaps its contents).
 COLORS: Mapping[str, str] = MappingProxyType(_ACTIVE)
 
-# Plot series, in order of use.
-SERIES: tuple[str, ...] = ("#2F6FEB", "#E0812E", "#2A9D8F", "#8E5CD9", "#C2478A", "#6B7785")
+
+@dataclass(frozen=True)
+class PlotPalette:
+    """The colours plots draw with in one theme.
+
+    Every ``series`` colour, ``reference`` (the thick "your choice" curve, e.g. owning on the
+    Cost tab) and ``marker_fill`` keeps at least :data:`MIN_PLOT_CONTRAST` (WCAG 2.1 relative
+    luminance ratio, the 3:1 asked of graphical objects by success criterion 1.4.11) against
+    ``background``, which is the theme's ``surface`` colour that every plot is filled with
+    (tests/ui/test_theme_contrast.py checks both). Annotation boxes (pyqtgraph ``TextItem``)
+    use ``annotation_*``; area fills under a curve use the curve's colour at ``fill_alpha``.
+    """
+
+    background: str
+    series: tuple[str, ...]
+    reference: str
+    marker_fill: str  # a hollow marker's inside ("your fleet" diamond): the background
+    marker_outline: str  # ring around a filled marker, separating it from the curve below
+    annotation_text: str
+    annotation_fill: str
+    annotation_alpha: int  # 0..255: how opaque an annotation box is over the curves
+    annotation_border: str
+    fill_alpha: int  # 0..255: area under a filled curve
+    band: str  # shaded region (typical range)
+    axis: str
+    axis_text: str
+
+    def series_color(self, index: int) -> str:
+        return self.series[index % len(self.series)]
+
+    def annotation_css(self) -> str:
+        """The annotation box fill as a CSS ``rgba(...)`` for rich-text labels."""
+        fill = QColor(self.annotation_fill)
+        return f"rgba({fill.red()},{fill.green()},{fill.blue()},{self.annotation_alpha})"
+
+
+MIN_PLOT_CONTRAST = 3.0
+
+
+def relative_luminance(color_hex: str) -> float:
+    """WCAG 2.1 relative luminance of ``#RRGGBB`` (0 black … 1 white)."""
+    text = color_hex.strip().lstrip("#")
+    if len(text) != 6:
+        raise ValueError(f"colour: expected #RRGGBB, got {color_hex!r}")
+    channels = [int(text[i : i + 2], 16) / 255.0 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast_ratio(first_hex: str, second_hex: str) -> float:
+    """WCAG 2.1 contrast ratio of two colours, 1 (same) … 21 (black on white)."""
+    high, low = sorted((relative_luminance(first_hex), relative_luminance(second_hex)))[::-1]
+    return (high + 0.05) / (low + 0.05)
+
+
+# Light series: the hues the app always used, darkened where they fell under 3:1 on white
+# (orange #E0812E was 2.9:1, teal #2A9D8F 3.3:1, gold #B8860B 3.3:1, cyan #4BA3C3 2.9:1).
+LIGHT_PLOT = PlotPalette(
+    background=LIGHT_COLORS["surface"],
+    series=(
+        "#2F6FEB",  # blue
+        "#C05F12",  # orange
+        "#1F8576",  # teal
+        "#8E5CD9",  # purple
+        "#C2478A",  # magenta
+        "#66717F",  # slate
+        "#9A6F00",  # gold
+        "#2A7FA3",  # cyan
+        "#5F7019",  # olive
+        "#C6424A",  # red
+    ),
+    reference=LIGHT_COLORS["text"],
+    marker_fill=LIGHT_COLORS["surface"],
+    marker_outline="#FFFFFF",
+    annotation_text=LIGHT_COLORS["text"],
+    annotation_fill="#FFFFFF",
+    annotation_alpha=215,
+    annotation_border=LIGHT_COLORS["border_strong"],
+    fill_alpha=34,
+    band=LIGHT_COLORS["band"],
+    axis=LIGHT_COLORS["border_strong"],
+    axis_text=LIGHT_COLORS["muted"],
+)
+
+# Dark series: the same hues, lightened to stand out on the dark surface (#1C222A); the
+# reference curve is the text colour (it was the light theme's #1E2733: 1.06:1 on #1C222A).
+DARK_PLOT = PlotPalette(
+    background=DARK_COLORS["surface"],
+    series=(
+        "#6E9CF3",
+        "#F0A05A",
+        "#3CC2AE",
+        "#B28EF2",
+        "#E57DB5",
+        "#A3ADBA",
+        "#D9B24C",
+        "#62C3E6",
+        "#A9BE4E",
+        "#F2777D",
+    ),
+    reference=DARK_COLORS["text"],
+    marker_fill=DARK_COLORS["surface"],
+    marker_outline=DARK_COLORS["surface"],
+    annotation_text=DARK_COLORS["text"],
+    annotation_fill=DARK_COLORS["surface_alt"],
+    annotation_alpha=230,
+    annotation_border=DARK_COLORS["border_strong"],
+    fill_alpha=56,
+    band=DARK_COLORS["band"],
+    axis=DARK_COLORS["border_strong"],
+    axis_text=DARK_COLORS["muted"],
+)
+
+PLOT_PALETTES: Mapping[str, PlotPalette] = MappingProxyType(
+    {"light": LIGHT_PLOT, "dark": DARK_PLOT}
+)
+
+# Colours that Qt-free presenters and older code hard-code (desktopapp.application.cost's
+# OWNING_COLOR and OPTION_COLORS, the first SERIES); :func:`themed` maps them to the role they
+# stand for in the active palette.
+FIXED_PLOT_COLORS: Mapping[str, str] = MappingProxyType(
+    {
+        "#1E2733": "reference",
+        "#2F6FEB": "series0",
+        "#E0812E": "series1",
+        "#2A9D8F": "series2",
+        "#8E5CD9": "series3",
+        "#C2478A": "series4",
+        "#6B7785": "series5",
+        "#B8860B": "series6",
+        "#4BA3C3": "series7",
+        "#7A8B2E": "series8",
+        "#D0555A": "series9",
+    }
+)
+
+
+def plot_palette(theme: str | None = None) -> PlotPalette:
+    """The plot colours of ``theme`` (default: the active theme)."""
+    name = current_theme() if theme is None else theme
+    if name not in PLOT_PALETTES:
+        raise ValueError(f"theme: must be light or dark, got {name!r}")
+    return PLOT_PALETTES[name]
+
+
+def series_color(index: int) -> str:
+    """Series colour ``index`` (wrapping) of the active theme."""
+    return plot_palette().series_color(index)
+
+
+def _role_color(palette: PlotPalette, role: str) -> str:
+    if role.startswith("series"):
+        return palette.series_color(int(role[len("series") :]))
+    return str(getattr(palette, role))
+
+
+def _roles_by_hex() -> dict[str, str]:
+    roles: dict[str, str] = {}
+    for palette in (DARK_PLOT, LIGHT_PLOT):
+        roles[palette.marker_outline.lower()] = "marker_outline"
+        roles[palette.marker_fill.lower()] = "marker_fill"
+    for hex_color, role in FIXED_PLOT_COLORS.items():
+        roles[hex_color.lower()] = role
+    for palette in (DARK_PLOT, LIGHT_PLOT):  # light wins where both use one hex
+        for i, value in enumerate(palette.series):
+            roles[value.lower()] = f"series{i}"
+        roles[palette.reference.lower()] = "reference"
+    return roles
+
+
+def themed(color_hex: str) -> str:
+    """A plot colour of either theme (or a fixed one from :data:`FIXED_PLOT_COLORS`) → the
+    colour of the same role in the active theme; any other colour is returned unchanged."""
+    role = _roles_by_hex().get(color_hex.strip().lower())
+    return _role_color(plot_palette(), role) if role is not None else color_hex
+
+
+class _ActiveSeries(Sequence[str]):
+    """``SERIES[i]``: series colour ``i`` of the theme active when it is read."""
+
+    def __getitem__(self, index: int) -> str:  # type: ignore[override]
+        return plot_palette().series[index]
+
+    def __len__(self) -> int:
+        return len(LIGHT_PLOT.series)
+
+    def __repr__(self) -> str:
+        return f"SERIES{tuple(self)!r}"
+
+
+# Plot series, in order of use, of the active theme (read them when drawing).
+SERIES: Sequence[str] = _ActiveSeries()
 
 # Memory breakdown segments (ui/estimate memory bar and its legend).
 MEMORY_COLORS: Mapping[str, str] = MappingProxyType(

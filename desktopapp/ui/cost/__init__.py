@@ -1,8 +1,9 @@
 """Cloud vs on-prem tab: rent or buy, and at what utilization owning pays off.
 
 Follows the tab contract in :mod:`desktopapp.ui`: ``create_tab(state, parent)``. The cost
-inputs and results are kept in :class:`desktopapp.ui.cost.state.CostState`, a child of the
-window's ``AppState`` (:func:`desktopapp.ui.cost.state.cost_state` finds it).
+inputs and results are kept in the window's plan (``AppState.plan``, Qt-free), seen through
+``AppState.cost`` (:class:`desktopapp.ui.state.CostState`, Qt signals). Planning is
+:mod:`desktopapp.model.planning`; texts come from :mod:`desktopapp.application.cost`.
 """
 
 from __future__ import annotations

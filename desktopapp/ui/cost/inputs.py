@@ -10,6 +10,12 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
+from desktopapp.model.planning import (
+    DEMAND_SOURCES,
+    LIFE_CHOICES,
+    MAX_GPUS_PER_SERVER,
+    PROFILE_LABELS,
+)
 from desktopapp.model.scenario import MAX_HORIZON_MONTHS
 from desktopapp.ui.common.accelerator_combo import AcceleratorCombo
 from desktopapp.ui.common.fields import (
@@ -27,12 +33,6 @@ from desktopapp.ui.common.fields import (
 )
 from desktopapp.ui.common.quantity_edit import QuantityEdit
 from desktopapp.ui.common.section import Section
-from desktopapp.ui.cost.planning import (
-    DEMAND_SOURCES,
-    LIFE_CHOICES,
-    MAX_GPUS_PER_SERVER,
-    PROFILE_LABELS,
-)
 
 
 class CostInputsPanel(InputsColumn):

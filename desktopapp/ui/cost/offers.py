@@ -43,11 +43,7 @@ from PySide6.QtWidgets import (
 
 from desktopapp.model import units
 from desktopapp.model.catalog import PRICING_MODELS, CloudOffer
-from desktopapp.ui.common.fields import percent_edit
-from desktopapp.ui.common.quantity_edit import QuantityEdit
-from desktopapp.ui.common.section import Section
-from desktopapp.ui.common.theme import COLORS, INNER_SPACING
-from desktopapp.ui.cost.planning import (
+from desktopapp.model.planning import (
     CUSTOM_OFFER_KIND,
     FRESH,
     KIND_LABELS,
@@ -60,6 +56,10 @@ from desktopapp.ui.cost.planning import (
     make_custom_offer,
     price_age,
 )
+from desktopapp.ui.common.fields import percent_edit
+from desktopapp.ui.common.quantity_edit import QuantityEdit
+from desktopapp.ui.common.section import Section
+from desktopapp.ui.common.theme import COLORS, INNER_SPACING
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 10
 OFFER_ID_ROLE = Qt.ItemDataRole.UserRole + 11

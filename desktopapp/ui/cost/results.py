@@ -1,5 +1,5 @@
 """The Cost tab's result panels. They display what the tab computed with the model layer
-(:mod:`desktopapp.ui.cost.planning` → :mod:`desktopapp.model.tco`); numbers are formatted with
+(:mod:`desktopapp.model.planning` → :mod:`desktopapp.model.tco`); numbers are formatted with
 :mod:`desktopapp.model.units`; nothing here computes a cost."""
 
 from __future__ import annotations
@@ -25,46 +25,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktopapp.application.cost import OWNING_COLOR
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.units import DASH
 from desktopapp.ui.common.band_slider import BandSlider
 from desktopapp.ui.common.result_card import ResultCard
 from desktopapp.ui.common.section import Section
-from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, INNER_SPACING
-from desktopapp.ui.cost.offers import swatch_icon
-
-OWNING_COLOR = "#1E2733"
-OPTION_COLORS: tuple[str, ...] = (
-    "#E0812E",
-    "#2F6FEB",
-    "#2A9D8F",
-    "#8E5CD9",
-    "#C2478A",
-    "#B8860B",
-    "#4BA3C3",
-    "#7A8B2E",
-    "#D0555A",
-    "#6B7785",
+from desktopapp.ui.common.theme import (
+    BASE_POINT_SIZE,
+    COLORS,
+    INNER_SPACING,
+    plot_palette,
+    themed,
 )
-
-
-def option_color(index: int) -> str:
-    return OPTION_COLORS[index % len(OPTION_COLORS)]
-
-
-def break_even_text(value: float) -> str:
-    """``0.38`` → ``38%``; above 100%: ``never (112%)``; infinite: ``never``."""
-    if math.isinf(value):
-        return "never"
-    if value > 1.0:
-        return f"never ({units.format_percent(value, 0)})"
-    return units.format_percent(value, 0)
-
-
-def assumption_rows(assumptions: Sequence[Assumption]) -> list[tuple[str, str]]:
-    return [(a.name, a.value) for a in assumptions]
-
+from desktopapp.ui.cost.offers import swatch_icon
 
 # --- headline -------------------------------------------------------------------------------------
 
@@ -192,7 +167,7 @@ class ComparisonPanel(Section):
                     item.setForeground(QColor(tone))
                     item.setFont(bold)
                 if c == 0:
-                    item.setIcon(swatch_icon(colors[r], 11))
+                    item.setIcon(swatch_icon(themed(colors[r]), 11))
                     if r == 0:
                         item.setFont(bold)
                 self.table.setItem(r, c, item)
@@ -241,8 +216,8 @@ def _style_axis(plot: Any, name: str) -> None:
 def _label_html(text: str, color: str, bold: bool = False) -> str:
     weight = "font-weight:700;" if bold else ""
     return (
-        f"<span style='color:{color}; {weight} font-size:{BASE_POINT_SIZE - 1.5:.0f}pt; "
-        f"background:rgba(255,255,255,215)'>{html.escape(text)}</span>"
+        f"<span style='color:{themed(color)}; {weight} font-size:{BASE_POINT_SIZE - 1.5:.0f}pt; "
+        f"background:{plot_palette().annotation_css()}'>{html.escape(text)}</span>"
     )
 
 
@@ -266,7 +241,7 @@ class PlotsPanel(Section):
         self.curve_plot.setXRange(0, 100, padding=0.01)
 
         self.owning_curve = self.curve_plot.plot(
-            pen=self._pg.mkPen(QColor(OWNING_COLOR), width=3.0), name="Owning"
+            pen=self._pg.mkPen(QColor(themed(OWNING_COLOR)), width=3.0), name="Owning"
         )
         self.owning_curve.setZValue(5)
         self.utilization_line = self._pg.InfiniteLine(
@@ -275,13 +250,13 @@ class PlotsPanel(Section):
             pen=self._pg.mkPen(QColor(COLORS["faint"]), width=1.2, style=Qt.PenStyle.DashLine),
         )
         self.curve_plot.addItem(self.utilization_line)
-        self.owning_marker = plots.marker(OWNING_COLOR, 11)
+        self.owning_marker = plots.marker(themed(OWNING_COLOR), 11)
         self.curve_plot.addItem(self.owning_marker)
         self.utilization_label = self._pg.TextItem(anchor=(0.0, 0.0))
         self.curve_plot.addItem(self.utilization_label)
 
         self.owning_cumulative = self.cumulative_plot.plot(
-            pen=self._pg.mkPen(QColor(OWNING_COLOR), width=3.0)
+            pen=self._pg.mkPen(QColor(themed(OWNING_COLOR)), width=3.0)
         )
         self.owning_cumulative.setZValue(5)
         self._dynamic: list[tuple[Any, Any]] = []  # (plot, item) recreated on every update
@@ -351,7 +326,7 @@ class PlotsPanel(Section):
 
         for _label, color, price, _u_star in options:
             line = pg.PlotDataItem(
-                [0.0, 100.0], [price, price], pen=pg.mkPen(QColor(color), width=2.0)
+                [0.0, 100.0], [price, price], pen=pg.mkPen(QColor(themed(color)), width=2.0)
             )
             self._add(self.curve_plot, line)
         # Crossings, labelled; labels alternate above/below to keep close prices legible.
@@ -364,8 +339,8 @@ class PlotsPanel(Section):
                 [x],
                 [y],
                 size=10,
-                brush=pg.mkBrush(QColor(color)),
-                pen=pg.mkPen("white", width=1.5),
+                brush=pg.mkBrush(QColor(themed(color))),
+                pen=pg.mkPen(QColor(plot_palette().marker_outline), width=1.5),
             )
             dot.setZValue(12)
             self._add(self.curve_plot, dot)
@@ -392,7 +367,7 @@ class PlotsPanel(Section):
                 size=10,
                 symbol="d",
                 brush=pg.mkBrush(QColor(COLORS["surface"])),
-                pen=pg.mkPen(QColor(OWNING_COLOR), width=2),
+                pen=pg.mkPen(QColor(themed(OWNING_COLOR)), width=2),
             )
             fleet_dot.setZValue(11)
             self._add(self.curve_plot, fleet_dot)
@@ -421,7 +396,7 @@ class PlotsPanel(Section):
         top = float(np.max(owning)) if len(owning) else 0.0
         for _label, color, values, _payback in options:
             line = pg.PlotDataItem(
-                x, np.asarray(values, dtype=float), pen=pg.mkPen(QColor(color), width=2.0)
+                x, np.asarray(values, dtype=float), pen=pg.mkPen(QColor(themed(color)), width=2.0)
             )
             self._add(self.cumulative_plot, line)
             top = max(top, float(np.max(values)))
@@ -436,8 +411,8 @@ class PlotsPanel(Section):
                 [month],
                 [y],
                 size=10,
-                brush=pg.mkBrush(QColor(color)),
-                pen=pg.mkPen("white", width=1.5),
+                brush=pg.mkBrush(QColor(themed(color))),
+                pen=pg.mkPen(QColor(plot_palette().marker_outline), width=1.5),
             )
             dot.setZValue(12)
             self._add(self.cumulative_plot, dot)
@@ -461,7 +436,7 @@ def _nbsp(text: str) -> str:
 
 
 def _swatch(color: str) -> str:
-    return f"<span style='color:{color}; font-size:13pt'>■</span>"
+    return f"<span style='color:{themed(color)}; font-size:13pt'>■</span>"
 
 
 # --- hybrid and idle ----------------------------------------------------------------------------
@@ -515,9 +490,13 @@ class HybridPanel(Section):
         owned_arr = np.asarray(owned, dtype=float)
         rented_arr = np.asarray(rented, dtype=float)
         self.owned_bars = pg.BarGraphItem(
-            x=x, height=owned_arr, width=0.75, brush=pg.mkBrush(QColor(OWNING_COLOR)), pen=None
+            x=x,
+            height=owned_arr,
+            width=0.75,
+            brush=pg.mkBrush(QColor(themed(OWNING_COLOR))),
+            pen=None,
         )
-        rented_fill = QColor(rented_color)
+        rented_fill = QColor(themed(rented_color))
         self.rented_bars = pg.BarGraphItem(
             x=x,
             y0=owned_arr,

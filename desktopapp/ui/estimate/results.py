@@ -13,9 +13,16 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QSizePolicy,
+    QVBoxLayout,
     QWidget,
 )
 
+from desktopapp.application.workload import (
+    NO_PRICE,
+    InferenceView,
+    MemoryView,
+    TrainingView,
+)
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.units import DASH
@@ -74,45 +81,122 @@ class TrainingResults(Section):
         self.cost_range.clear()
         self.range_note.setText("")
 
+    def show_view(self, view: TrainingView) -> None:
+        self.compute_card.show_view(view.compute)
+        self.time_card.show_view(view.time)
+        self.gpu_hours_card.show_view(view.gpu_hours)
+        if view.cost is None:
+            self.cost_card.clear(NO_PRICE)
+            self.cost_card.set_value(DASH, "", "no price given", self.cost_card.toolTip())
+        else:
+            self.cost_card.show_view(view.cost)
+        for bar, shown in ((self.time_range, view.time_range), (self.cost_range, view.cost_range)):
+            if shown is None:
+                bar.clear("no price given")
+            else:
+                bar.set_range(shown.low, shown.low, shown.high, shown.format, ticks=shown.ticks)
+            bar.setToolTip(view.range_tooltip)
+        self.range_note.setText(view.range_note)
+
 
 class PlotsPanel(Section):
-    """Wall time and cost against devices (log x, 1-4096) and cost against utilization."""
+    """Wall time and cost against devices (log x, 1-4096) and cost against utilization.
+
+    The plots (and pyqtgraph, the slowest import of the window) are built after the tab has
+    shown its figures: :meth:`build_later` queues the build for the next turn of the event loop,
+    and reading a plot attribute builds them at once. Data set before that is kept and drawn
+    when they exist, so the Workload tab is filled without waiting for the plots.
+    """
+
+    _PLOT_PARTS = (
+        "time_plot",
+        "cost_plot",
+        "util_plot",
+        "time_curve",
+        "cost_curve",
+        "util_curve",
+        "time_marker",
+        "cost_marker",
+        "util_marker",
+        "util_band",
+    )
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Scaling", parent=parent)
+        self._parts: dict[str, Any] | None = None
+        self._pending: tuple[Any, ...] | None = None  # last set_data() args, or () for clear
+        self._plot_row = QHBoxLayout()
+        self._plot_row.setSpacing(INNER_SPACING)
+        self.add(self._plot_row, 1)
+        self.setFixedHeight(290)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for attributes not set yet: the plot parts before the build.
+        if name in PlotsPanel._PLOT_PARTS:
+            return self.ensure_built()[name]
+        raise AttributeError(name)
+
+    @property
+    def is_built(self) -> bool:
+        return self._parts is not None
+
+    def build_later(self) -> None:
+        """Build the plots on the next turn of the event loop (after the first paint)."""
+        from PySide6.QtCore import QTimer
+
+        QTimer.singleShot(0, self, self.ensure_built)
+
+    def ensure_built(self) -> dict[str, Any]:
+        if self._parts is None:
+            self._parts = self._build()
+            for name, part in self._parts.items():
+                setattr(self, name, part)
+            from desktopapp.ui.common.export import install_export_actions
+
+            install_export_actions(self)  # save/copy actions, as on plots built with the tab
+            pending, self._pending = self._pending, None
+            if pending:
+                self._draw(*pending)
+            else:
+                self._clear_items()
+        return self._parts
+
+    def _build(self) -> dict[str, Any]:
         from desktopapp.ui.common import plots
 
-        self.time_plot = plots.make_plot(
+        time_plot = plots.make_plot(
             "Wall time vs devices", "devices", "hours", log_x=True, log_y=True
         )
-        self.cost_plot = plots.make_plot(
+        cost_plot = plots.make_plot(
             "Cost vs devices", "devices", "cost", log_x=True, y_format=_axis_money
         )
-        self.util_plot = plots.make_plot(
+        util_plot = plots.make_plot(
             "Cost vs utilization", "utilization (%)", "cost", y_format=_axis_money
         )
-        self.time_curve = self.time_plot.plot(pen=plots.pen(0))
-        self.cost_curve = self.cost_plot.plot(pen=plots.pen(1))
-        self.util_curve = self.util_plot.plot(pen=plots.pen(1))
-        self.time_marker = plots.marker(SERIES[0])
-        self.cost_marker = plots.marker(SERIES[1])
-        self.util_marker = plots.marker(SERIES[1])
-        self.time_plot.addItem(self.time_marker)
-        self.cost_plot.addItem(self.cost_marker)
-        self.util_plot.addItem(self.util_marker)
-        self.util_band = plots.vertical_band(30, 50, COLORS["good_soft"])
-        self.util_plot.addItem(self.util_band)
-        for plot in (self.time_plot, self.cost_plot):
+        parts: dict[str, Any] = {
+            "time_plot": time_plot,
+            "cost_plot": cost_plot,
+            "util_plot": util_plot,
+            "time_curve": time_plot.plot(pen=plots.pen(0)),
+            "cost_curve": cost_plot.plot(pen=plots.pen(1)),
+            "util_curve": util_plot.plot(pen=plots.pen(1)),
+            "time_marker": plots.marker(SERIES[0]),
+            "cost_marker": plots.marker(SERIES[1]),
+            "util_marker": plots.marker(SERIES[1]),
+            "util_band": plots.vertical_band(30, 50, COLORS["good_soft"]),
+        }
+        time_plot.addItem(parts["time_marker"])
+        cost_plot.addItem(parts["cost_marker"])
+        util_plot.addItem(parts["util_marker"])
+        util_plot.addItem(parts["util_band"])
+        for plot in (time_plot, cost_plot):
             plot.setXRange(0, 3.62, padding=0.02)  # log10(1) … log10(4096)
             plots.set_log_ticks(plot, (1, 8, 64, 512, 4096))
-        self.util_plot.setXRange(5, 80, padding=0.02)
-        row = QHBoxLayout()
-        row.setSpacing(INNER_SPACING)
-        for plot in (self.time_plot, self.cost_plot, self.util_plot):
+        util_plot.setXRange(5, 80, padding=0.02)
+        for plot in (time_plot, cost_plot, util_plot):
             plot.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-            row.addWidget(plot, 1)
-        self.add(row, 1)
-        self.setFixedHeight(290)
+            self._plot_row.addWidget(plot, 1)
+        return parts
 
     def set_data(
         self,
@@ -126,27 +210,54 @@ class PlotsPanel(Section):
         cost_by_utilization: Any | None,
         current_utilization_pct: float,
     ) -> None:
+        args = (
+            devices,
+            hours,
+            cost_by_devices,
+            current_devices,
+            current_hours,
+            current_cost,
+            utilization_pct,
+            cost_by_utilization,
+            current_utilization_pct,
+        )
+        if self._parts is None:
+            self._pending = args
+            return
+        self._draw(*args)
+
+    def _draw(
+        self,
+        devices: Any,
+        hours: Any,
+        cost_by_devices: Any | None,
+        current_devices: int,
+        current_hours: float,
+        current_cost: float | None,
+        utilization_pct: Any,
+        cost_by_utilization: Any | None,
+        current_utilization_pct: float,
+    ) -> None:
         from desktopapp.ui.common.plots import set_curve
 
-        set_curve(self.time_curve, devices, hours)
-        self.time_marker.setData([current_devices], [current_hours])
+        p = self.ensure_built()
+        set_curve(p["time_curve"], devices, hours)
+        p["time_marker"].setData([current_devices], [current_hours])
         if cost_by_devices is None or current_cost is None:
-            self.cost_curve.setData([], [])
-            self.cost_marker.setData([], [])
-            self.util_curve.setData([], [])
-            self.util_marker.setData([], [])
+            for name in ("cost_curve", "cost_marker", "util_curve", "util_marker"):
+                p[name].setData([], [])
         else:
-            set_curve(self.cost_curve, devices, cost_by_devices)
-            self.cost_marker.setData([current_devices], [current_cost])
+            set_curve(p["cost_curve"], devices, cost_by_devices)
+            p["cost_marker"].setData([current_devices], [current_cost])
             assert cost_by_utilization is not None
-            set_curve(self.util_curve, utilization_pct, cost_by_utilization)
-            self.util_marker.setData([current_utilization_pct], [current_cost])
-        self.time_plot.getPlotItem().enableAutoRange(axis="y")
+            set_curve(p["util_curve"], utilization_pct, cost_by_utilization)
+            p["util_marker"].setData([current_utilization_pct], [current_cost])
+        p["time_plot"].getPlotItem().enableAutoRange(axis="y")
         # With linear scaling the cost is the same at every device count: show it flat against
         # zero rather than zooming into rounding noise.
         for plot, values in (
-            (self.cost_plot, cost_by_devices),
-            (self.util_plot, cost_by_utilization),
+            (p["cost_plot"], cost_by_devices),
+            (p["util_plot"], cost_by_utilization),
         ):
             top = _finite_max(values)
             if top is None:
@@ -155,15 +266,22 @@ class PlotsPanel(Section):
                 plot.setYRange(0.0, top * 1.25, padding=0.0)
 
     def clear(self) -> None:
-        for item in (
-            self.time_curve,
-            self.cost_curve,
-            self.util_curve,
-            self.time_marker,
-            self.cost_marker,
-            self.util_marker,
+        if self._parts is None:
+            self._pending = ()
+            return
+        self._clear_items()
+
+    def _clear_items(self) -> None:
+        assert self._parts is not None
+        for name in (
+            "time_curve",
+            "cost_curve",
+            "util_curve",
+            "time_marker",
+            "cost_marker",
+            "util_marker",
         ):
-            item.setData([], [])
+            self._parts[name].setData([], [])
 
 
 def _axis_money(value: float) -> str:
@@ -240,6 +358,12 @@ class MemoryPanel(Section):
         self.advice.setTextFormat(Qt.TextFormat.RichText)
         self.add(self.advice)
 
+    def show_view(self, view: MemoryView) -> None:
+        self.set_parts(dict(view.parts), view.capacity)
+        self.bar.setToolTip(view.bar_tooltip)
+        self.set_verdict(view.verdict, view.tone)
+        self.set_advice(view.advice, view.heading)
+
     def set_verdict(self, text: str, tone: str) -> None:
         self.verdict.setText(text)
         if self.verdict.property("verdict") != tone:
@@ -289,34 +413,89 @@ class InferencePanel(Section):
         self.bound_card = ResultCard("Roofline bound")
         self.cards = (self.throughput_card, self.latency_card, self.cost_card, self.bound_card)
         self.add(card_row(self.cards))
-        from desktopapp.ui.common import plots
+        # The plot is built after the tab shows its figures (see PlotsPanel): until then a
+        # frame of the same height holds its place and the last data waits.
+        self._slot = QVBoxLayout()
+        self._slot.setContentsMargins(0, 0, 0, 0)
+        holder = QWidget()
+        holder.setFixedHeight(240)
+        holder.setLayout(self._slot)
+        self.add(holder)
+        self._parts: dict[str, Any] | None = None
+        self._pending: tuple[Any, Any, str, tuple[float, float]] | None = None
 
-        self.plot = plots.make_plot(
-            "Throughput vs batch size", "batch size", "per second", log_x=True, y_format=_axis_si
-        )
-        self.plot.setFixedHeight(240)
-        self.plot.setXRange(0, 3.01, padding=0.02)  # log10(1) … log10(1024)
-        plots.set_log_ticks(self.plot, (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024))
-        self.curve = self.plot.plot(pen=plots.pen(2))
-        self.marker = plots.marker(SERIES[2])
-        self.plot.addItem(self.marker)
-        self.add(self.plot)
+    def __getattr__(self, name: str) -> Any:
+        if name in ("plot", "curve", "marker"):
+            return self.ensure_built()[name]
+        raise AttributeError(name)
+
+    def build_later(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        QTimer.singleShot(0, self, self.ensure_built)
+
+    def ensure_built(self) -> dict[str, Any]:
+        if self._parts is None:
+            from desktopapp.ui.common import plots
+
+            plot = plots.make_plot(
+                "Throughput vs batch size",
+                "batch size",
+                "per second",
+                log_x=True,
+                y_format=_axis_si,
+            )
+            plot.setFixedHeight(240)
+            plot.setXRange(0, 3.01, padding=0.02)  # log10(1) … log10(1024)
+            plots.set_log_ticks(plot, (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024))
+            curve = plot.plot(pen=plots.pen(2))
+            marker = plots.marker(SERIES[2])
+            plot.addItem(marker)
+            self._slot.addWidget(plot)
+            self._parts = {"plot": plot, "curve": curve, "marker": marker}
+            for name, part in self._parts.items():
+                setattr(self, name, part)
+            from desktopapp.ui.common.export import install_export_actions
+
+            install_export_actions(self)
+            pending, self._pending = self._pending, None
+            if pending is not None:
+                self.set_curve(*pending)
+        return self._parts
+
+    def show_view(self, view: InferenceView) -> None:
+        self.throughput_card.show_view(view.throughput)
+        self.latency_card.show_view(view.latency)
+        if view.cost is None:
+            self.cost_card.clear(NO_PRICE)
+        else:
+            self.cost_card.show_view(view.cost)
+        self.bound_card.show_view(view.bound)
+        self.set_note(view.note)
+        curve = view.curve
+        self.set_curve(curve.batch_size, curve.throughput, curve.unit, curve.current)
 
     def set_curve(
         self, batch: Any, throughput: Any, unit: str, current: tuple[float, float]
     ) -> None:
+        if self._parts is None:
+            self._pending = (batch, throughput, unit, current)
+            return
         from desktopapp.ui.common.plots import set_curve
 
-        set_curve(self.curve, batch, throughput)
-        self.marker.setData([current[0]], [current[1]])
-        self.plot.getPlotItem().setLabel("left", f"{unit}s / second")
-        self.plot.getPlotItem().enableAutoRange(axis="y")
+        set_curve(self._parts["curve"], batch, throughput)
+        self._parts["marker"].setData([current[0]], [current[1]])
+        self._parts["plot"].getPlotItem().setLabel("left", f"{unit}s / second")
+        self._parts["plot"].getPlotItem().enableAutoRange(axis="y")
 
     def clear(self, reason: str) -> None:
         for card in self.cards:
             card.clear(reason)
-        self.curve.setData([], [])
-        self.marker.setData([], [])
+        if self._parts is None:
+            self._pending = None
+            return
+        self._parts["curve"].setData([], [])
+        self._parts["marker"].setData([], [])
 
 
 class AssumptionsPanel(Section):

@@ -32,10 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktopapp.devices.bench.core import DTYPES, BenchResult
-from desktopapp.model.units import DASH, format_duration
-from desktopapp.ui.common.theme import COLORS, SERIES
-from desktopapp.ui.hardware.summary import (
+from desktopapp.application.hardware import (
     DTYPE_TIPS,
     SUITE_INFO,
     log2_size,
@@ -46,6 +43,9 @@ from desktopapp.ui.hardware.summary import (
     suite_text,
     tflops_text,
 )
+from desktopapp.devices.bench.core import DTYPES, BenchResult
+from desktopapp.model.units import DASH, format_duration
+from desktopapp.ui.common.theme import COLORS, SERIES, plot_palette, themed
 from desktopapp.ui.hardware.widgets import FlowLayout, ToggleChip
 
 DTYPE_COLORS: Mapping[str, str] = {
@@ -274,7 +274,7 @@ class ResultsModel(QAbstractTableModel):
             horizontal = flag.AlignRight if column in self._NUMERIC else flag.AlignLeft
             return int(horizontal | flag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and column == 2:
-            return QColor(DTYPE_COLORS.get(result.dtype, COLORS["text"]))
+            return QColor(themed(DTYPE_COLORS.get(result.dtype, COLORS["text"])))
         if role == Qt.ItemDataRole.ForegroundRole and column in (1, 5):
             return QColor(COLORS["muted"])
         return None
@@ -401,7 +401,7 @@ class ThroughputPlot(QStackedWidget):
         x_low, x_high = min(xs_all) - 0.35, max(xs_all) + 0.35
         top = 0.0
         for (dtype, variant), points in series.items():
-            color = QColor(DTYPE_COLORS.get(dtype, SERIES[5]))
+            color = QColor(themed(DTYPE_COLORS.get(dtype, SERIES[5])))
             style = Qt.PenStyle.SolidLine if not variant else Qt.PenStyle.DotLine
             qpen = module.mkPen(color, width=2.2 if not variant else 1.6, style=style)
             xs = [log2_size(size) for size, _ in points]
@@ -415,7 +415,7 @@ class ThroughputPlot(QStackedWidget):
                 symbol="o",
                 symbolSize=7 if not variant else 5,
                 symbolBrush=module.mkBrush(color),
-                symbolPen=module.mkPen("white", width=1.2),
+                symbolPen=module.mkPen(QColor(plot_palette().marker_outline), width=1.2),
                 name=name,
             )
             self.curves[(dtype, variant)] = curve
@@ -424,7 +424,7 @@ class ThroughputPlot(QStackedWidget):
             peak = peaks.get(dtype)
             if not peak:
                 continue
-            color = QColor(DTYPE_COLORS.get(dtype, SERIES[5]))
+            color = QColor(themed(DTYPE_COLORS.get(dtype, SERIES[5])))
             line_pen = pen(0, width=1.4, dashed=True)
             line_pen.setColor(color)
             line = module.PlotDataItem([x_low, x_high], [peak, peak], pen=line_pen)

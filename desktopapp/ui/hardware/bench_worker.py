@@ -8,15 +8,15 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from desktopapp.devices.bench.core import CancelToken, ProgressEvent
-from desktopapp.devices.bench.runner import BenchConfig
-from desktopapp.ui.common.workers import Worker
-from desktopapp.ui.hardware.services import (
+from desktopapp.application.hardware_jobs import (
     BenchOutcome,
     HardwareServices,
     Machine,
     run_benchmark_job,
 )
+from desktopapp.devices.bench.core import CancelToken, ProgressEvent
+from desktopapp.devices.bench.runner import BenchConfig
+from desktopapp.ui.common.workers import Worker
 
 
 class BenchWorker(Worker):

@@ -7,13 +7,7 @@ from collections.abc import Mapping
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
-from desktopapp.devices.cpu import CpuInfo, MemoryInfo
-from desktopapp.devices.gpu import CatalogMatch, GpuInfo
-from desktopapp.devices.torch_info import TorchDevice, TorchInfo
-from desktopapp.model import units
-from desktopapp.model.units import DASH
-from desktopapp.ui.common.result_card import formula_tooltip
-from desktopapp.ui.hardware.summary import (
+from desktopapp.application.hardware import (
     Chip,
     cache_text,
     feature_chips,
@@ -21,6 +15,12 @@ from desktopapp.ui.hardware.summary import (
     mhz,
     tflops_text,
 )
+from desktopapp.devices.cpu import CpuInfo, MemoryInfo
+from desktopapp.devices.gpu import CatalogMatch, GpuInfo
+from desktopapp.devices.torch_info import TorchDevice, TorchInfo
+from desktopapp.model import units
+from desktopapp.model.units import DASH
+from desktopapp.ui.common.result_card import formula_tooltip
 from desktopapp.ui.hardware.widgets import ChipRow, DeviceCard, PeakTile
 
 _PEAK_ORDER = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8")

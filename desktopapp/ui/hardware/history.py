@@ -19,10 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktopapp.application.hardware import HistoryRow, ratio_text, tflops_text
+from desktopapp.application.hardware_jobs import Comparison
 from desktopapp.model.units import DASH
 from desktopapp.ui.common.theme import COLORS
-from desktopapp.ui.hardware.services import Comparison
-from desktopapp.ui.hardware.summary import HistoryRow, ratio_text, tflops_text
 
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter

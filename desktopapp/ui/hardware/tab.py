@@ -31,10 +31,40 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktopapp.application.hardware import (
+    NEEDS_TORCH,
+    USE_AS_PEAK,
+    USE_AS_UTILIZATION,
+    MeasuredDevice,
+    best_by_dtype,
+    default_dtypes,
+    dtype_availability,
+    eta_text,
+    matmul_series,
+    measured_accelerator,
+    measured_device_from_info,
+    percent_text,
+    tflops_text,
+    utilization_choices,
+)
+from desktopapp.application.hardware_jobs import (
+    BenchOutcome,
+    Comparison,
+    HardwareServices,
+    History,
+    LoadedRun,
+    Machine,
+    compare_runs,
+    export_runs,
+    load_history,
+    load_run,
+)
 from desktopapp.devices.bench.core import BenchResult, ProgressEvent
 from desktopapp.devices.cpu import CpuInfo, MemoryInfo
 from desktopapp.devices.detect import SystemReport, machine_fingerprint
 from desktopapp.devices.gpu import CatalogMatch, match_catalog
+from desktopapp.devices.problems import NO_GPU, kind_of
+from desktopapp.model.validation import error_text
 from desktopapp.ui.common.layouts import scroll_area, scrolling_column, two_panes
 from desktopapp.ui.common.result_card import formula_tooltip
 from desktopapp.ui.common.theme import SPACING
@@ -56,39 +86,10 @@ from desktopapp.ui.hardware.cards import (
     torch_card,
 )
 from desktopapp.ui.hardware.history import HistoryPanel
-from desktopapp.ui.hardware.services import (
-    BenchOutcome,
-    Comparison,
-    HardwareServices,
-    History,
-    LoadedRun,
-    Machine,
-    compare_runs,
-    export_runs,
-    load_history,
-    load_run,
-)
-from desktopapp.ui.hardware.summary import (
-    NEEDS_TORCH,
-    USE_AS_PEAK,
-    USE_AS_UTILIZATION,
-    MeasuredDevice,
-    best_by_dtype,
-    default_dtypes,
-    dtype_availability,
-    eta_text,
-    matmul_series,
-    measured_accelerator,
-    measured_device_from_info,
-    percent_text,
-    tflops_text,
-    utilization_choices,
-)
 from desktopapp.ui.hardware.widgets import DeviceCard, Notice, hardware_style_sheet
 from desktopapp.ui.state import AppState, CustomAccelerator
 
 TORCH_PROBE_DELAY_MS = 150  # let the first paint happen before torch is imported
-NO_GPU_PREFIX = "No NVIDIA GPU"
 
 
 class HardwareTab(QWidget):
@@ -108,7 +109,11 @@ class HardwareTab(QWidget):
         self.setObjectName("HardwareTab")
         self.setStyleSheet(hardware_style_sheet())
         self.state = state
-        self.services = services or HardwareServices()
+        if services is None:
+            from desktopapp.ui.common.plots import preload
+
+            services = HardwareServices(warm_up=preload)
+        self.services = services
         # Extra BenchConfig fields (``sizes``, ``max_size``, ``budget_s``) for short scripted
         # runs: screenshots and tests. Empty for users.
         self.config_overrides: dict[str, Any] = {}
@@ -152,7 +157,12 @@ class HardwareTab(QWidget):
 
     # --- layout ------------------------------------------------------------------------------
     def _build(self) -> None:
-        # Left: what the machine has.
+        left_scroll = self._build_machine_column()
+        right = self._build_results_column()
+        self.splitter = two_panes(self, left_scroll, right, (450, 950))
+
+    def _build_machine_column(self) -> QWidget:
+        """Left: what the machine has."""
         title = QLabel("This machine")
         title.setObjectName("PanelTitle")
         self.redetect_button = QPushButton("Detect again")
@@ -179,8 +189,10 @@ class HardwareTab(QWidget):
             (heading, self.machine_label, self.problems, self.cards_box), spacing=SPACING - 4
         )
         left_scroll.setMinimumWidth(380)
+        return left_scroll
 
-        # Right: what it delivers.
+    def _build_results_column(self) -> QWidget:
+        """Right: what it delivers (controls, live results and plot, history)."""
         self.controls = BenchControls()
         self.results_model = ResultsModel(self)
         self.results_view = results_table(self.results_model)
@@ -220,6 +232,10 @@ class HardwareTab(QWidget):
         self.sub_tabs.tabBar().setDrawBase(False)
         self.sub_tabs.addTab(live, "Live results")
         self.sub_tabs.addTab(self.history, "History")
+        from desktopapp.ui.hardware.collective import CollectivePanel
+
+        self.collectives = CollectivePanel()  # issue 17: busbw against size, advertised line
+        self.sub_tabs.addTab(scroll_area(content=self.collectives), "Collectives")
 
         results_frame = QFrame()
         results_frame.setObjectName("Section")
@@ -233,8 +249,7 @@ class HardwareTab(QWidget):
         right_layout.setSpacing(SPACING - 4)
         right_layout.addWidget(self.controls)
         right_layout.addWidget(results_frame, 1)
-
-        self.splitter = two_panes(self, left_scroll, right, (450, 950))
+        return right
 
     def _build_use_panel(self) -> QFrame:
         frame = QFrame()
@@ -449,7 +464,7 @@ class HardwareTab(QWidget):
                 self.gpu_cards.append(card)
                 self.cards.append(card)
             if not report.gpus and not others:
-                gpu_reason = next((p for p in report.problems if p.startswith(NO_GPU_PREFIX)), "")
+                gpu_reason = next((p for p in report.problems if kind_of(p) == NO_GPU), "")
                 why = gpu_reason.partition(": ")[2] if gpu_reason else report.nvml.reason
                 card = no_gpu_card(_no_gpu_line(why))
                 self.no_gpu_card = card
@@ -749,7 +764,7 @@ class HardwareTab(QWidget):
                 run_label=self._shown_label,
             )
         except ValueError as exc:
-            self.use_status.setText(str(exc).partition(": ")[2] or str(exc))
+            self.use_status.setText(error_text(exc) or str(exc))
             return None
         self.state.set_custom_accelerator(custom)
         self.state.show_status(

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktopapp.application.hardware import Chip
 from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, repolish
-from desktopapp.ui.hardware.summary import Chip
 
 
 def hardware_style_sheet() -> str:

@@ -33,7 +33,13 @@ from PySide6.QtWidgets import (
 from desktopapp.model.ringbuffer import MonitorHistory
 from desktopapp.model.units import GIB, KIB, MIB, format_duration
 from desktopapp.ui.common.plots import pg
-from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, INNER_SPACING, current_scale
+from desktopapp.ui.common.theme import (
+    BASE_POINT_SIZE,
+    COLORS,
+    INNER_SPACING,
+    current_scale,
+    plot_palette,
+)
 from desktopapp.ui.monitor.layout import (
     BYTES_RATE,
     CELSIUS,
@@ -344,7 +350,7 @@ class MonitorPlot:
         curve = _pg.PlotCurveItem(pen=pen, connect="finite", antialias=True)
         if spec.fill:
             fill = QColor(color)
-            fill.setAlpha(34)
+            fill.setAlpha(plot_palette().fill_alpha)
             curve.setFillLevel(0.0)
             curve.setBrush(_pg.mkBrush(fill))
         self.item.addItem(curve)

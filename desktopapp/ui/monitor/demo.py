@@ -1,7 +1,7 @@
 """Demo data for the Monitor tab on machines without a GPU (documentation screenshots, trying
 the tab out): ``DESKTOPAPP_MONITOR_DEMO=1 desktopapp --tab monitor``.
 
-A scripted :class:`~desktopapp.devices.sampler.FakeSampler` on the real clock: GPU 0 runs a
+A scripted :class:`~desktopapp.testing.sampler.FakeSampler` on the real clock: GPU 0 runs a
 training job whose input pipeline stalls now and then, GPU 1 sits idle while a notebook holds
 its memory. The tab says plainly that the data is a demo.
 """
@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 
-from desktopapp.devices.sampler import FakeProcessSpec, FakeSampler
+from desktopapp.testing.sampler import FakeProcessSpec, FakeSampler
 
 DEMO_ENV = "DESKTOPAPP_MONITOR_DEMO"
 DEMO_NOTE = f"Demo data ({DEMO_ENV} is set): scripted readings, not measurements of this machine."

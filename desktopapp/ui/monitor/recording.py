@@ -178,7 +178,7 @@ def write_history_csv(path: Path, table: HistoryTable) -> tuple[str, int]:
 
 
 def export_session_csv(store_path: Path | None, session_id: int, path: Path) -> tuple[str, int]:
-    with SessionStore(store_path) as store:
+    with SessionStore(store_path, read_only=True) as store:  # exporting never writes it
         info = store.session(session_id)
         written = store.export_csv(session_id, path)
     return str(written), info.sample_count

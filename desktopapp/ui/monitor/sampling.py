@@ -190,6 +190,7 @@ class SamplingController(QObject):
         self.burst_delivered = 0  # samples taken during warm-up bursts (not at the interval)
         self._stalled = False
         self._shut_down = False
+        self.failure: str | None = None  # why the sampler could not start (then it stays off)
         self.delivered = 0
         self.dropped = 0
         self.skipped_ticks = 0
@@ -229,8 +230,9 @@ class SamplingController(QObject):
         return self.timer.isActive()
 
     def start(self) -> None:
-        """Start (or keep) the timer; the first request goes out at once."""
-        if self._shut_down:
+        """Start (or keep) the timer; the first request goes out at once (not after the
+        sampler failed to start: nothing would answer)."""
+        if self._shut_down or self.failure is not None:
             return
         self._ensure_thread()
         if not self.timer.isActive():
@@ -249,7 +251,7 @@ class SamplingController(QObject):
 
     def sample_once(self) -> None:
         """Request one sample now (even while stopped), unless one is outstanding."""
-        if self._shut_down:
+        if self._shut_down or self.failure is not None:
             return
         self._ensure_thread()
         self._request()
@@ -319,6 +321,13 @@ class SamplingController(QObject):
     @Slot(str)
     def _on_failed(self, message: str) -> None:
         self._pending = None
+        thread = self.worker_thread
+        if thread is not None and thread.sampler is None:
+            # The sampler could not be built: no request will ever be answered, so stop the
+            # timer (no "hanging driver" stall later) and keep the reason.
+            self.failure = message
+            self.timer.stop()
+            self._set_stalled(0.0)
         self.failed.emit(message)
 
     def _set_stalled(self, seconds: float) -> None:

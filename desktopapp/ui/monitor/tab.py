@@ -28,7 +28,6 @@ from PySide6.QtCore import QEvent, QObject, QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
-    QButtonGroup,
     QComboBox,
     QFileDialog,
     QFrame,
@@ -44,6 +43,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktopapp.application.monitor import (
+    GapPolicy,
+    idle_config,
+    idle_price,
+    no_gpu_reason,
+    sort_problems,
+)
 from desktopapp.devices.sampler import (
     ChannelSpec,
     MonitorSession,
@@ -58,6 +64,7 @@ from desktopapp.model.units import format_duration, format_money
 from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, INNER_SPACING, SPACING
 from desktopapp.ui.common.timers import register_timer
 from desktopapp.ui.common.workers import TaskRunner
+from desktopapp.ui.monitor.controls import Segmented, caption
 from desktopapp.ui.monitor.layout import GridLayout, plot_specs
 from desktopapp.ui.monitor.panels import (
     Banner,
@@ -106,62 +113,6 @@ WARM_UP_SAMPLES = 10  # taken WARM_UP_INTERVAL_S apart when the tab opens, to fi
 WARM_UP_INTERVAL_S = 0.2
 # "ready" (plots filled) only once the warm-up burst is over and the interval has taken over.
 READY_SAMPLES = WARM_UP_SAMPLES
-DEFAULT_PRICE_USD = IdleCostConfig().price_per_gpu_hour
-IGNORED_PROBLEMS = ("rates need two readings",)
-
-
-def _segmented_style() -> str:
-    c = COLORS
-    return (
-        f"QPushButton {{ border: 1px solid {c['border_strong']}; border-radius: 0; "
-        f"padding: 4px 12px; background: {c['surface']}; color: {c['muted']}; "
-        "font-weight: 600; margin-left: -1px; }"
-        f"QPushButton:checked {{ background: {c['accent_soft']}; color: {c['accent_dark']}; "
-        f"border-color: {c['accent']}; }}"
-        "QPushButton[first='true'] { border-top-left-radius: 5px; "
-        "border-bottom-left-radius: 5px; margin-left: 0; }"
-        "QPushButton[last='true'] { border-top-right-radius: 5px; "
-        "border-bottom-right-radius: 5px; }"
-    )
-
-
-class _Segmented(QWidget):
-    """A row of exclusive toggle buttons (a segmented control)."""
-
-    def __init__(self, items: list[tuple[str, str]], current: str) -> None:
-        super().__init__()
-        self.group = QButtonGroup(self)
-        self.group.setExclusive(True)
-        self.buttons: dict[str, QPushButton] = {}
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(0)
-        for i, (key, text) in enumerate(items):
-            button = QPushButton(text)
-            button.setCheckable(True)
-            button.setCursor(Qt.CursorShape.PointingHandCursor)
-            button.setProperty("first", i == 0)
-            button.setProperty("last", i == len(items) - 1)
-            button.setChecked(key == current)
-            self.group.addButton(button)
-            self.buttons[key] = button
-            row.addWidget(button)
-        self.setStyleSheet(_segmented_style())
-
-    def current(self) -> str:
-        for key, button in self.buttons.items():
-            if button.isChecked():
-                return key
-        return next(iter(self.buttons))
-
-    def set_current(self, key: str) -> None:
-        self.buttons[key].setChecked(True)
-
-
-def _caption(text: str) -> QLabel:
-    label = QLabel(text)
-    label.setObjectName("FieldLabel")
-    return label
 
 
 class MonitorTab(QWidget):
@@ -211,8 +162,7 @@ class MonitorTab(QWidget):
         self._last_draw = -math.inf
         self._last_detail = -math.inf
         self._last_table = -math.inf
-        self._last_step = math.nan
-        self._resumed = False
+        self._gaps = GapPolicy()  # a pause leaves a gap in the plots
         self._problems: tuple[str, ...] = ()
         self._typed_price: float | None = None
         self._alert_dismissed = False
@@ -253,11 +203,11 @@ class MonitorTab(QWidget):
             self.interval_combo.addItem(f"every {seconds:g} s", seconds)
         self.interval_combo.setCurrentIndex(INTERVALS_S.index(DEFAULT_INTERVAL_S))
         self.interval_combo.setToolTip("How often to sample")
-        self.timebase = _Segmented(
+        self.timebase = Segmented(
             [(key, TIMEBASE_LABELS[key]) for key in TIMEBASES], DEFAULT_TIMEBASE
         )
         self.timebase.setToolTip("How much history the plots show")
-        self.axis_mode = _Segmented([("ago", "Before now"), ("clock", "Clock")], "ago")
+        self.axis_mode = Segmented([("ago", "Before now"), ("clock", "Clock")], "ago")
         self.axis_mode.setToolTip("Time axis: time before now, or the time of day")
         self.notes_label = QLabel()
         self.notes_label.setObjectName("Hint")
@@ -275,15 +225,24 @@ class MonitorTab(QWidget):
         self.earlier_menu = self.export_menu.addMenu("Earlier recordings")
         self.earlier_menu.aboutToShow.connect(self._fill_earlier_menu)
         self.export_button.setMenu(self.export_menu)
+        toolbar = self._build_toolbar()
+        plots_box = self._build_plots()
+        tables_box = self._build_tables()
+        side_scroll = self._build_side()
+        self._lay_out(toolbar, plots_box, tables_box, side_scroll)
+        self._connect_controls()
+        self._show_empty_tables("Waiting for the first samples.")
+        self._update_status()
 
+    def _build_toolbar(self) -> QHBoxLayout:
         toolbar = QHBoxLayout()
         toolbar.setSpacing(INNER_SPACING)
         toolbar.addWidget(self.status_pill)
         toolbar.addSpacing(6)
-        toolbar.addWidget(_caption("Sample"))
+        toolbar.addWidget(caption("Sample"))
         toolbar.addWidget(self.interval_combo)
         toolbar.addSpacing(10)
-        toolbar.addWidget(_caption("Show"))
+        toolbar.addWidget(caption("Show"))
         toolbar.addWidget(self.timebase)
         toolbar.addSpacing(10)
         toolbar.addWidget(self.axis_mode)
@@ -293,7 +252,9 @@ class MonitorTab(QWidget):
         toolbar.addWidget(self.pause_button)
         toolbar.addWidget(self.record_button)
         toolbar.addWidget(self.export_button)
+        return toolbar
 
+    def _build_plots(self) -> QWidget:
         self.gpu_banner = Banner(closable=False)
         self.alert_banner = Banner(closable=True)
         self.stall_banner = Banner(closable=False)
@@ -318,8 +279,9 @@ class MonitorTab(QWidget):
         plots_col.setSpacing(4)
         plots_col.addWidget(self.cursor_label)
         plots_col.addWidget(self.plot_stack, 1)
+        return plots_box
 
-        # Tables.
+    def _build_tables(self) -> QFrame:
         self.process_model: RecordModel[Any] = RecordModel(PROCESS_COLUMNS, self)
         self.process_table = make_table(self.process_model, 3)
         self.process_table.sortByColumn(PROCESS_GPU_MEMORY_COLUMN, Qt.SortOrder.DescendingOrder)
@@ -348,6 +310,11 @@ class MonitorTab(QWidget):
             page.addWidget(table)
             self._table_pages.append((page, empty, table))
             self.tables.addTab(page, title)
+        from desktopapp.ui.common.layouts import scroll_area
+        from desktopapp.ui.monitor.cluster import ClusterPanel
+
+        self.cluster = ClusterPanel()  # issue 17: a fleet from Prometheus
+        self.tables.addTab(scroll_area(content=self.cluster), "Cluster")
         self.attribution_note = QLabel()
         self.attribution_note.setObjectName("Hint")
         self.attribution_note.setWordWrap(True)
@@ -359,17 +326,9 @@ class MonitorTab(QWidget):
         tables_col.setSpacing(4)
         tables_col.addWidget(self.tables, 1)
         tables_col.addWidget(self.attribution_note)
+        return tables_box
 
-        left = QSplitter(Qt.Orientation.Vertical)
-        left.setChildrenCollapsible(False)
-        left.setHandleWidth(SPACING)
-        left.addWidget(plots_box)
-        left.addWidget(tables_box)
-        left.setStretchFactor(0, 1)
-        left.setStretchFactor(1, 0)
-        left.setSizes([560, 200])
-        self.left_splitter = left
-
+    def _build_side(self) -> QScrollArea:
         self.diagnosis = DiagnosisPanel()
         self.idle_panel = IdleCostPanel()
         side = QWidget()
@@ -387,12 +346,26 @@ class MonitorTab(QWidget):
         side_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         side_scroll.setWidget(side)
         side_scroll.setMinimumWidth(340)
+        return side_scroll
+
+    def _lay_out(
+        self, toolbar: QHBoxLayout, plots_box: QWidget, tables_box: QFrame, side: QScrollArea
+    ) -> None:
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.setChildrenCollapsible(False)
+        left.setHandleWidth(SPACING)
+        left.addWidget(plots_box)
+        left.addWidget(tables_box)
+        left.setStretchFactor(0, 1)
+        left.setStretchFactor(1, 0)
+        left.setSizes([560, 200])
+        self.left_splitter = left
 
         body = QSplitter(Qt.Orientation.Horizontal)
         body.setChildrenCollapsible(False)
         body.setHandleWidth(SPACING)
         body.addWidget(left)
-        body.addWidget(side_scroll)
+        body.addWidget(side)
         body.setStretchFactor(0, 1)
         body.setStretchFactor(1, 0)
         body.setSizes([960, 400])
@@ -408,6 +381,7 @@ class MonitorTab(QWidget):
         outer.addLayout(self.live_holder)
         outer.addWidget(body, 1)
 
+    def _connect_controls(self) -> None:
         self.interval_combo.activated.connect(self._on_interval_chosen)
         self.timebase.group.buttonClicked.connect(
             lambda _b: self.set_timebase(self.timebase.current())
@@ -423,8 +397,6 @@ class MonitorTab(QWidget):
         self.idle_panel.price_reset.connect(self._on_price_reset)
         self.idle_panel.alert_changed.connect(lambda _m: self._apply_idle_config())
         self.alert_banner.dismissed.connect(self._on_alert_dismissed)
-        self._show_empty_tables("Waiting for the first samples.")
-        self._update_status()
 
     # --- tab contract -----------------------------------------------------------------------
     def is_ready(self) -> bool:
@@ -591,7 +563,7 @@ class MonitorTab(QWidget):
             if self._warm_up and not self._warmed:
                 self._warmed = True
                 self.controller.burst(WARM_UP_SAMPLES, WARM_UP_INTERVAL_S)
-            self._resumed = self.samples > 0
+            self._gaps.resume(self.samples > 0)
             self.controller.start()
         elif not want and running:
             self.controller.stop()
@@ -628,7 +600,7 @@ class MonitorTab(QWidget):
         self.session_panel = SessionPanel(gpus)
         self.side_col.insertWidget(2, self.session_panel)
         if not self._layout.has_gpu:
-            reason = _no_gpu_reason(sample.problems)
+            reason = no_gpu_reason(sample.problems)
             self.gpu_banner.show_message(
                 f"No GPU data: {reason}. Showing CPU, memory, disk and network only.", "info"
             )
@@ -652,13 +624,11 @@ class MonitorTab(QWidget):
         history = session.history
         if history is not None and len(history):
             last_t = history.raw.last_timestamp()
-            step = sample.timestamp - last_t
-            if self._resumed and math.isfinite(self._last_step):
-                if step > 2.5 * max(self._last_step, self.controller.interval_s):
-                    history.append(last_t + step / 2, {})  # a gap, not a line across the pause
-            elif step > 0:
-                self._last_step = step
-        self._resumed = False
+            gap = self._gaps.gap_at(sample.timestamp, last_t, self.controller.interval_s)
+            if gap is not None:
+                history.append(gap, {})  # a gap, not a line across the pause
+        else:
+            self._gaps.no_history()
         self._last = session.feed(sample)
         self.samples += 1
         if sample.problems != self._problems:
@@ -714,20 +684,10 @@ class MonitorTab(QWidget):
     # --- panels -----------------------------------------------------------------------------
     def _show_problems(self, problems: tuple[str, ...]) -> None:
         """A lost GPU goes to the banner; other sensor problems to the notes' tooltip."""
-        lost = [p for p in problems if _is_lost_gpu(p)]
-        notes = [
-            p
-            for p in problems
-            if not any(p.startswith(x) for x in IGNORED_PROBLEMS)
-            and not _is_no_gpu(p)
-            and p not in lost
-        ]
-        if notes:
-            set_text(self.notes_label, f"{len(notes)} sensor note{'s' if len(notes) > 1 else ''}")
-            self.notes_label.setToolTip("\n".join(notes))
-        else:
-            set_text(self.notes_label, "")
-            self.notes_label.setToolTip("")
+        view = sort_problems(problems)
+        lost = view.lost
+        set_text(self.notes_label, view.notes_label)
+        self.notes_label.setToolTip("\n".join(view.notes))
         if lost and self._layout is not None and self._layout.has_gpu:
             self.gpu_banner.show_message(lost[0], "warn")
         elif self._layout is not None and self._layout.has_gpu and not self._demo_note:
@@ -833,6 +793,8 @@ class MonitorTab(QWidget):
             )
 
     def _on_stall(self, seconds: float) -> None:
+        if self.controller.failure is not None:
+            return  # the banner keeps the real reason the sampler stopped
         if seconds > 0:
             self.stall_banner.show_message(
                 f"The sampler has not answered for {seconds:.0f} s (a driver call is hanging); "
@@ -850,14 +812,8 @@ class MonitorTab(QWidget):
 
     # --- price and idle configuration ---------------------------------------------------------
     def _idle_config(self) -> IdleCostConfig:
-        price = self._typed_price
-        if price is None:
-            price = self.state.price_per_gpu_hour
-        if price is None or not math.isfinite(price) or price < 0:
-            price = DEFAULT_PRICE_USD
-        return IdleCostConfig(
-            price_per_gpu_hour=price, alert_after_minutes=self.idle_panel.alert_after_minutes()
-        )
+        price = idle_price(self._typed_price, self.state.price)
+        return idle_config(price, self.idle_panel.alert_after_minutes())
 
     def _apply_idle_config(self) -> None:
         config = self._idle_config()
@@ -873,15 +829,8 @@ class MonitorTab(QWidget):
     def _apply_price_from_state(self) -> None:
         if self._typed_price is not None:
             return
-        price = self.state.price_per_gpu_hour
-        choice = self.state.price
-        if price is not None and math.isfinite(price) and price >= 0:
-            where = choice.offer_name or choice.source or "the Workload tab"
-            source = f"From the Workload tab: {where}."
-        else:
-            price = DEFAULT_PRICE_USD
-            source = "Default price; type yours, or set one in the Workload tab."
-        self.idle_panel.set_price(price, source, typed=False)
+        price = idle_price(None, self.state.price)
+        self.idle_panel.set_price(price.usd_per_gpu_hour, price.source, typed=False)
         self._apply_idle_config()
 
     def _on_estimate_changed(self, _estimate: object) -> None:
@@ -889,7 +838,8 @@ class MonitorTab(QWidget):
 
     def _on_price_typed(self, value: float) -> None:
         self._typed_price = value
-        self.idle_panel.set_price(value, "Typed here (overrides the Workload tab).", typed=True)
+        price = idle_price(value, self.state.price)
+        self.idle_panel.set_price(value, price.source, typed=True)
         self._apply_idle_config()
 
     def _on_price_reset(self) -> None:
@@ -961,7 +911,7 @@ class MonitorTab(QWidget):
         if not Path(path).is_file():
             return []
         try:
-            with SessionStore(path) as store:
+            with SessionStore(path, read_only=True) as store:  # listing never writes
                 return store.sessions()[:limit]
         except (OSError, ValueError, sqlite3.Error):
             return []
@@ -1014,24 +964,6 @@ def _real_sampler() -> Sampler:
     from desktopapp.devices.sampler import RealSampler
 
     return RealSampler()
-
-
-def _is_no_gpu(problem: str) -> bool:
-    return problem.startswith("GPU:") or problem.startswith("GPU unavailable")
-
-
-def _is_lost_gpu(problem: str) -> bool:
-    return problem.startswith("GPU") and "lost" in problem
-
-
-def _no_gpu_reason(problems: tuple[str, ...]) -> str:
-    """One clear reason from the sampler's problems, e.g. "no NVIDIA driver installed"."""
-    for problem in problems:
-        if _is_no_gpu(problem) or "NVML" in problem or "GPU" in problem:
-            text = problem.removeprefix("GPU:").strip()
-            text = text.removeprefix("unavailable because").strip()
-            return text.rstrip(".") or "the sampler reports no GPU"
-    return "the sampler reports no GPU on this machine"
 
 
 def create_monitor_tab(

@@ -15,11 +15,11 @@ import numpy as np
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QWidget
 
+from desktopapp.application.compare import ScenarioSummary, big_count
 from desktopapp.model import units
 from desktopapp.model.sensitivity import SensitivityBar, SensitivityResult
 from desktopapp.ui.common import plots
 from desktopapp.ui.common.theme import COLORS, SERIES
-from desktopapp.ui.scenario.summary import ScenarioSummary, big_count
 
 LOW_COLOR_INDEX = 0  # −25 %: first series colour
 HIGH_COLOR_INDEX = 1  # +25 %

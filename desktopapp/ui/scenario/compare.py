@@ -39,16 +39,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktopapp.model.scenario import Scenario, ScenarioError, load_scenario
-from desktopapp.ui.common.export import install_export_actions
-from desktopapp.ui.common.theme import COLORS, INNER_SPACING, SERIES, SPACING
-from desktopapp.ui.scenario import charts
-from desktopapp.ui.scenario.summary import (
+from desktopapp.application.compare import (
     ScenarioSummary,
     relative_change,
     summarize,
     union_keys,
 )
+from desktopapp.model.scenario import Scenario, ScenarioError, load_scenario
+from desktopapp.ui.common.export import install_export_actions
+from desktopapp.ui.common.theme import COLORS, INNER_SPACING, SERIES, SPACING
+from desktopapp.ui.scenario import charts
 
 MAX_PINNED = 4
 RESULTS = "Results"

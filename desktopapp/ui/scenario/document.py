@@ -1,9 +1,10 @@
 """The scenario document of one window: file, name, notes, unsaved changes, autosave, recovery.
 
 :class:`ScenarioDocument` is the only place that turns the window's planning state into a
-:class:`~desktopapp.model.scenario.Scenario` and back (through :mod:`.mapping`). It knows the
-file the scenario came from, whether the state differs from what was last opened or saved
-("modified"), the recent-files list, and it autosaves while there are unsaved changes.
+:class:`~desktopapp.model.scenario.Scenario` and back (through
+:mod:`desktopapp.application.scenario`). It knows the file the scenario came from, whether
+the state differs from what was last opened or saved ("modified"), the recent-files list, and
+it autosaves while there are unsaved changes.
 
 "Modified" compares the scenario the window shows with the one last opened or saved, so undoing
 an edit clears the mark. Tabs re-publish what they were given in their own form (a loaded file's
@@ -27,6 +28,15 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from desktopapp import scenario_files
+from desktopapp.application.scenario import (
+    UNTITLED,
+    apply_runs_per_month,
+    apply_workload,
+    cost_inputs_from_plan,
+    cost_plan_of,
+    default_onprem,
+)
+from desktopapp.model.planning import CostInputs
 from desktopapp.model.scenario import (
     FILE_SUFFIX,
     CostPlan,
@@ -37,15 +47,6 @@ from desktopapp.model.scenario import (
 )
 from desktopapp.scenario_files import Autosave
 from desktopapp.ui.common.timers import register_timer
-from desktopapp.ui.cost.planning import CostInputs
-from desktopapp.ui.scenario.mapping import (
-    UNTITLED,
-    apply_runs_per_month,
-    apply_workload,
-    cost_inputs_from_plan,
-    cost_plan_of,
-    default_onprem,
-)
 from desktopapp.ui.state import AppState
 
 AUTOSAVE_INTERVAL_MS = 60_000
@@ -156,7 +157,7 @@ class ScenarioDocument(QObject):
             and self.state.runs_per_month == self._file_cost[1].demand.runs_per_month
         ):
             return self._file_cost[1]
-        plan = cost_plan_of(self.state)
+        plan = cost_plan_of(self.state.plan)
         if plan is not None:
             return plan
         return self._file_cost[1] if self._file_cost is not None else CostPlan()
@@ -235,9 +236,9 @@ class ScenarioDocument(QObject):
         with self._applying():
             self._name = scenario.name or UNTITLED
             self._notes = scenario.notes
-            apply_workload(self.state, scenario, preset_id)
+            apply_workload(self.state.plan, scenario, preset_id)
             plan = scenario.cost
-            apply_runs_per_month(self.state, plan)
+            apply_runs_per_month(self.state.plan, plan)
             inputs = cost_inputs_from_plan(plan, scenario.training)
             if inputs is not None:
                 self._cost_state.set_inputs(inputs)

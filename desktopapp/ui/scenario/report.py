@@ -37,15 +37,15 @@ from PySide6.QtGui import (
 )
 
 from desktopapp import APP_NAME, __version__
-from desktopapp.model.atomic import atomic_write_bytes
-from desktopapp.ui.common.export import plot_image
-from desktopapp.ui.common.theme import COLORS, current_theme, use_palette
-from desktopapp.ui.scenario import charts
-from desktopapp.ui.scenario.summary import (
+from desktopapp.application.compare import (
     ScenarioSummary,
     relative_change,
     union_keys,
 )
+from desktopapp.model.atomic import atomic_write_bytes
+from desktopapp.ui.common.export import plot_image
+from desktopapp.ui.common.theme import COLORS, current_theme, use_palette
+from desktopapp.ui.scenario import charts
 
 RESOLUTION_DPI = 300
 MARGIN_MM = (16.0, 20.0, 16.0, 18.0)  # left, top, right, bottom

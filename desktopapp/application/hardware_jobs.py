@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from desktopapp.application.hardware import HistoryRow, history_row
 from desktopapp.devices.bench.core import BenchResult, CancelToken, ProgressEvent
-from desktopapp.ui.hardware.summary import HistoryRow, history_row
 
 if TYPE_CHECKING:
     from desktopapp.devices.bench.runner import BenchConfig
@@ -66,13 +66,8 @@ def _start_benchmark(config: BenchConfig, token: CancelToken) -> BenchStart:
     return BenchStart(target.to_dict(), run_benchmarks(config, token, target))
 
 
-def _warm_up() -> bool:
-    """Import pyqtgraph off the GUI thread (most of a second), so the first plot is quick.
-
-    pyqtgraph creates no Qt object at import; the plot itself is built on the GUI thread.
-    """
-    import pyqtgraph  # noqa: F401
-
+def _no_warm_up() -> bool:
+    """Nothing to load ahead (the tab passes one that imports its plotting library)."""
     return True
 
 
@@ -98,7 +93,7 @@ class HardwareServices:
     start_benchmark: Callable[[BenchConfig, CancelToken], BenchStart] = _start_benchmark
     open_store: Callable[[], ResultsStore] = _open_store
     versions: Callable[[], Mapping[str, Any]] = _versions
-    warm_up: Callable[[], object] = _warm_up
+    warm_up: Callable[[], object] = _no_warm_up  # run in a worker thread once shown
 
 
 @dataclass(frozen=True)
@@ -265,7 +260,7 @@ class Comparison:
 
 def compare_runs(services: HardwareServices, a: int, b: int) -> Comparison:
     """Run ``b`` against run ``a``: one row per measurement both have (ratio = b ÷ a)."""
-    from desktopapp.ui.hardware.summary import local_time, size_text, suite_text
+    from desktopapp.application.hardware import local_time, size_text, suite_text
 
     comparison = services.open_store().compare_runs(a, b)
 
@@ -307,7 +302,7 @@ class LoadedRun:
 
 
 def load_run(services: HardwareServices, run_id: int) -> LoadedRun:
-    from desktopapp.ui.hardware.summary import local_time
+    from desktopapp.application.hardware import local_time
 
     stored = services.open_store().load_run(run_id)
     summary = stored.summary

@@ -1,6 +1,8 @@
-"""The Cost tab's planning layer: pure Python, no Qt (tested without a display).
+"""Capacity planning over ``model.tco``: pure Python + numpy (tested without a display).
 
-It turns what the tab's fields hold into ``model.tco`` inputs and gathers the model's results
+The Cost tab and ``desktopapp estimate tco`` both plan through this module, so the GUI and the
+CLI give the same TCO for the same inputs (``tests/test_planning.py`` checks it for every catalog
+accelerator). It turns planning inputs into ``model.tco`` inputs and gathers the model's results
 for every cloud price being compared. It adds no cost formula of its own; the few rules it
 owns are about *planning* and each one is stated where it is used:
 
@@ -12,7 +14,9 @@ owns are about *planning* and each one is stated where it is used:
   is then ``demand ÷ (fleet GPUs × 730.5 h)`` (at most the chosen one).
 - **Catalog defaults** for the servers: the catalog server's price per GPU × GPUs per server,
   plus the install/fabric overhead from ``tco_defaults.json`` (the same rule as
-  ``desktopapp estimate tco``), and ``catalog.estimated_server_power_kw`` for the power.
+  ``desktopapp estimate tco``), and ``catalog.estimated_server_power_kw`` for the power; an
+  estimated power (no published server figure for that GPU count) is kept to three significant
+  figures, all the estimate has, in the Cost tab and the CLI alike.
 - **Price age**: a price dated ``2025-06`` is from some day of June 2025. It is *stale* when even
   the last day of that period is more than 12 months before today, *possibly stale* when only
   part of the period is.
@@ -71,6 +75,7 @@ from desktopapp.model.tco import (
     onprem_hourly,
 )
 from desktopapp.model.units import HOURS_PER_MONTH
+from desktopapp.model.validation import InputError
 
 FloatArray = npt.NDArray[np.float64]
 OptionKey = tuple[str, str]  # (offer id, pricing model)
@@ -176,6 +181,33 @@ def owning_defaults(accelerator_id: str, gpus_per_server: int | None = None) -> 
     )
 
 
+def default_onprem(
+    accelerator_id: str, gpus: int | None = None, gpus_per_server: int | None = None
+) -> OnPremInputs | None:
+    """Owning inputs from the catalog defaults: ``gpus`` rounded up to whole servers (default
+    one server), every other figure from ``tco_defaults.json`` with its source. None when the
+    catalog has no server price or power for the accelerator."""
+    defaults = owning_defaults(accelerator_id, gpus_per_server)
+    if defaults.server_price is None or defaults.power_kw is None:
+        return None
+    per_server = defaults.gpus_per_server
+    servers = 1 if gpus is None else max(1, -(-gpus // per_server))
+    return OnPremInputs(
+        server_price=defaults.server_price,
+        power_kw=defaults.power_kw,
+        gpus=servers * per_server,
+        gpus_per_server=per_server,
+        life_years=default_value("life_years"),
+        pue=default_value("pue"),
+        kwh_price=default_value("kwh_price"),
+        ops_fraction=default_value("ops_fraction"),
+        facility_usd_per_kw_month=default_value("facility_usd_per_kw_month"),
+        utilization=default_value("utilization"),
+        server_price_source=defaults.server_price_source,
+        power_source=defaults.power_source,
+    )
+
+
 def default_spot_overhead() -> float:
     return cloud_defaults().spot_overhead.value
 
@@ -235,7 +267,7 @@ def monthly_demand(
             f"{format_gpu_hours(run_gpu_hours)} for the run ÷ {horizon_months} months "
             f"= {format_gpu_hours(value)} a month.",
         )
-    raise ValueError(f"demand_source: must be one of typed, runs, spread, got {source!r}")
+    raise InputError("demand_source", f"must be one of typed, runs, spread, got {source!r}")
 
 
 @dataclass(frozen=True)
@@ -249,11 +281,104 @@ class Fleet:
 
 def size_fleet(demand_gpu_hours: float, utilization: float, gpus_per_server: int) -> Fleet:
     if demand_gpu_hours <= 0 or not math.isfinite(demand_gpu_hours):
-        raise ValueError(f"demand: must be more than 0 GPU-hours a month, got {demand_gpu_hours}")
+        raise InputError("demand", f"must be more than 0 GPU-hours a month, got {demand_gpu_hours}")
     per_server_hours = utilization * HOURS_PER_MONTH * gpus_per_server
     servers = max(1, math.ceil(demand_gpu_hours / per_server_hours - 1e-9))
     gpus = servers * gpus_per_server
     return Fleet(servers, gpus, min(1.0, demand_gpu_hours / (gpus * HOURS_PER_MONTH)))
+
+
+@dataclass(frozen=True, eq=False)
+class DemandPlan:
+    """Owning against one cloud price for a monthly demand over a horizon: the fleet sized to
+    the demand, the model's comparison for that fleet, and the hybrid plan (own some, rent the
+    rest) over the demand profile. The Cost tab and ``estimate tco`` both make it here."""
+
+    demand_gpu_hours: float  # per month, the figure the fleet is sized to
+    fleet: Fleet
+    fleet_onprem: OnPremInputs  # the fleet at its own utilization
+    plan: TcoResult
+    profile_gpu_hours: FloatArray  # GPU-hours per month of the horizon
+    hybrid: HybridResult
+
+
+def fleet_inputs(onprem: OnPremInputs, demand_gpu_hours: float) -> tuple[Fleet, OnPremInputs]:
+    """The fleet for the demand (whole servers at most ``onprem.utilization`` busy) and the
+    owning inputs for it."""
+    fleet = size_fleet(demand_gpu_hours, onprem.utilization, onprem.gpus_per_server)
+    return fleet, replace(onprem, gpus=fleet.gpus, utilization=fleet.utilization)
+
+
+def monthly_profile(profile: str, horizon_months: int, demand_gpu_hours: float) -> FloatArray:
+    """GPU-hours per month over the horizon for a demand shape (``model.tco.demand_profile``)."""
+    return demand_profile(profile, horizon_months, demand_gpu_hours / HOURS_PER_MONTH)
+
+
+def hybrid_for(onprem: OnPremInputs, cloud: CloudInputs, profile: FloatArray) -> HybridResult:
+    """Best whole servers to own, renting the rest of each month at ``cloud``."""
+    return hybrid_plan(onprem, cloud, profile, gpu_step=onprem.gpus_per_server)
+
+
+def plan_demand(
+    onprem: OnPremInputs,
+    cloud: CloudInputs,
+    demand_gpu_hours: float,
+    horizon_months: int,
+    profile: str = "flat",
+) -> DemandPlan:
+    """Plan a demand (GPU-hours per month) against one cloud price (ValueError names a field)."""
+    fleet, fleet_onprem = fleet_inputs(onprem, demand_gpu_hours)
+    plan = estimate_tco(fleet_onprem, cloud, horizon_months)
+    gpu_hours = monthly_profile(profile, horizon_months, demand_gpu_hours)
+    hybrid = hybrid_for(onprem, cloud, gpu_hours)
+    return DemandPlan(demand_gpu_hours, fleet, fleet_onprem, plan, gpu_hours, hybrid)
+
+
+OWN = "own"
+RENT = "rent"
+HYBRID = "hybrid"
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    """Own, rent or both, from the hybrid plan (the cheapest number of owned GPUs)."""
+
+    choice: str  # own | rent | hybrid
+    owned_gpus: int
+    owned_servers: int
+    cost_usd: float  # over the horizon, the cheapest plan
+    all_cloud_usd: float
+    all_owned_usd: float
+    all_owned_gpus: int
+
+    @property
+    def headline(self) -> str:
+        """One plain sentence (no markup) for the CLI and the report."""
+        servers = f"{self.owned_servers} server{'s' if self.owned_servers != 1 else ''}"
+        if self.choice == RENT:
+            return "Rent everything: owned GPUs would sit idle too often for this demand."
+        if self.choice == OWN:
+            return f"Own it all: {self.owned_gpus} GPUs ({servers}) cover even the busiest month."
+        return f"Own {self.owned_gpus} GPUs ({servers}) and rent the rest."
+
+
+def recommend(hybrid: HybridResult, gpus_per_server: int) -> Recommendation:
+    """Rent when owning nothing is cheapest, own when owning the peak is, else both."""
+    if hybrid.best_gpus == 0:
+        choice = RENT
+    elif hybrid.best_gpus >= hybrid.all_owned_gpus:
+        choice = OWN
+    else:
+        choice = HYBRID
+    return Recommendation(
+        choice=choice,
+        owned_gpus=hybrid.best_gpus,
+        owned_servers=hybrid.best_gpus // gpus_per_server,
+        cost_usd=hybrid.best_cost_usd,
+        all_cloud_usd=hybrid.all_cloud_cost_usd,
+        all_owned_usd=hybrid.all_owned_cost_usd,
+        all_owned_gpus=hybrid.all_owned_gpus,
+    )
 
 
 # --- price dates --------------------------------------------------------------------------------
@@ -373,19 +498,19 @@ def make_custom_offer(
     source: str,
     existing_ids: Iterable[str] = (),
 ) -> CloudOffer:
-    """A user-typed offer, checked like a scenario file's (raises ``ValueError("field: …")``)."""
+    """A user-typed offer, checked like a scenario file's (raises :class:`InputError`)."""
     if not provider.strip():
-        raise ValueError("provider: give the provider's name")
+        raise InputError("provider", "give the provider's name")
     if not instance.strip():
-        raise ValueError("instance: give the instance or product name")
+        raise InputError("instance", "give the instance or product name")
     listed = {p: prices.get(p) for p in PRICING_MODELS}
     for pricing, value in listed.items():
         if value is not None and not (math.isfinite(value) and value > 0):
-            raise ValueError(f"{pricing}: must be a price above 0 per GPU-hour, got {value!r}")
+            raise InputError(pricing, f"must be a price above 0 per GPU-hour, got {value!r}")
     if all(value is None for value in listed.values()):
-        raise ValueError("on_demand: give at least one price per GPU-hour")
+        raise InputError("on_demand", "give at least one price per GPU-hour")
     if date_period(price_date) is None:
-        raise ValueError(f"price_date: use YYYY, YYYY-MM or YYYY-MM-DD, got {price_date!r}")
+        raise InputError("price_date", f"use YYYY, YYYY-MM or YYYY-MM-DD, got {price_date!r}")
     taken = set(existing_ids)
     base = f"custom/{slug(provider)}-{slug(instance)}/{slug(region or 'any')}"
     offer_id, n = base, 2
@@ -592,6 +717,13 @@ class CostComparison:
     assumptions: tuple[Assumption, ...] = field(default=())
 
     @property
+    def recommendation(self) -> Recommendation | None:
+        """Own, rent or both against the hybrid plan's price (None without a demand)."""
+        if self.hybrid is None:
+            return None
+        return recommend(self.hybrid, self.onprem.gpus_per_server)
+
+    @property
     def cheapest(self) -> OptionResult | None:
         return min(self.options, key=lambda r: r.per_useful_hour, default=None)
 
@@ -626,8 +758,7 @@ def compare(
     fleet: Fleet | None = None
     fleet_onprem: OnPremInputs | None = None
     if demand.gpu_hours_per_month is not None and demand.gpu_hours_per_month > 0:
-        fleet = size_fleet(demand.gpu_hours_per_month, onprem.utilization, onprem.gpus_per_server)
-        fleet_onprem = replace(onprem, gpus=fleet.gpus, utilization=fleet.utilization)
+        fleet, fleet_onprem = fleet_inputs(onprem, demand.gpu_hours_per_month)
 
     results: list[OptionResult] = []
     for index, option in enumerate(options):
@@ -643,12 +774,7 @@ def compare(
     owning_monthly = owning_horizon = None
     months = owning_cumulative = None
     if fleet_onprem is not None:
-        reference = results[0].plan if results else None
-        if reference is None:
-            # No price to compare: the owning side of the model's cumulative costs does not
-            # depend on the cloud price, so any valid one gives owning's curve.
-            placeholder = CloudInputs(cloud_price=1.0)
-            reference = estimate_tco(fleet_onprem, placeholder, inputs.horizon_months)
+        reference = _owning_reference(results, fleet_onprem, inputs.horizon_months)
         owning_monthly = reference.onprem_yearly.total / 12.0
         owning_horizon = reference.onprem_horizon_usd
         months = reference.cumulative.months
@@ -658,23 +784,11 @@ def compare(
     hybrid: HybridResult | None = None
     profile: FloatArray | None = None
     if demand.gpu_hours_per_month is not None and demand.gpu_hours_per_month > 0:
-        profile = demand_profile(
-            inputs.profile, inputs.horizon_months, demand.gpu_hours_per_month / HOURS_PER_MONTH
-        )
+        profile = monthly_profile(inputs.profile, inputs.horizon_months, demand.gpu_hours_per_month)
         if hybrid_choice is not None:
-            hybrid = hybrid_plan(
-                onprem, hybrid_choice.option.cloud, profile, gpu_step=onprem.gpus_per_server
-            )
+            hybrid = hybrid_for(onprem, hybrid_choice.option.cloud, profile)
 
-    owned_idle = None
-    if fleet is not None and fleet_onprem is not None:
-        idle_rate = onprem.fixed_per_gpu_hour + onprem.energy_idle_per_gpu_hour
-        owned_idle = monthly_idle_waste(idle_rate, 1.0 - fleet_onprem.utilization, fleet.gpus)
-    rented_idle = None
-    if results:
-        prices = sorted(r.option.cloud.cloud_price for r in results)
-        rented_idle = (monthly_idle_waste(prices[0]), monthly_idle_waste(prices[-1]))
-
+    owned_idle, rented_idle = _idle_costs(onprem, fleet, fleet_onprem, results)
     assumptions = _assumptions(inputs, onprem, results, demand, fleet)
     return CostComparison(
         inputs=inputs,
@@ -698,6 +812,36 @@ def compare(
         rented_idle=rented_idle,
         assumptions=assumptions,
     )
+
+
+def _owning_reference(
+    results: Sequence[OptionResult], fleet_onprem: OnPremInputs, horizon_months: int
+) -> TcoResult:
+    """A plan whose owning side is the fleet's: the first compared price's, or (no price to
+    compare) one at a placeholder price, since owning's cumulative cost does not depend on it."""
+    reference = results[0].plan if results else None
+    if reference is not None:
+        return reference
+    return estimate_tco(fleet_onprem, CloudInputs(cloud_price=1.0), horizon_months)
+
+
+def _idle_costs(
+    onprem: OnPremInputs,
+    fleet: Fleet | None,
+    fleet_onprem: OnPremInputs | None,
+    results: Sequence[OptionResult],
+) -> tuple[IdleWaste | None, tuple[IdleWaste, IdleWaste] | None]:
+    """What the owned fleet's idle hours cost a month, and an idle rented GPU at the cheapest
+    and dearest compared list price."""
+    owned_idle = None
+    if fleet is not None and fleet_onprem is not None:
+        idle_rate = onprem.fixed_per_gpu_hour + onprem.energy_idle_per_gpu_hour
+        owned_idle = monthly_idle_waste(idle_rate, 1.0 - fleet_onprem.utilization, fleet.gpus)
+    rented_idle = None
+    if results:
+        prices = sorted(r.option.cloud.cloud_price for r in results)
+        rented_idle = (monthly_idle_waste(prices[0]), monthly_idle_waste(prices[-1]))
+    return owned_idle, rented_idle
 
 
 def _assumptions(

@@ -11,11 +11,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from desktopapp.application.plan import CustomAccelerator
 from desktopapp.devices.bench.core import DTYPES, BenchResult
 from desktopapp.devices.cpu import CacheLevel, CpuInfo
 from desktopapp.model import units
 from desktopapp.model.units import DASH
-from desktopapp.ui.state import CustomAccelerator
 
 # Suites the panel offers, in display order, with a line for each tooltip.
 SUITE_INFO: tuple[tuple[str, str, str], ...] = (

@@ -1,16 +1,17 @@
-"""AppState (+ the Cost tab's state) ⇄ :class:`~desktopapp.model.scenario.Scenario`, in one place.
+"""The window's plan (:class:`~desktopapp.application.plan.PlanState`) ⇄
+:class:`~desktopapp.model.scenario.Scenario`, in one place, without Qt.
 
 What a scenario file holds and where it lives in the window:
 
 =====================  ==========================================================
 scenario               window
 =====================  ==========================================================
-``training``           ``AppState.training`` (Workload tab)
-``memory``             ``AppState.memory``
-``inference``          ``AppState.inference``
-``cost``               ``CostState.inputs`` (Cost tab), through ``CostInputs.to_plan``
+``training``           ``PlanState.training`` (Workload tab)
+``memory``             ``PlanState.memory``
+``inference``          ``PlanState.inference``
+``cost``               ``PlanState.cost_inputs`` (Cost tab), through ``to_plan``
 ``cost.demand``        ``CostInputs`` demand fields; ``runs_per_month`` is
-                       ``AppState.runs_per_month``
+                       ``PlanState.runs_per_month``
 ``cost.compared``      ``CostInputs.compared`` (None: the tab's default spread)
 ``name``, ``notes``    the scenario document (Notes panel)
 =====================  ==========================================================
@@ -26,30 +27,27 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from desktopapp.application.plan import PlanState
 from desktopapp.model.catalog import accelerator_catalog
-from desktopapp.model.scenario import DEMAND_AUTO, CostPlan, Scenario
-from desktopapp.model.tco import OnPremInputs
-from desktopapp.model.training import TrainingInputs
-from desktopapp.ui.cost.planning import (
+from desktopapp.model.planning import (
     DEFAULT_ACCELERATOR,
     DEMAND_RUNS,
     DEMAND_TYPED,
     CostInputs,
     OptionKey,
     default_compared,
+    default_onprem,
     default_spot_overhead,
-    default_value,
     offers_with_custom,
-    owning_defaults,
 )
-from desktopapp.ui.cost.state import cost_state
-from desktopapp.ui.state import AppState
+from desktopapp.model.scenario import DEMAND_AUTO, CostPlan, Scenario
+from desktopapp.model.training import TrainingInputs
 
 UNTITLED = "Untitled"
 
 
 def scenario_from_state(
-    state: AppState, *, name: str, notes: str, cost: CostPlan | None = None
+    state: PlanState, *, name: str, notes: str, cost: CostPlan | None = None
 ) -> Scenario:
     """The scenario the window shows (``cost`` defaults to the Cost tab's plan, if any)."""
     plan = cost if cost is not None else cost_plan_of(state)
@@ -63,7 +61,7 @@ def scenario_from_state(
     )
 
 
-def apply_workload(state: AppState, scenario: Scenario, preset_id: str | None = None) -> bool:
+def apply_workload(state: PlanState, scenario: Scenario, preset_id: str | None = None) -> bool:
     """Put the scenario's estimation inputs into the state (the tabs follow its signals).
 
     ``preset_id`` names the workload preset the inputs are (File → New); a scenario file names
@@ -81,7 +79,7 @@ def apply_workload(state: AppState, scenario: Scenario, preset_id: str | None = 
     return changed
 
 
-def refresh_estimates(state: AppState) -> None:
+def refresh_estimates(state: PlanState) -> None:
     """Estimates for the state's inputs where the state holds none for exactly these inputs."""
     from desktopapp.model.inference import estimate_inference
     from desktopapp.model.memory import estimate_memory
@@ -101,7 +99,7 @@ def _refresh(
     inputs: Any,
     current: Any,
     estimate: Callable[[Any], Any],
-    publish: Callable[[Any], None],
+    publish: Callable[[Any], object],
 ) -> None:
     """Publish ``estimate(inputs)`` unless ``current`` already is for these inputs; None when
     there are no inputs or they cannot be estimated."""
@@ -114,15 +112,15 @@ def _refresh(
             publish(None)
 
 
-def cost_plan_of(state: AppState) -> CostPlan | None:
-    """The Cost tab's plan (with the state's runs per month), or None while it has no inputs."""
+def cost_plan_of(state: PlanState) -> CostPlan | None:
+    """The Cost tab's plan (with the plan's runs per month), or None while it has no inputs."""
     try:
-        return cost_state(state).plan(state.runs_per_month)
+        return state.cost_plan(state.runs_per_month)
     except ValueError:  # inputs the model refuses: nothing valid to save
         return None
 
 
-def apply_runs_per_month(state: AppState, plan: CostPlan) -> None:
+def apply_runs_per_month(state: PlanState, plan: CostPlan) -> None:
     """The plan's runs per month into the shared state (the Cost tab follows its signal)."""
     state.set_runs_per_month(plan.demand.runs_per_month)
 
@@ -135,29 +133,6 @@ def _accelerator_id(*candidates: str | None) -> str:
             if found is not None:
                 return found.id
     return DEFAULT_ACCELERATOR
-
-
-def default_onprem(accelerator_id: str, gpus: int | None = None) -> OnPremInputs | None:
-    """Owning inputs from the catalog defaults (None when the catalog has no server price)."""
-    defaults = owning_defaults(accelerator_id)
-    if defaults.server_price is None or defaults.power_kw is None:
-        return None
-    per_server = defaults.gpus_per_server
-    servers = 1 if gpus is None else max(1, -(-gpus // per_server))
-    return OnPremInputs(
-        server_price=defaults.server_price,
-        power_kw=defaults.power_kw,
-        gpus=servers * per_server,
-        gpus_per_server=per_server,
-        life_years=default_value("life_years"),
-        pue=default_value("pue"),
-        kwh_price=default_value("kwh_price"),
-        ops_fraction=default_value("ops_fraction"),
-        facility_usd_per_kw_month=default_value("facility_usd_per_kw_month"),
-        utilization=default_value("utilization"),
-        server_price_source=defaults.server_price_source,
-        power_source=defaults.power_source,
-    )
 
 
 def cost_inputs_from_plan(

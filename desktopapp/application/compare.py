@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from desktopapp.application.workload import DEVICE_SWEEP, UTILIZATION_SWEEP
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import (
@@ -40,8 +41,6 @@ from desktopapp.model.training import (
 )
 
 DASH = units.DASH
-DEVICE_SWEEP = np.unique(np.round(np.logspace(0.0, math.log10(4096.0), 160)))
-UTILIZATION_SWEEP = np.linspace(0.05, 0.80, 76)
 FLEET_UTILIZATION_SWEEP = np.linspace(0.05, 1.0, 96)
 PRICING_LABELS = {
     "on_demand": "on-demand",

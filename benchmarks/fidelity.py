@@ -1,0 +1,134 @@
+"""Fidelity of the training performance model against published figures.
+
+1. Every calibration row of resources/published_throughput.json (from the reference's
+   published_throughput.csv), run on the software stack its source names: published MFU/HFU,
+   the in-sample prediction and the leave-one-out prediction (the row left out of the
+   2-parameter fit), and the share within 1.25× (target: ≥ 80% leave-one-out). The
+   stack-blind fit (every row as 'typical', the planner's default) is summarised too.
+2. Published GPU-hours of large runs (the ``runs`` table; never used in the fit), predicted
+   from what a planner has: params, tokens, accelerator, GPU count where published (else
+   1,024), sequence length, shape, MoE top-k and global batch where published (else 4M
+   tokens), with the 'typical' stack (stack-blind fit).
+   Target: ≥ 90% within 1.5× and median error ≤ 1.15×.
+
+    .venv/bin/python benchmarks/fidelity.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from desktopapp.model.catalog import get_accelerator
+from desktopapp.model.perf_training import (
+    RunInputs,
+    _throughput_document,
+    estimate_run,
+)
+
+UNKNOWN_GPUS = 1024
+
+
+def _err(ratio: float) -> float:
+    return max(ratio, 1.0 / ratio)
+
+
+def main() -> int:
+    doc = _throughput_document()
+    blind = doc["calibration"]
+    cal = blind["stack_aware"]
+    stacks = [row.get("software_stack", "typical") for row in doc["training"]]
+    print(
+        "Calibration rows: published vs predicted (MFU, or HFU where published as HFU), each "
+        "row on the software stack its source names"
+    )
+    print(
+        f"{'row':70s} {'stack':>8s} {'metric':>6s} {'publ.':>6s} {'in-smp':>6s} {'LOO':>6s} "
+        f"{'LOO/pub':>7s}"
+    )
+    for row, stack in zip(cal["per_row"], stacks, strict=True):
+        ratio = row["leave_one_out"] / row["published"]
+        flag = "" if _err(ratio) <= 1.25 else "  > 1.25×"
+        print(
+            f"{row['label'][:70]:70s} {stack:>8s} {row['metric']:>6s} {row['published']:6.3f} "
+            f"{row['in_sample']:6.3f} {row['leave_one_out']:6.3f} {ratio:7.2f}{flag}"
+        )
+    for name, fit in (("stack-aware (megatron/fsdp)", cal), ("stack-blind ('typical')", blind)):
+        print(
+            f"{name}: non-matmul share k = {fit['kernel_overhead']}, attention efficiency a = "
+            f"{fit['attention_efficiency']} ({fit['rows']} rows); in-sample within 1.25×: "
+            f"{fit['in_sample_within_1_25']:.0%}; leave-one-out within 1.25×: "
+            f"{fit['loo_within_1_25']:.0%}; band {fit['band']['ratio_low']:.2f} … "
+            f"{fit['band']['ratio_high']:.2f} (quantiles {fit['band']['quantiles']})"
+        )
+    print(
+        f"leave-one-out within 1.25× (rows on their own stack): {cal['loo_within_1_25']:.0%} "
+        "(target ≥ 80%)"
+    )
+    print()
+    print(
+        "Published GPU-hours of large runs (not used in the fit; software stack not given, so "
+        "the 'typical' stack-blind fit)"
+    )
+    print(
+        f"{'run':22s} {'acc':>14s} {'GPUs':>6s} {'published':>11s} {'predicted':>11s} "
+        f"{'ratio':>6s} {'MFU':>5s} {'old':>5s}  plan"
+    )
+    errors = []
+    old_errors = []
+    for run in doc["runs"]:
+        gpus = run["gpus"] or UNKNOWN_GPUS
+        inp = RunInputs(
+            params=run["params"],
+            active_params=run.get("active_params"),
+            tokens=run["tokens"],
+            accelerator=run["accelerator_id"],
+            gpus=gpus,
+            precision=run.get("precision", "bf16"),
+            seq_len=run["seq_len"],
+            layers=run["layers"],
+            hidden=run["hidden"],
+            heads=run["heads"],
+            kv_heads=run["kv_heads"],
+            global_batch_tokens=run.get("global_batch_tokens"),
+            moe_top_k=run.get("moe_top_k"),
+        )
+        try:
+            est = estimate_run(inp)
+        except ValueError as exc:
+            print(f"{run['model']:22s} cannot be planned: {exc}")
+            errors.append(float("inf"))
+            continue
+        ratio = est.gpu_hours / run["gpu_hours"]
+        errors.append(_err(ratio))
+        # the app's old rule: 6·N·D / (peak × catalog typical utilization or 0.40)
+        acc = get_accelerator(run["accelerator_id"])
+        util = acc.typical_utilization or 0.40
+        peak = acc.peak_flops(run.get("precision", "bf16"))
+        old = 6 * run.get("active_params", run["params"]) * run["tokens"] / (peak * util) / 3600
+        old_errors.append(_err(old / run["gpu_hours"]))
+        mark = "" if run["gpus"] else "*"
+        print(
+            f"{run['model']:22s} {run['accelerator_id']:>14s} {gpus:>5d}{mark:1s} "
+            f"{run['gpu_hours']:11,.0f} {est.gpu_hours:11,.0f} {ratio:6.2f} {est.mfu:5.2f} "
+            f"{old / run['gpu_hours']:5.2f}  "
+            f"TP{est.plan.tp} PP{est.plan.pp} DP{est.plan.dp}"
+        )
+    within = sum(e <= 1.5 for e in errors) / len(errors)
+    median = statistics.median(errors)
+    print("* GPU count not published: 1,024 assumed; old = the flat 6ND/(peak × utilization) rule")
+    print(
+        f"old flat rule: within 1.5× {sum(e <= 1.5 for e in old_errors) / len(old_errors):.0%}, "
+        f"median error ×{statistics.median(old_errors):.2f}"
+    )
+    print(
+        f"runs within 1.5×: {within:.0%} (target ≥ 90%); median error ×{median:.2f} (target ≤ 1.15)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

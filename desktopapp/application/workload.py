@@ -1,0 +1,392 @@
+"""The Workload tab's presenter, without Qt: estimates in, view-models out.
+
+:class:`WorkloadResults` gathers what one recompute produced (inputs and estimates);
+:func:`present` turns it into a :class:`WorkloadView`, one frozen view per results panel,
+which ``ui/estimate`` renders without formatting anything itself. Tests check the views
+without a display.
+
+Adding a result (for example a step-time breakdown, a parallel-plan panel, or TTFT/TPOT cards
+for serving):
+
+1. add the inputs/estimate to :class:`WorkloadResults` (None while not computable);
+2. write a ``*_view(...)`` function here returning a frozen dataclass of strings and numbers
+   (``CardView`` for cards), and a field for it on :class:`WorkloadView` filled in
+   :func:`present`;
+3. add a panel in ``ui/estimate/results.py`` (or its own module) with ``show(view)`` and
+   ``clear(reason)``, and call it from ``EstimateTab._show`` (one line).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from desktopapp.application.text import CardView, assumption_rows, formula_tooltip
+from desktopapp.model import units
+from desktopapp.model.assumptions import Assumption
+from desktopapp.model.inference import InferenceEstimate, InferenceInputs, inference_sweep_batch
+from desktopapp.model.memory import MemoryEstimate
+from desktopapp.model.training import (
+    TrainingEstimate,
+    TrainingInputs,
+    training_sweep_devices,
+    training_sweep_utilization,
+)
+
+FloatArray = npt.NDArray[np.float64]
+
+DEVICE_SWEEP = np.unique(np.round(np.logspace(0.0, np.log10(4096.0), 160)))
+UTILIZATION_SWEEP = np.linspace(0.05, 0.80, 76)
+BATCH_SWEEP = np.unique(np.round(np.logspace(0.0, 10.0, 41, base=2.0)))
+PLANNING_NOTE = (
+    "Low end: this estimate, compute only. High end: ×{margin:g} for the whole project "
+    "(experiments, tuning, failed and repeated runs, evaluation)."
+)
+NO_PRICE = "No price per GPU-hour: type one to see the cost"
+
+
+@dataclass(frozen=True)
+class WorkloadResults:
+    """What one recompute of the Workload tab produced (None: not computable)."""
+
+    training_inputs: TrainingInputs | None = None
+    training: TrainingEstimate | None = None
+    memory: MemoryEstimate | None = None
+    inference_inputs: InferenceInputs | None = None
+    inference: InferenceEstimate | None = None
+
+
+# --- training -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RangeView:
+    """A planning range bar: from ``low`` to ``high``, ticks at the multiples, a formatter."""
+
+    low: float
+    high: float
+    format: Callable[[float], str]
+    ticks: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class TrainingCurves:
+    """The scaling plots' data: against devices, and against utilization (in %)."""
+
+    devices: FloatArray
+    hours: FloatArray
+    cost_by_devices: FloatArray | None
+    current_devices: int
+    current_hours: float
+    current_cost: float | None
+    utilization_pct: FloatArray
+    cost_by_utilization: FloatArray | None
+    current_utilization_pct: float
+
+    def args(self) -> tuple[Any, ...]:
+        return (
+            self.devices,
+            self.hours,
+            self.cost_by_devices,
+            self.current_devices,
+            self.current_hours,
+            self.current_cost,
+            self.utilization_pct,
+            self.cost_by_utilization,
+            self.current_utilization_pct,
+        )
+
+
+@dataclass(frozen=True)
+class TrainingView:
+    compute: CardView
+    time: CardView
+    gpu_hours: CardView
+    cost: CardView | None  # None: no price (the card says NO_PRICE)
+    time_range: RangeView
+    cost_range: RangeView | None
+    range_note: str
+    range_tooltip: str
+    curves: TrainingCurves
+    curves_tooltip: str
+
+
+def training_view(est: TrainingEstimate, inputs: TrainingInputs) -> TrainingView:
+    lines = est.formula.splitlines()
+    rows = assumption_rows(est.assumptions)
+
+    def tip(title: str, *indices: int) -> str:
+        chosen = "\n".join(lines[i] for i in indices if i < len(lines))
+        return formula_tooltip(title, chosen, rows)
+
+    method = "6·N·D" if est.method == "6nd" else "3 × forward × samples"
+    devices = "device" if est.devices == 1 else "devices"
+    cost = (
+        None
+        if est.estimated_cost_usd is None
+        else CardView(
+            units.format_money(est.estimated_cost_usd),
+            f"at {units.format_money(est.price_per_gpu_hour)} per GPU-hour",
+            tip("Cost", 3),
+        )
+    )
+    ticks = tuple(float(m) for m in range(1, int(est.project_margin) + 1))
+    cost_range = None
+    if est.planning_low_cost_usd is not None and est.planning_high_cost_usd is not None:
+        cost_range = RangeView(
+            est.planning_low_cost_usd, est.planning_high_cost_usd, units.format_money, ticks
+        )
+    range_tip = formula_tooltip(
+        "Planning range",
+        f"low = estimate; high = estimate × {est.project_margin:g}",
+        [
+            (
+                "wall time",
+                f"{units.format_hours(est.planning_low_hours)} … "
+                f"{units.format_hours(est.planning_high_hours)}",
+            ),
+            (
+                "cost",
+                f"{units.format_money(est.planning_low_cost_usd)} … "
+                f"{units.format_money(est.planning_high_cost_usd)}",
+            ),
+        ],
+    )
+    return TrainingView(
+        compute=CardView(
+            units.format_flops(est.total_flops),
+            f"{est.total_pflops:,.4g} PFLOP · C = {method}",
+            tip("Total compute", 0),
+        ),
+        time=CardView(
+            units.format_duration(est.training_seconds),
+            f"{est.devices:,} {devices} at {est.utilization:.0%} utilization",
+            tip("Wall time", 1),
+        ),
+        gpu_hours=CardView(
+            units.format_count(est.gpu_hours).replace(" ", ""),
+            f"{units.format_flop_rate(est.achieved_flops_per_second)} achieved",
+            tip("GPU-hours", 2),
+            unit="GPU-h",
+        ),
+        cost=cost,
+        time_range=RangeView(
+            est.planning_low_hours, est.planning_high_hours, units.format_hours, ticks
+        ),
+        cost_range=cost_range,
+        range_note=PLANNING_NOTE.format(margin=est.project_margin),
+        range_tooltip=range_tip,
+        curves=training_curves(est, inputs),
+        curves_tooltip=formula_tooltip("Curves", "\n".join(lines[1:]), rows),
+    )
+
+
+def training_curves(est: TrainingEstimate, inputs: TrainingInputs) -> TrainingCurves:
+    by_devices = training_sweep_devices(inputs, DEVICE_SWEEP)
+    by_util = training_sweep_utilization(inputs, UTILIZATION_SWEEP)
+    return TrainingCurves(
+        devices=by_devices.values,
+        hours=by_devices.training_hours,
+        cost_by_devices=by_devices.cost_usd,
+        current_devices=est.devices,
+        current_hours=est.training_hours,
+        current_cost=est.estimated_cost_usd,
+        utilization_pct=by_util.values * 100.0,
+        cost_by_utilization=by_util.cost_usd,
+        current_utilization_pct=est.utilization * 100.0,
+    )
+
+
+def training_missing_reason(
+    first_error: str, preset_name: str | None, preset_has_estimate: bool
+) -> str:
+    """Why the training cards show dashes."""
+    if first_error:
+        return first_error
+    if preset_name is not None and not preset_has_estimate:
+        return (
+            f"{preset_name}: no FLOP-based estimate for this class. Enter parameters "
+            "and tokens (or forward FLOPs and samples) to estimate anyway."
+        )
+    return ""
+
+
+# --- memory ---------------------------------------------------------------------------------
+
+MEMORY_PARTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+
+
+@dataclass(frozen=True)
+class MemoryView:
+    parts: Mapping[str, tuple[float, str]]  # part → (bytes per device, formatted)
+    capacity: float | None
+    bar_tooltip: str
+    verdict: str
+    tone: str  # good | bad | none
+    advice: tuple[str, ...]  # rich text lines: the changes that would make it fit
+    heading: str
+
+
+def memory_view(est: MemoryEstimate, colors: Mapping[str, str]) -> MemoryView:
+    fb = units.format_bytes
+    values = {
+        "weights": est.per_device_weights_bytes,
+        "gradients": est.per_device_gradients_bytes,
+        "optimizer": est.per_device_optimizer_bytes,
+        "activations": est.per_device_activations_bytes,
+        "kv_cache": est.per_device_kv_cache_bytes,
+        "overhead": est.overhead_bytes,
+    }
+    parts = {name: (value, fb(value)) for name, value in values.items()}
+    tip = formula_tooltip("Memory per device", est.formula, assumption_rows(est.assumptions))
+    capacity = est.device_memory_bytes
+    if est.fits is None or capacity is None:
+        heading = f"{fb(est.per_device_bytes)} per device."
+        return MemoryView(parts, capacity, tip, "No device memory known", "none", (), heading)
+    if est.fits:
+        free = est.headroom_fraction or 0.0
+        heading = (
+            f"{fb(est.per_device_bytes)} of {fb(capacity)} per device "
+            f"({fb(est.headroom_bytes)} free)."
+        )
+        return MemoryView(parts, capacity, tip, f"✓ Fits · {free:.0%} free", "good", (), heading)
+    lines = []
+    for suggestion in est.suggestions:
+        mark = (
+            f"<span style='color:{colors['good']}'>✓ fits</span>"
+            if suggestion.fits
+            else f"<span style='color:{colors['muted']}'>still too big</span>"
+        )
+        lines.append(
+            f"{html.escape(suggestion.description)} → <b>{fb(suggestion.per_device_bytes)}"
+            f"</b> per device, {mark}"
+        )
+    heading = f"Needs {fb(est.per_device_bytes)} per device, {fb(capacity)} available. " + (
+        "What would make it fit:" if lines else "No single change makes it fit."
+    )
+    return MemoryView(parts, capacity, tip, "✗ Does not fit", "bad", tuple(lines), heading)
+
+
+MEMORY_MISSING = "Memory needs the parameter count."
+
+
+# --- inference ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InferenceCurve:
+    batch_size: FloatArray
+    throughput: FloatArray
+    unit: str
+    current: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class InferenceView:
+    throughput: CardView
+    latency: CardView
+    cost: CardView | None  # None: no price
+    bound: CardView
+    note: str
+    curve: InferenceCurve
+
+
+def inference_view(est: InferenceEstimate, inputs: InferenceInputs) -> InferenceView:
+    unit = est.unit
+    tip = formula_tooltip("Inference (roofline)", est.formula, assumption_rows(est.assumptions))
+    detail = (
+        f"prefill {units.format_duration(est.prefill_seconds)} + "
+        f"{inputs.output_tokens} × {units.format_duration(est.step_seconds)}"
+        if unit == "token"
+        else f"one step of {inputs.batch_size}"
+    )
+    switch = (
+        f"compute-bound from batch ≈ {est.compute_bound_batch_size:,.0f}"
+        if est.compute_bound_batch_size is not None
+        else "memory-bound at every batch size"
+    )
+    note = f"{units.format_bytes(est.memory_per_device_bytes)} per device"
+    if est.fits is False and est.device_memory_bytes is not None:
+        note += (
+            f", more than the {units.format_bytes(est.device_memory_bytes)} available: "
+            "add serving devices or quantize."
+        )
+    elif est.fits:
+        note += f" of {units.format_bytes(est.device_memory_bytes)}."
+    sweep = inference_sweep_batch(inputs, np.union1d(BATCH_SWEEP, [inputs.batch_size]))
+    return InferenceView(
+        throughput=CardView(
+            units.format_count(est.throughput_per_second).replace(" ", ""),
+            f"{est.requests_per_second:,.3g} requests/s",
+            tip,
+            unit=f"{unit}s/s",
+        ),
+        latency=CardView(units.format_duration(est.latency_seconds), detail, tip),
+        cost=None
+        if est.cost_per_million is None
+        else CardView(units.format_money(est.cost_per_million), f"per million {unit}s", tip),
+        bound=CardView(est.bound.capitalize(), switch, tip, unit="bound"),
+        note=(
+            f"Batch of {inputs.batch_size}, {est.compute_precision} compute on {inputs.gpus} × "
+            f"{est.accelerator_name or 'device'}; {note}"
+        ),
+        curve=InferenceCurve(
+            sweep.batch_size,
+            sweep.throughput_per_second,
+            unit,
+            (float(inputs.batch_size), est.throughput_per_second),
+        ),
+    )
+
+
+def inference_missing_reason(measured_without_catalog_match: bool) -> str:
+    if measured_without_catalog_match:
+        return (
+            "The measured accelerator matches no catalog entry, so its memory bandwidth "
+            "is unknown: pick a catalog accelerator to plan inference."
+        )
+    return "Inference needs the parameter count and an accelerator."
+
+
+# --- all panels -----------------------------------------------------------------------------
+
+
+def assumption_groups(results: WorkloadResults) -> list[tuple[str, tuple[Assumption, ...]]]:
+    groups: list[tuple[str, tuple[Assumption, ...]]] = []
+    if results.training is not None:
+        groups.append(("Training", results.training.assumptions))
+    if results.memory is not None:
+        groups.append(("Memory", results.memory.assumptions))
+    if results.inference is not None:
+        groups.append(("Inference", results.inference.assumptions))
+    return groups
+
+
+@dataclass(frozen=True)
+class WorkloadView:
+    """One view per results panel (None: the panel shows why it has nothing)."""
+
+    training: TrainingView | None
+    memory: MemoryView | None
+    inference: InferenceView | None
+    assumptions: Sequence[tuple[str, tuple[Assumption, ...]]] = field(default=())
+
+
+def present(results: WorkloadResults, colors: Mapping[str, str]) -> WorkloadView:
+    training = (
+        None
+        if results.training is None or results.training_inputs is None
+        else training_view(results.training, results.training_inputs)
+    )
+    memory = None if results.memory is None else memory_view(results.memory, colors)
+    inference = (
+        None
+        if results.inference is None or results.inference_inputs is None
+        else inference_view(results.inference, results.inference_inputs)
+    )
+    return WorkloadView(training, memory, inference, tuple(assumption_groups(results)))

@@ -1,0 +1,32 @@
+"""argparse pieces the CLI (``cli.py``) and the GUI entry (``app.py``) share: exit statuses and
+a parser whose errors are one line. Both import from here, so neither imports the other at
+module level (``app`` must not import ``cli``: import-linter contract in pyproject.toml)."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from typing import Any, NoReturn
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+MAX_MESSAGE_CHARS = 500  # longest error line: values echoed in it are cut
+
+# A value such as "-7B" or "-1.5e9" is a (bad) quantity for the option before it, not an option:
+# argparse's own rule only knows plain negative numbers and would say "expected one argument".
+NEGATIVE_QUANTITY = re.compile(r"^-(\d[\d.,_]*|\.\d+)([eE][-+]?\d+)?\s*[kKmMbBgGtTpP]?$")
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+    """argparse prints usage plus the error; we print only one line naming the problem."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = NEGATIVE_QUANTITY
+
+    def error(self, message: str) -> NoReturn:
+        first = (message.splitlines() or [""])[0]
+        if len(first) > MAX_MESSAGE_CHARS:  # an echoed 100 kB value is cut
+            first = first[: MAX_MESSAGE_CHARS - 1] + "…"
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {first}\n")

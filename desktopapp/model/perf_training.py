@@ -1,0 +1,1418 @@
+"""Training estimates that model how the run executes.
+
+One estimate answers: with this model, these tokens, this accelerator and this many GPUs, which
+parallel plan is fastest, how long does one optimizer step take and where does the time go,
+what model-FLOPs utilization (MFU) does that give, and what do wall time, GPU-hours and cost come
+to. :func:`estimate_run` gives one frozen :class:`RunEstimate`; :func:`scaling_sweep` gives the
+same for every GPU count 1-4096 as numpy arrays (vectorised, one plan search per count).
+
+The model, per GPU and per micro-batch (every symbol is listed in the README):
+
+- Model FLOPs per token ``6·N_active + 12·L·h·s`` (PaLM appendix B convention: the attention
+  score and value products are counted in full, no causal halving). Without a shape the rule is
+  ``6·N`` and an assumed shape (``hidden/layers = 128``) drives the time model only.
+- Matmul time at ``peak × best-shape matmul efficiency × h_tp/(h_tp + h0)`` (GEMM-size effect),
+  attention at the bf16 matmul rate × the calibrated attention efficiency, non-matmul kernels
+  (norms, activations, optimizer, casts) as a calibrated share of the bf16 matmul time. fp8
+  speeds up only the linear-layer GEMMs, which is why fp8 runs reach a small share of fp8 peak.
+- Tensor-parallel all-reduces (4 per layer per micro-batch, 6 with full recompute) exposed;
+  context-parallel K/V exchange overlapped with attention; expert all-to-all half overlapped;
+  pipeline sends exposed; bubble ``(p−1)/(m·v)``; data-parallel gradient reduce-scatter and
+  parameter all-gather (ZeRO-1) overlapped with one micro-batch, or FSDP/ZeRO-3 traffic per
+  micro-batch overlapped with that micro-batch.
+- The plan search tries TP (inside the scale-up domain), PP (plain and interleaved ×2), CP for
+  long sequences, ZeRO-1/ZeRO-3, micro-batch and recompute of none, half or all layers
+  (Megatron-LM ``--recompute-method block``), keeps the plans that fit memory
+  and returns the fastest.
+- Goodput: ``wall = steps × step time / goodput``; the default goodput is published (Llama 3).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from desktopapp.model import units
+from desktopapp.model.assumptions import Assumption
+from desktopapp.model.catalog import Accelerator, get_accelerator
+from desktopapp.model.interconnect import Interconnect, collective_seconds, interconnect_for
+from desktopapp.model.memory import DEFAULT_OVERHEAD_GIB, bytes_per_param
+from desktopapp.model.validation import (
+    require_choice,
+    require_fraction,
+    require_int,
+    require_positive,
+    require_range,
+)
+from desktopapp.resources import resource_path
+
+FloatArray = npt.NDArray[np.float64]
+
+# --- defaults, each with its source ------------------------------------------------------------
+
+DEFAULT_GOODPUT = 0.90
+GOODPUT_SOURCE = (
+    "Llama 3 (Llama Team, 'The Llama 3 Herd of Models', arXiv 2407.21783, 2024, §3.3.4): "
+    "466 job interruptions in a 54-day snapshot of 405B pre-training on 16K H100, "
+    "'higher than 90% effective training time'"
+)
+DEFAULT_GLOBAL_BATCH_TOKENS = 4 * 1024 * 1024
+GLOBAL_BATCH_SOURCE = "Llama 2 (Touvron et al. 2023, arXiv 2307.09288, §2.2): 4M tokens per step"
+LARGE_GLOBAL_BATCH_TOKENS = 64e6  # DeepSeek-V3 (the largest published) used 15360 × 4096 ≈ 63M
+DEFAULT_SEQ_LEN = 4096
+SEQ_LEN_SOURCE = "Llama 2 context length (Touvron et al. 2023, Table 1)"
+HIDDEN_PER_LAYER = 128
+SHAPE_RULE_SOURCE = (
+    "assumed shape: hidden/layers = 128 and 128-wide heads, as in Llama 2 7B (4096/32) and 13B "
+    "(5120/40) (Touvron et al. 2023); N ≈ 12·L·h²"
+)
+DEFAULT_VOCAB = 32_000
+VOCAB_SOURCE = "Llama 2 tokenizer, 32k entries (Touvron et al. 2023)"
+GEMM_HALF_SIZE = 96.0
+GEMM_SIZE_SOURCE = (
+    "GEMM-size effect h_tp/(h_tp + 96): tensor-core tiles are 128-256 wide, so per-GPU hidden "
+    "slices of a few hundred run well below the best-shape rate (NVIDIA Deep Learning "
+    "Performance Guide, 'Matrix Multiplication Background', tile and wave quantization)"
+)
+GRAD_BYTES = 2.0
+GRAD_BYTES_SOURCE = "bf16 gradient reduction (PyTorch FSDP mixed precision / Megatron bf16 grads)"
+ACT_BYTES = 2.0
+MOE_TOP_K = 2
+MOE_TOP_K_SOURCE = "top-2 routing (GShard, Lepikhin et al. 2020; Mixtral 8x7B)"
+EXPERT_PARALLEL = 8
+EP_OVERLAP = 0.0
+EP_SOURCE = (
+    "expert parallel over up to 8 data-parallel ranks; the 4 all-to-alls per MoE layer (dispatch "
+    "and combine, forward and backward) counted as exposed: Megatron-Core overlaps them only "
+    "with its opt-in EP-communication overlap, DeepSeek-V3 with its own DualPipe schedule "
+    "(DeepSeek-V3 report §3.2.1); bytes = tokens × hidden × top-k"
+)
+TP_OVERLAP = 0.0
+TP_SOURCE = (
+    "tensor-parallel all-reduces (sequence parallel: all-gather + reduce-scatter, same bytes) "
+    "counted as exposed: Megatron-LM runs them on the critical path unless comm overlap is on "
+    "(Narayanan et al. 2021, §3.2)"
+)
+MEMORY_HEADROOM = 0.92
+MEMORY_HEADROOM_SOURCE = (
+    "plans must fit in 92% of device memory after the 1 GiB framework overhead of the memory "
+    "model: allocator fragmentation and NCCL buffers (assumption)"
+)
+FP8_NOTE = (
+    "fp8 speeds up only the linear-layer GEMMs (at the published fp8 best-shape efficiency); "
+    "attention, norms, casts and the optimizer stay at bf16 speed, so MFU against the fp8 peak "
+    "is low (published: MPT-3B 0.28, Llama 3 70B 0.36 of fp8 peak)"
+)
+SOFTWARE_STACKS = ("typical", "megatron", "fsdp")
+DEFAULT_STACK = "typical"
+STACK_SOURCE = (
+    "software stack: 'megatron' (Megatron-LM / NeMo: fused Transformer Engine kernels, "
+    "overlapped communication), 'fsdp' (eager PyTorch FSDP stacks: torchtitan, llm-foundry), "
+    "'typical' (the default, stack unknown). 'megatron'/'fsdp' use the fit in which every "
+    "calibration row runs on the stack its source names (one non-matmul share; the stack decides "
+    "how it scales with the device, see the 'fsdp' rule); 'typical' uses the fit that ignores the "
+    "rows' stacks. A share fitted per stack was tried and left out: it did not improve the "
+    "leave-one-out error"
+)
+FSDP_BALANCE_REF_ACCELERATOR = "a100-sxm-80gb"  # its bf16 FLOP per byte of memory bandwidth
+FSDP_BALANCE_SOURCE = (
+    "eager PyTorch runs norms, activations and casts as separate memory-bound kernels, so their "
+    "time scales with memory bandwidth, not FLOP/s: for the 'fsdp' stack the non-matmul share is "
+    "scaled by the device's bf16 FLOP per byte of memory bandwidth relative to A100 SXM 80GB "
+    "(catalog peak and memory bandwidth: 312 TFLOP/s / 2.04 TB/s, NVIDIA A100 datasheet), the "
+    "accelerator most FSDP calibration rows ran on"
+)
+POWER_CAP_EXPONENT = 1.0 / 3.0
+POWER_CAP_SOURCE = (
+    "a power cap below the TDP lowers the sustained clock as (cap/TDP)^(1/3): CMOS dynamic "
+    "power P = α·C·V²·f with voltage roughly proportional to clock in the DVFS range, so "
+    "P ∝ f³ (standard CMOS result; assumption that the GPU runs power-limited at the cap). "
+    "MFU stays scored against the datasheet peak"
+)
+MAX_GPUS_SWEEP = 4096
+PLANS_TP = (1, 2, 4, 8, 16, 32, 64)
+PLANS_PP = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32, 64)
+PLANS_CP = (1, 2, 4, 8)
+PLANS_MB_ZERO3 = (1, 2, 4)
+PLANS_VIRTUAL = (2, 4)  # interleaved 1F1B chunks per stage (stages may hold unequal layers)
+RECOMPUTE_FRACTIONS = (0.0, 0.5, 1.0)  # share of layers whose activations are recomputed
+LONG_SEQ = 16_384  # context parallel is tried from here (sequence split into ≥ 4096 chunks)
+
+PRECISIONS = ("bf16", "fp16", "fp8", "tf32", "fp32")
+
+
+class PlanError(ValueError):
+    """A user plan that cannot run, with the reason."""
+
+
+# --- calibration and efficiency tables (resources/published_throughput.json) -------------------
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The fitted parameters and the measured error band of the model."""
+
+    kernel_overhead: float  # non-matmul kernel time as a share of bf16 matmul time ("typical")
+    attention_efficiency: float  # flash-attention rate relative to the best-shape matmul rate
+    band_low: float  # predicted/published ratio quantiles, leave-one-out
+    band_high: float
+    band_quantiles: tuple[float, float]
+    loo_within_125: float
+    rows: int
+    source: str
+
+
+@cache
+def _throughput_document() -> dict[str, Any]:
+    with resource_path("published_throughput.json").open(encoding="utf-8") as handle:
+        data: dict[str, Any] = json.load(handle)
+    return data
+
+
+@cache
+def calibration(stack: str = DEFAULT_STACK) -> Calibration:
+    """The fit for a software stack: 'typical' (stack unknown) uses the fit that ignores the
+    rows' stacks; 'megatron' / 'fsdp' the fit that applies each row's own stack."""
+    c = _throughput_document()["calibration"]
+    if stack != DEFAULT_STACK:
+        c = c["stack_aware"]
+    return Calibration(
+        kernel_overhead=float(c["kernel_overhead"]),
+        attention_efficiency=float(c["attention_efficiency"]),
+        band_low=float(c["band"]["ratio_low"]),
+        band_high=float(c["band"]["ratio_high"]),
+        band_quantiles=(float(c["band"]["quantiles"][0]), float(c["band"]["quantiles"][1])),
+        loo_within_125=float(c["loo_within_1_25"]),
+        rows=int(c["rows"]),
+        source=str(c["source"]),
+    )
+
+
+@cache
+def _fsdp_balance_ref() -> float:
+    """bf16 FLOP per byte of memory bandwidth of the reference accelerator (FSDP rule)."""
+    ref = get_accelerator(FSDP_BALANCE_REF_ACCELERATOR)
+    return ref.peak_flops("bf16") / ((ref.memory_bandwidth_gbs or 1000.0) * 1e9)
+
+
+@cache
+def _efficiency_table() -> dict[tuple[str, str], tuple[float, str]]:
+    return efficiency_table_from_rows(_throughput_document()["matmul_efficiency"])
+
+
+def efficiency_table_from_rows(rows: Any) -> dict[tuple[str, str], tuple[float, str]]:
+    """The (accelerator id, precision) -> (efficiency, source) table from resource rows."""
+    out: dict[tuple[str, str], tuple[float, str]] = {}
+    for row in rows:
+        for acc_id in row["accelerator_ids"]:
+            out[(acc_id, row["precision"])] = (float(row["value"]), row["source"])
+    return out
+
+
+def matmul_efficiency(
+    accelerator_id: str,
+    precision: str,
+    table: Mapping[tuple[str, str], tuple[float, str]] | None = None,
+) -> tuple[float, str]:
+    """Best-shape matmul efficiency (share of dense datasheet peak) and its source."""
+    table = table if table is not None else _efficiency_table()
+    key_precision = "bf16" if precision in ("fp16", "bf16", "tf32", "fp32") else precision
+    if (accelerator_id, key_precision) in table:
+        value, source = table[(accelerator_id, key_precision)]
+        return value, source
+    values = sorted(v for (_, p), (v, _) in table.items() if p == key_precision) or sorted(
+        v for (_, p), (v, _) in table.items() if p == "bf16"
+    )
+    median = float(np.median(values))
+    return median, (
+        f"no published {key_precision} matmul figure for this accelerator: median of the "
+        f"published best-shape figures ({median:.2f})"
+    )
+
+
+# --- inputs -----------------------------------------------------------------------------------
+
+
+def _opt_int(name: str, value: Any, minimum: int = 1) -> int | None:
+    return None if value is None else require_int(name, value, minimum=minimum)
+
+
+@dataclass(frozen=True)
+class RunInputs:
+    """A training run. ``params`` (total) and ``tokens`` are required, and ``accelerator``.
+
+    Shape (``layers``, ``hidden``, ``heads``; ``kv_heads`` for GQA) is optional: without it
+    FLOPs fall back to ``6·N·D``. ``active_params`` marks a mixture-of-experts model (compute
+    uses active, memory total). ``tp``/``pp``/``dp``/``micro_batch`` given together fix the plan;
+    none of them: the fastest plan that fits is searched. ``utilization`` overrides the modelled
+    MFU (the old behaviour). ``measured_matmul_efficiency`` and ``measured_busbw`` (bytes/s,
+    scale-up all-reduce bus bandwidth) replace the published defaults for this machine.
+    """
+
+    params: float
+    tokens: float
+    accelerator: str
+    gpus: int = 1
+    precision: str = "bf16"
+    seq_len: int | None = None
+    layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None
+    active_params: float | None = None
+    vocab: int | None = None
+    global_batch_tokens: float | None = None
+    tp: int | None = None
+    pp: int | None = None
+    dp: int | None = None
+    cp: int | None = None
+    micro_batch: int | None = None
+    virtual_stages: int | None = None
+    zero_stage: int | None = None
+    recompute: bool | None = None
+    utilization: float | None = None
+    measured_matmul_efficiency: float | None = None
+    measured_busbw: float | None = None
+    measured_scale_out_busbw: float | None = None
+    goodput: float = DEFAULT_GOODPUT
+    price: float | None = None
+    scale_up_domain: int | None = None  # override the catalog (e.g. 4-GPU nodes)
+    epochs: float = 1.0
+    software_stack: str = DEFAULT_STACK
+    power_cap_w: float | None = None  # sustained board power cap, W (None: the TDP)
+    moe_top_k: int | None = None  # experts each token is routed to (None: MOE_TOP_K)
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "params", require_positive("params", self.params))
+        set_(self, "tokens", require_positive("tokens", self.tokens))
+        set_(self, "epochs", require_positive("epochs", self.epochs))
+        if not isinstance(self.accelerator, str):
+            raise ValueError(f"accelerator: expected a catalog id, got {self.accelerator!r}")
+        get_accelerator(self.accelerator)
+        set_(self, "gpus", require_int("gpus", self.gpus, minimum=1, maximum=1_000_000))
+        require_choice("precision", self.precision, PRECISIONS)
+        require_choice("software_stack", self.software_stack, SOFTWARE_STACKS)
+        if self.power_cap_w is not None:
+            set_(self, "power_cap_w", require_positive("power_cap_w", self.power_cap_w))
+        for name in (
+            "seq_len",
+            "layers",
+            "hidden",
+            "heads",
+            "kv_heads",
+            "vocab",
+            "tp",
+            "pp",
+            "dp",
+            "cp",
+            "micro_batch",
+            "virtual_stages",
+            "scale_up_domain",
+            "moe_top_k",
+        ):
+            set_(self, name, _opt_int(name, getattr(self, name)))
+        if self.zero_stage is not None:
+            set_(
+                self, "zero_stage", require_int("zero_stage", self.zero_stage, minimum=0, maximum=3)
+            )
+        shape = [self.layers, self.hidden, self.heads]
+        if any(v is not None for v in shape) and not all(v is not None for v in shape):
+            raise ValueError("layers: the shape needs layers, hidden and heads together")
+        if self.hidden is not None and self.heads is not None and self.hidden % self.heads:
+            raise ValueError(f"hidden: must be divisible by heads ({self.heads})")
+        if self.kv_heads is not None and (
+            self.heads is None or self.kv_heads > self.heads or self.heads % self.kv_heads
+        ):
+            raise ValueError("kv_heads: must divide heads (and needs the shape)")
+        if self.active_params is not None:
+            set_(self, "active_params", require_positive("active_params", self.active_params))
+            if self.active_params > self.params:
+                raise ValueError(
+                    "active_params: active parameters of a mixture of experts cannot exceed "
+                    f"the total ({self.params:g})"
+                )
+        if self.global_batch_tokens is not None:
+            set_(
+                self,
+                "global_batch_tokens",
+                require_positive("global_batch_tokens", self.global_batch_tokens),
+            )
+        if self.utilization is not None:
+            set_(self, "utilization", require_fraction("utilization", self.utilization))
+        if self.measured_matmul_efficiency is not None:
+            set_(
+                self,
+                "measured_matmul_efficiency",
+                require_fraction("measured_matmul_efficiency", self.measured_matmul_efficiency),
+            )
+        for name in ("measured_busbw", "measured_scale_out_busbw", "price"):
+            if getattr(self, name) is not None:
+                set_(self, name, require_positive(name, getattr(self, name)))
+        set_(self, "goodput", require_range("goodput", self.goodput, 0.05, 1.0))
+        if self.recompute is not None and not isinstance(self.recompute, bool):
+            raise ValueError(f"recompute: must be true or false, got {self.recompute!r}")
+        acc = get_accelerator(self.accelerator)
+        acc.peak_flops(self.precision)  # "precision: ... has no published fp8 peak"
+
+    @property
+    def has_shape(self) -> bool:
+        return self.layers is not None
+
+    @property
+    def user_plan(self) -> bool:
+        return any(getattr(self, n) is not None for n in ("tp", "pp", "dp", "micro_batch", "cp"))
+
+
+@dataclass(frozen=True)
+class Plan:
+    tp: int
+    pp: int
+    dp: int
+    cp: int
+    micro_batch: int
+    virtual_stages: int
+    zero_stage: int
+    recompute: float  # share of layers whose activations are recomputed (0, 0.5, 1)
+    micro_batches: float  # per step, per pipeline
+    expert_parallel: int
+    memory_bytes: float  # per GPU
+    memory_capacity_bytes: float
+
+    @property
+    def recompute_name(self) -> str:
+        if self.recompute >= 1:
+            return "full"
+        return "none" if self.recompute <= 0 else f"{self.recompute:.0%} of layers"
+
+    def describe(self, domain: int) -> str:
+        parts = []
+        where = "inside each node" if self.tp * self.cp <= domain else "across nodes"
+        parts.append(f"TP {self.tp} {where}" if self.tp > 1 else "no tensor parallel")
+        if self.cp > 1:
+            parts.append(f"CP {self.cp}")
+        if self.pp > 1:
+            sched = (
+                f"1F1B interleaved ×{self.virtual_stages}" if self.virtual_stages > 1 else ("1F1B")
+            )
+            parts.append(f"PP {self.pp} ({sched})")
+        zero = "FSDP/ZeRO-3" if self.zero_stage == 3 else f"ZeRO-{self.zero_stage}"
+        parts.append(f"DP {self.dp} ({zero})")
+        if self.expert_parallel > 1:
+            parts.append(f"EP {self.expert_parallel}")
+        parts.append(f"micro-batch {self.micro_batch}")
+        parts.append(f"{self.micro_batches:.4g} micro-batches per step")
+        if self.recompute >= 1:
+            parts.append("full activation recompute")
+        elif self.recompute > 0:
+            parts.append(f"activation recompute in {self.recompute:.0%} of the layers")
+        return ", ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tp": self.tp,
+            "pp": self.pp,
+            "dp": self.dp,
+            "cp": self.cp,
+            "ep": self.expert_parallel,
+            "micro_batch": self.micro_batch,
+            "micro_batches_per_step": self.micro_batches,
+            "virtual_stages": self.virtual_stages,
+            "zero_stage": self.zero_stage,
+            "recompute": self.recompute_name,
+            "memory_per_gpu_bytes": self.memory_bytes,
+            "memory_capacity_bytes": self.memory_capacity_bytes,
+        }
+
+
+BREAKDOWN_PARTS = (
+    "compute",
+    "recompute",
+    "tensor_parallel_comm",
+    "context_parallel_comm",
+    "expert_parallel_comm",
+    "pipeline_comm",
+    "pipeline_bubble",
+    "data_parallel_comm",
+)
+
+
+@dataclass(frozen=True)
+class StepBreakdown:
+    """Seconds per optimizer step, by part; they sum to ``step_seconds``."""
+
+    compute: float
+    recompute: float
+    tensor_parallel_comm: float
+    context_parallel_comm: float
+    expert_parallel_comm: float
+    pipeline_comm: float
+    pipeline_bubble: float
+    data_parallel_comm: float
+
+    @property
+    def total(self) -> float:
+        return float(sum(getattr(self, p) for p in BREAKDOWN_PARTS))
+
+    def to_dict(self) -> dict[str, float]:
+        return {p: float(getattr(self, p)) for p in BREAKDOWN_PARTS}
+
+
+@dataclass(frozen=True)
+class RunEstimate:
+    inputs: RunInputs
+    plan: Plan
+    plan_reason: str
+    plans_tried: int
+    step_seconds: float
+    breakdown: StepBreakdown
+    steps: float
+    model_flops: float  # total, the run (6·N_active·D + attention)
+    model_flops_per_token: float
+    hardware_flops: float  # model FLOPs + recompute
+    flops_rule: str
+    mfu: float
+    hfu: float
+    peak_tflops: float
+    training_seconds: float  # wall time incl. goodput
+    gpu_hours: float
+    gpu_hours_low: float
+    gpu_hours_high: float
+    range_meaning: str
+    cost_usd: float | None
+    cost_low_usd: float | None
+    cost_high_usd: float | None
+    goodput: float
+    utilization_override: bool
+    warnings: tuple[str, ...]
+    formula: str
+    assumptions: tuple[Assumption, ...] = field(default=())
+
+    @property
+    def training_hours(self) -> float:
+        return self.training_seconds / units.SECONDS_PER_HOUR
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mfu": self.mfu,
+            "hfu": self.hfu,
+            "step_seconds": self.step_seconds,
+            "step_breakdown": self.breakdown.to_dict(),
+            "parallel_plan": {
+                **self.plan.to_dict(),
+                "reason": self.plan_reason,
+                "plans_tried": self.plans_tried,
+            },
+            "steps": self.steps,
+            "model_flops": self.model_flops,
+            "model_flops_per_token": self.model_flops_per_token,
+            "hardware_flops": self.hardware_flops,
+            "flops_rule": self.flops_rule,
+            "training_seconds": self.training_seconds,
+            "training_hours": self.training_hours,
+            "gpu_hours": self.gpu_hours,
+            "gpu_hours_low": self.gpu_hours_low,
+            "gpu_hours_high": self.gpu_hours_high,
+            "range_meaning": self.range_meaning,
+            "cost_usd": self.cost_usd,
+            "cost_low_usd": self.cost_low_usd,
+            "cost_high_usd": self.cost_high_usd,
+            "goodput": self.goodput,
+            "warnings": list(self.warnings),
+            "formula": self.formula,
+            "assumptions": [a.to_dict() for a in self.assumptions],
+        }
+
+
+# --- resolved problem -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Problem:
+    n_total: float
+    n_active: float
+    moe: bool
+    top_k: int
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    seq: int
+    vocab: int
+    seqs_per_step: float  # global batch in sequences
+    lin_flops_tok: float  # 6·N_active
+    attn_flops_tok: float  # 12·L·h·s
+    counted_attn: bool  # attention in the model FLOPs (shape given)
+    peak: float  # FLOP/s at the training precision
+    peak16: float  # bf16/fp16 FLOP/s (attention, overheads)
+    eff: float
+    eff16: float
+    k_ovh: float
+    a_attn: float
+    su_bw: float  # achieved bytes/s inside the scale-up domain
+    so_bw: float  # achieved bytes/s per GPU across nodes
+    su_lat: float
+    so_lat: float
+    domain: int
+    capacity: float  # usable bytes per GPU
+    mem_bw: float  # bytes/s of device memory
+    state_bytes: float  # bytes/param (weights + grads + master + optimizer)
+    weight_grad_bytes: float
+
+
+def assumed_shape(params: float) -> tuple[int, int, int]:
+    """(layers, hidden, heads) from N ≈ 12·L·h² with hidden/layers = 128."""
+    hidden = (HIDDEN_PER_LAYER * params / 12.0) ** (1.0 / 3.0)
+    step = 1024.0 if hidden > 2048 else 128.0  # heads = hidden/128 stays a multiple of 8
+    hidden_i = max(128, int(round(hidden / step) * step))
+    layers = max(1, round(hidden_i / HIDDEN_PER_LAYER))
+    return layers, hidden_i, hidden_i // 128
+
+
+def _problem(
+    inp: RunInputs,
+    k_ovh: float | None = None,
+    a_attn: float | None = None,
+    ic: Interconnect | None = None,
+    table: Mapping[tuple[str, str], tuple[float, str]] | None = None,
+) -> _Problem:
+    acc: Accelerator = get_accelerator(inp.accelerator)
+    ic = ic or interconnect_for(acc.id)
+    if inp.has_shape:
+        assert inp.layers and inp.hidden and inp.heads
+        layers, hidden, heads = inp.layers, inp.hidden, inp.heads
+    else:
+        layers, hidden, heads = assumed_shape(inp.active_params or inp.params)
+    seq = inp.seq_len or DEFAULT_SEQ_LEN
+    kv = inp.kv_heads or heads
+    n_act = inp.active_params or inp.params
+    gbt = inp.global_batch_tokens or DEFAULT_GLOBAL_BATCH_TOKENS
+    peak = acc.peak_flops(inp.precision)
+    p16 = (
+        "bf16"
+        if "bf16" in acc.peak_tflops
+        else ("fp16" if "fp16" in acc.peak_tflops else inp.precision)
+    )
+    if inp.precision in ("tf32", "fp32"):
+        p16 = inp.precision
+    peak16 = acc.peak_flops(p16)
+    eff, _ = matmul_efficiency(acc.id, inp.precision, table)
+    eff16, _ = matmul_efficiency(acc.id, "bf16", table)
+    if inp.measured_matmul_efficiency is not None:
+        if inp.precision == "fp8":
+            eff = inp.measured_matmul_efficiency
+        else:
+            eff = eff16 = inp.measured_matmul_efficiency
+    cal = None if (k_ovh is not None and a_attn is not None) else calibration(inp.software_stack)
+    k = cal.kernel_overhead if cal else float(k_ovh)  # type: ignore[arg-type]
+    if inp.software_stack == "fsdp":
+        k *= (peak16 / ((acc.memory_bandwidth_gbs or 1000.0) * 1e9)) / _fsdp_balance_ref()
+    if inp.power_cap_w is not None and acc.tdp_w and inp.power_cap_w < acc.tdp_w:
+        clock = (inp.power_cap_w / acc.tdp_w) ** POWER_CAP_EXPONENT
+        eff, eff16 = eff * clock, eff16 * clock
+    domain = inp.scale_up_domain or ic.scale_up_domain
+    su_bw = inp.measured_busbw or ic.scale_up_busbw
+    so_bw = inp.measured_scale_out_busbw or ic.scale_out_busbw
+    if domain == 1 and inp.measured_busbw is None:
+        su_bw = max(su_bw, so_bw)
+    bpp = bytes_per_param("mixed", "adamw")
+    return _Problem(
+        n_total=inp.params,
+        n_active=n_act,
+        moe=inp.active_params is not None and inp.active_params < inp.params,
+        top_k=inp.moe_top_k or MOE_TOP_K,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv,
+        seq=seq,
+        vocab=inp.vocab or DEFAULT_VOCAB,
+        seqs_per_step=max(1.0, gbt / seq),
+        lin_flops_tok=6.0 * n_act,
+        attn_flops_tok=12.0 * layers * hidden * seq,
+        counted_attn=inp.has_shape,
+        peak=peak,
+        peak16=peak16,
+        eff=eff,
+        eff16=eff16,
+        k_ovh=k,
+        a_attn=cal.attention_efficiency if cal else float(a_attn),  # type: ignore[arg-type]
+        su_bw=su_bw,
+        so_bw=so_bw,
+        su_lat=ic.latency_seconds,
+        so_lat=ic.scale_out_latency_seconds,
+        domain=domain,
+        mem_bw=(acc.memory_bandwidth_gbs or 1000.0) * 1e9,
+        capacity=(acc.memory_bytes - DEFAULT_OVERHEAD_GIB * units.GIB) * MEMORY_HEADROOM,
+        state_bytes=bpp.total,
+        weight_grad_bytes=bpp.weights + bpp.gradients,
+    )
+
+
+# --- candidate plans --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class _Cands:
+    tp: FloatArray
+    pp: FloatArray
+    cp: FloatArray
+    mb: FloatArray
+    zero: FloatArray
+    rc: FloatArray
+    v: FloatArray
+
+    def take(self, idx: Any) -> _Cands:
+        return _Cands(*(getattr(self, f)[idx] for f in ("tp", "pp", "cp", "mb", "zero", "rc", "v")))
+
+
+def _base_candidates(pb: _Problem, inp: RunInputs) -> _Cands:
+    rows: list[tuple[float, ...]] = []
+    tps = [
+        t
+        for t in PLANS_TP
+        if (t <= pb.domain and pb.heads % t == 0 and pb.kv_heads % t == 0) or t == 1
+    ]
+    cps = [c for c in PLANS_CP if c == 1 or (pb.seq >= LONG_SEQ and pb.seq % c == 0)]
+    pps = [p for p in PLANS_PP if p <= pb.layers]
+    for tp in tps:
+        for cp in cps:
+            if tp * cp > pb.domain and cp > 1:
+                continue
+            for pp in pps:
+                vs = [1] + [v for v in PLANS_VIRTUAL if pp > 1 and pb.layers >= pp * v]
+                rc = -1.0  # the least recompute that fits (see _evaluate)
+                for v in vs:
+                    rows.append((tp, pp, cp, 1, 1, rc, v))
+                if pp == 1:
+                    for mb in PLANS_MB_ZERO3:
+                        rows.append((tp, pp, cp, mb, 3, rc, 1))
+    arr = np.asarray(rows, dtype=float)
+    return _Cands(*(arr[:, i].copy() for i in range(7)))
+
+
+def _user_candidates(pb: _Problem, inp: RunInputs) -> _Cands:
+    tp = inp.tp or 1
+    pp = inp.pp or 1
+    cp = inp.cp or 1
+    if inp.dp is not None and inp.dp * tp * pp * cp != inp.gpus:
+        raise PlanError(
+            f"dp: TP {tp} × PP {pp} × CP {cp} × DP {inp.dp} = {tp * pp * cp * inp.dp} GPUs, "
+            f"but the run has {inp.gpus}; make them multiply to the GPU count"
+        )
+    if inp.gpus % (tp * pp * cp):
+        raise PlanError(
+            f"tp: TP {tp} × PP {pp} × CP {cp} does not divide {inp.gpus} GPUs into whole "
+            "data-parallel replicas"
+        )
+    if tp > pb.domain:
+        raise PlanError(
+            f"tp: tensor parallel {tp} is beyond the scale-up domain of {pb.domain} GPUs "
+            "(NVLink/NVSwitch); its all-reduces would cross the network — use TP ≤ "
+            f"{pb.domain} and pipeline parallel across nodes"
+        )
+    if pb.heads % tp:
+        raise PlanError(f"tp: must divide the {pb.heads} attention heads, got {tp}")
+    if pp > pb.layers:
+        raise PlanError(f"pp: at most one stage per layer ({pb.layers} layers), got {pp}")
+    if cp > 1 and pb.seq % cp:
+        raise PlanError(f"cp: must divide the sequence length {pb.seq}, got {cp}")
+    v = inp.virtual_stages or 1
+    if v > 1 and (pp == 1 or pb.layers < pp * v):
+        raise PlanError(
+            f"virtual_stages: interleaving ×{v} needs PP > 1 and at least one of the "
+            f"{pb.layers} layers per virtual stage"
+        )
+    zero = inp.zero_stage if inp.zero_stage is not None else (3 if tp * pp == 1 else 1)
+    mbs = [inp.micro_batch] if inp.micro_batch else list(PLANS_MB_ZERO3)
+    rcs = [float(inp.recompute)] if inp.recompute is not None else [-1.0]
+    arr = np.asarray([(tp, pp, cp, mb, zero, rc, v) for rc in rcs for mb in mbs], dtype=float)
+    return _Cands(*(arr[:, i].copy() for i in range(7)))
+
+
+def _ring(op: str, nbytes: Any, n: Any, bw: float, lat: float) -> Any:
+    return collective_seconds(op, nbytes, np.maximum(n, 1.0), bw, lat, 1.0)
+
+
+def _ring_time(factor: Any, nbytes: Any, bw: Any, steps: Any, lat: Any) -> Any:
+    """``nbytes × factor / bw + steps × lat`` (the nccl-tests ring cost, unchecked, for speed)."""
+    return nbytes * factor / bw + steps * lat
+
+
+def _evaluate(pb: _Problem, c: _Cands, n: FloatArray, idx: Any = None) -> dict[str, FloatArray]:
+    """Step time, its parts and memory for every GPU count in ``n``; ``idx`` maps each entry to
+    its candidate in ``c`` (None: ``c`` is aligned with ``n``). Terms that do not depend on the
+    GPU count are computed once per candidate, then spread. A candidate with ``rc < 0`` takes
+    the least recompute that fits (time only grows with recompute, so that is the fastest)."""
+    tp, pp, cp, mb, zero, rc, v = c.tp, c.pp, c.cp, c.mb, c.zero, c.rc, c.v
+    # --- per candidate (independent of the GPU count) ---
+    s_loc = pb.seq / cp
+    tok = mb * pb.seq  # tokens of one micro-batch of one replica
+    shard = tp * pp * cp
+    h_tp = pb.hidden / tp
+    gemm = h_tp / (h_tp + GEMM_HALF_SIZE)
+    lin = tok * pb.lin_flops_tok / shard
+    attn = tok * pb.attn_flops_tok / shard
+    t_lin = lin / (pb.peak * pb.eff * gemm)
+    t_attn = attn / (pb.peak16 * pb.eff16 * pb.a_attn)
+    t_ovh = pb.k_ovh * lin / (pb.peak16 * pb.eff16)
+    t_mb = t_lin + t_attn + t_ovh
+    layers_stage = pb.layers / pp
+    # tensor parallel: 2 all-reduces forward + 2 backward per layer (+2 with full recompute)
+    act = mb * s_loc * pb.hidden * ACT_BYTES
+    tp_in = tp <= pb.domain
+    tp_bw = np.where(tp_in, pb.su_bw, pb.so_bw)
+    tp_lat = np.where(tp_in, pb.su_lat, pb.so_lat)
+    tp_unit = np.where(
+        tp > 1,
+        layers_stage * _ring_time(2.0 * (tp - 1.0) / tp, act, tp_bw, 2.0 * (tp - 1.0), tp_lat),
+        0.0,
+    ) * (1.0 - TP_OVERLAP)  # one all-reduce per layer of the stage
+    # context parallel: K/V all-gather forward, reduce-scatter backward, hidden behind attention
+    kv_bytes = 2.0 * mb * pb.seq * pb.hidden * (pb.kv_heads / pb.heads) * ACT_BYTES / tp
+    cp_bw = np.where(tp * cp <= pb.domain, pb.su_bw, pb.so_bw)
+    cp_comm = 2.0 * layers_stage * kv_bytes * (cp - 1.0) / cp / cp_bw
+    t_cp = np.where(cp > 1, np.maximum(0.0, cp_comm - t_attn), 0.0)
+    # pipeline: one send forward and one backward per virtual stage boundary
+    pp_bw = np.where(shard <= pb.domain, pb.su_bw, pb.so_bw)
+    t_pp = np.where(pp > 1, 2.0 * v * (act / tp / pp_bw + pb.so_lat), 0.0)
+    params_dense = pb.n_total / (tp * pp)
+    sbh = s_loc * mb * pb.hidden
+    full_layer = sbh * 34.0 / tp
+    interleave = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
+    acts_none = pb.layers * full_layer * interleave
+    acts_half = (pb.layers * (0.5 * full_layer + sbh / tp) + full_layer) * interleave
+    acts_full = (pb.layers * 2.0 * sbh / tp + full_layer) * interleave
+    logits = mb * s_loc * pb.vocab * 6.0 / tp
+    node_ranks = np.maximum(np.floor(pb.domain / (tp * cp)), 1.0)
+    fixed = t_mb + t_cp + t_pp
+    if idx is not None:  # spread the per-candidate terms over the GPU counts
+        (
+            pp,
+            mb,
+            zero,
+            rc,
+            v,
+            shard,
+            t_mb,
+            tp_unit,
+            t_cp,
+            t_pp,
+            fixed,
+            params_dense,
+            acts_none,
+            acts_half,
+            acts_full,
+            logits,
+            node_ranks,
+            act,
+            tp,
+            cp,
+        ) = (
+            x[idx]
+            for x in (
+                pp,
+                mb,
+                zero,
+                rc,
+                v,
+                shard,
+                t_mb,
+                tp_unit,
+                t_cp,
+                t_pp,
+                fixed,
+                params_dense,
+                acts_none,
+                acts_half,
+                acts_full,
+                logits,
+                node_ranks,
+                act,
+                tp,
+                cp,
+            )
+        )
+    # --- per (candidate, GPU count) ---
+    dp = n / shard
+    m = pb.seqs_per_step / (dp * mb)
+    if pb.moe:  # expert parallel: 4 all-to-alls per layer per micro-batch
+        ep = np.minimum(dp, float(EXPERT_PARALLEL))
+        ep_bw = np.where(tp * cp * ep <= pb.domain, pb.su_bw, pb.so_bw)
+        a2a = act * pb.top_k / tp
+        t_ep = np.where(
+            ep > 1,
+            4.0 * (pb.layers / pp) * a2a * (ep - 1.0) / ep / ep_bw * (1.0 - EP_OVERLAP),
+            0.0,
+        )
+        params_gpu = params_dense / ep
+    else:
+        ep = np.ones_like(dp)
+        t_ep = np.zeros_like(dp)
+        params_gpu = params_dense
+    # memory per GPU, and the recompute it needs
+    states = np.where(
+        zero >= 3,
+        params_gpu * pb.state_bytes / dp + 2.0 * params_gpu / pb.layers * pb.weight_grad_bytes,
+        params_gpu * pb.weight_grad_bytes
+        + params_gpu * (pb.state_bytes - pb.weight_grad_bytes) / dp,
+    )
+    room = pb.capacity - states - logits
+    auto = rc < 0
+    rc = np.where(auto, np.where(acts_none <= room, 0.0, np.where(acts_half <= room, 0.5, 1.0)), rc)
+    acts = np.where(rc <= 0, acts_none, np.where(rc < 1, acts_half, acts_full))
+    mem = states + logits + acts
+    t_rc = rc * t_mb / 3.0
+    t_tp = (4.0 + 2.0 * rc) * tp_unit
+    busy = m * (fixed + t_rc + t_tp + t_ep)
+    bubble = (pp - 1.0) / (m * v) * busy
+    # data parallel (hierarchical: reduce-scatter in the node, all-reduce across, all-gather)
+    grad = params_gpu * GRAD_BYTES
+    k = np.minimum(node_ranks, dp)
+    inter = dp / k
+    t_intra = _ring_time((k - 1.0) / k, grad, pb.su_bw, k - 1.0, pb.su_lat)
+    t_inter = _ring_time(
+        2.0 * (inter - 1.0) / inter, grad / k, pb.so_bw, 2.0 * (inter - 1.0), pb.so_lat
+    )
+    t_allreduce = 2.0 * t_intra + t_inter
+    t_dp = np.where(
+        dp > 1,
+        np.where(
+            zero >= 3,
+            m * np.maximum(0.0, 1.5 * t_allreduce - t_mb),  # FSDP: AG fwd, AG bwd, RS per mb
+            np.maximum(0.0, t_allreduce - t_mb),  # ZeRO-1: overlaps one micro-batch
+        ),
+        0.0,
+    )
+    step = busy + bubble + t_dp
+    valid = (
+        (dp >= 1.0)
+        & (np.abs(dp - np.round(dp)) < 1e-9)
+        & (m >= 1.0 - 1e-9)
+        & ((v == 1) | (m >= pp))
+        & (mem <= pb.capacity)
+    )
+    return {
+        "step": step,
+        "busy": busy,
+        "compute": m * t_mb,
+        "recompute": m * t_rc,
+        "tp": m * t_tp,
+        "cp": m * t_cp,
+        "ep": m * t_ep,
+        "pp": m * t_pp,
+        "bubble": bubble,
+        "dp": t_dp,
+        "dpdeg": dp,
+        "m": m,
+        "ep_deg": ep,
+        "rc": rc,
+        "mem": mem,
+        "valid": valid,
+    }
+
+
+# --- estimate ---------------------------------------------------------------------------------
+
+
+def _flops_per_token(pb: _Problem) -> float:
+    return pb.lin_flops_tok + (pb.attn_flops_tok if pb.counted_attn else 0.0)
+
+
+def _step_flops(pb: _Problem) -> float:
+    return pb.seqs_per_step * pb.seq * _flops_per_token(pb)
+
+
+def _choose(pb: _Problem, inp: RunInputs) -> tuple[_Cands, dict[str, FloatArray], int, int]:
+    cands = _user_candidates(pb, inp) if inp.user_plan else _base_candidates(pb, inp)
+    n = np.full(cands.tp.shape, float(inp.gpus))
+    out = _evaluate(pb, cands, n)
+    valid = out["valid"]
+    if inp.user_plan and not valid.any():
+        raise PlanError(_refusal(pb, inp, cands, out))
+    if not valid.any():
+        need = float(np.min(out["mem"]))
+        raise PlanError(
+            f"gpus: no parallel plan of {inp.gpus} GPUs fits the model in memory "
+            f"(smallest need {need / units.GIB:.1f} GiB per GPU against "
+            f"{pb.capacity / units.GIB:.1f} GiB usable) or the global batch of "
+            f"{pb.seqs_per_step:.0f} sequences is smaller than the data-parallel degree; "
+            "add GPUs or give a larger --global-batch-tokens"
+        )
+    step = np.where(valid, out["step"], np.inf)
+    best = int(np.argmin(step))
+    return cands, out, best, int(valid.sum())
+
+
+def _refusal(pb: _Problem, inp: RunInputs, c: _Cands, out: dict[str, FloatArray]) -> str:
+    i = int(np.argmin(out["mem"]))
+    dp = float(out["dpdeg"][i])
+    if float(out["m"][i]) < 1.0:
+        return (
+            f"dp: DP {dp:.0f} × micro-batch {c.mb[i]:.0f} is more sequences than the global "
+            f"batch holds ({pb.seqs_per_step:.0f}); lower DP or the micro-batch, or raise "
+            "--global-batch-tokens"
+        )
+    if c.v[i] > 1 and out["m"][i] < c.pp[i]:
+        return "virtual_stages: interleaving needs at least PP micro-batches per step"
+    return (
+        f"tp: the plan does not fit in memory: {out['mem'][i] / units.GIB:.1f} GiB per GPU "
+        f"needed, {pb.capacity / units.GIB:.1f} GiB usable; raise TP/PP, use ZeRO-3, "
+        "recompute or a smaller micro-batch"
+    )
+
+
+def _plan_from(pb: _Problem, c: _Cands, out: dict[str, FloatArray], i: int) -> Plan:
+    return Plan(
+        tp=int(c.tp[i]),
+        pp=int(c.pp[i]),
+        dp=round(float(out["dpdeg"][i])),
+        cp=int(c.cp[i]),
+        micro_batch=int(c.mb[i]),
+        virtual_stages=int(c.v[i]),
+        zero_stage=int(c.zero[i]),
+        recompute=float(out["rc"][i]),
+        micro_batches=float(out["m"][i]),
+        expert_parallel=int(out["ep_deg"][i]) if pb.moe else 1,
+        memory_bytes=float(out["mem"][i]),
+        memory_capacity_bytes=pb.capacity,
+    )
+
+
+def predicted_mfu(
+    inp: RunInputs,
+    k_ovh: float | None = None,
+    a_attn: float | None = None,
+    ic: Interconnect | None = None,
+    table: Mapping[tuple[str, str], tuple[float, str]] | None = None,
+) -> tuple[float, float]:
+    """(MFU, HFU) of the fastest plan (or the user plan); for calibration and tests."""
+    pb = _problem(inp, k_ovh, a_attn, ic, table)
+    _, out, i, _ = _choose(pb, inp)
+    step = float(out["step"][i])
+    denom = step * inp.gpus * pb.peak
+    mfu = _step_flops(pb) / denom
+    hfu = mfu * (1.0 + float(out["rc"][i]) / 3.0)
+    return mfu, hfu
+
+
+def estimate_run(inp: RunInputs) -> RunEstimate:
+    """The modelled training estimate: plan, step breakdown, MFU/HFU, wall time, GPU-hours."""
+    pb = _problem(inp)
+    acc = get_accelerator(inp.accelerator)
+    c, out, i, tried = _choose(pb, inp)
+    plan = _plan_from(pb, c, out, i)
+    parts = StepBreakdown(
+        compute=float(out["compute"][i]),
+        recompute=float(out["recompute"][i]),
+        tensor_parallel_comm=float(out["tp"][i]),
+        context_parallel_comm=float(out["cp"][i]),
+        expert_parallel_comm=float(out["ep"][i]),
+        pipeline_comm=float(out["pp"][i]),
+        pipeline_bubble=float(out["bubble"][i]),
+        data_parallel_comm=float(out["dp"][i]),
+    )
+    step = float(out["step"][i])
+    step_flops = _step_flops(pb)
+    model_flops_tok = _flops_per_token(pb)
+    total_tokens = inp.tokens * inp.epochs
+    model_flops = total_tokens * model_flops_tok
+    mfu = step_flops / (step * inp.gpus * pb.peak)
+    rc = plan.recompute / 3.0
+    hfu = mfu * (1.0 + rc)
+    override = inp.utilization is not None
+    if override:
+        assert inp.utilization is not None
+        scale = mfu / inp.utilization
+        step *= scale
+        parts = StepBreakdown(**{p: getattr(parts, p) * scale for p in BREAKDOWN_PARTS})
+        mfu = inp.utilization
+        hfu = mfu * (1.0 + rc)
+    steps = total_tokens / (pb.seqs_per_step * pb.seq)
+    seconds = steps * step / inp.goodput
+    gpu_h = seconds * inp.gpus / units.SECONDS_PER_HOUR
+    cal = calibration(inp.software_stack)
+    low = gpu_h / cal.band_high  # a ratio predicted/published above 1 means we over-predict MFU
+    high = gpu_h / cal.band_low
+    q_lo, q_hi = cal.band_quantiles
+    meaning = (
+        f"GPU-hours if the true MFU lies where the model's leave-one-out errors on "
+        f"{cal.rows} published MFU measurements put it ({q_lo:.0%}-{q_hi:.0%} quantiles of "
+        f"predicted/published MFU: {cal.band_low:.2f}-{cal.band_high:.2f}); goodput as assumed"
+    )
+    cost = None if inp.price is None else gpu_h * inp.price
+    warnings: list[str] = []
+    gbt = pb.seqs_per_step * pb.seq
+    if gbt > LARGE_GLOBAL_BATCH_TOKENS:
+        warnings.append(
+            f"global batch of {gbt / 1e6:.0f}M tokens is far beyond published runs (1-16M "
+            "tokens; DeepSeek-V3 63M): convergence per token may suffer"
+        )
+    if not inp.has_shape:
+        warnings.append("no shape given: FLOPs use 6·N·D, and the time model assumes a shape")
+    if inp.gpus > 1 and plan.dp * plan.micro_batch * 2 > pb.seqs_per_step and plan.pp > 1:
+        warnings.append(
+            f"only {plan.micro_batches:.3g} micro-batches per step for PP {plan.pp}: the "
+            "pipeline bubble is large; a bigger global batch or fewer GPUs helps"
+        )
+    rule = (
+        "6·N_active + 12·L·h·s per token (attention counted, PaLM convention)"
+        if inp.has_shape
+        else "6·N per token (no shape given: attention not counted)"
+    )
+    reason = (
+        "given by the user"
+        if inp.user_plan
+        else f"fastest of {tried} plans that fit memory and the global batch"
+    )
+    formula = (
+        f"step = compute {parts.compute:.3g} s + recompute {parts.recompute:.3g} s + "
+        f"TP {parts.tensor_parallel_comm:.3g} s + CP {parts.context_parallel_comm:.3g} s + "
+        f"EP {parts.expert_parallel_comm:.3g} s + PP {parts.pipeline_comm:.3g} s + bubble "
+        f"{parts.pipeline_bubble:.3g} s + DP {parts.data_parallel_comm:.3g} s = {step:.4g} s; "
+        f"MFU = {step_flops:.3e} FLOP / ({step:.4g} s × {inp.gpus} × "
+        f"{pb.peak / 1e12:g} TFLOP/s) = {mfu:.3f}; wall = {steps:.4g} steps × {step:.4g} s / "
+        f"goodput {inp.goodput:g} = {units.format_duration(seconds)}; GPU-hours = "
+        f"{gpu_h:.4g}"
+    )
+    assumptions = _assumptions(inp, pb, acc, plan)
+    return RunEstimate(
+        inputs=inp,
+        plan=plan,
+        plan_reason=f"{plan.describe(pb.domain)} — {reason}",
+        plans_tried=tried,
+        step_seconds=step,
+        breakdown=parts,
+        steps=steps,
+        model_flops=model_flops,
+        model_flops_per_token=model_flops_tok,
+        hardware_flops=model_flops * (1.0 + rc),
+        flops_rule=rule,
+        mfu=mfu,
+        hfu=hfu,
+        peak_tflops=pb.peak / 1e12,
+        training_seconds=seconds,
+        gpu_hours=gpu_h,
+        gpu_hours_low=low,
+        gpu_hours_high=high,
+        range_meaning=meaning,
+        cost_usd=cost,
+        cost_low_usd=None if inp.price is None else low * inp.price,
+        cost_high_usd=None if inp.price is None else high * inp.price,
+        goodput=inp.goodput,
+        utilization_override=override,
+        warnings=tuple(warnings),
+        formula=formula,
+        assumptions=tuple(assumptions),
+    )
+
+
+def _assumptions(inp: RunInputs, pb: _Problem, acc: Accelerator, plan: Plan) -> list[Assumption]:
+    cal = calibration(inp.software_stack)
+    ic = interconnect_for(acc.id)
+    eff_src = matmul_efficiency(acc.id, inp.precision)[1]
+    out = [
+        Assumption(
+            "FLOPs per token",
+            f"{_flops_per_token(pb):.4g} FLOP",
+            "6·N_active + 12·L·h·s (PaLM, Chowdhery et al. 2022, appendix B)"
+            if inp.has_shape
+            else "6·N (Kaplan et al. 2020); no shape given, so attention FLOPs are not counted "
+            "and the time model assumes a shape: " + SHAPE_RULE_SOURCE,
+        ),
+        Assumption(
+            "matmul efficiency",
+            f"{pb.eff:.3f} of the {inp.precision} peak"
+            + (" (measured on this machine)" if inp.measured_matmul_efficiency else ""),
+            "given" if inp.measured_matmul_efficiency else eff_src,
+        ),
+        Assumption("GEMM-size effect", f"h/TP ÷ (h/TP + {GEMM_HALF_SIZE:g})", GEMM_SIZE_SOURCE),
+        Assumption(
+            "non-matmul kernels",
+            f"{pb.k_ovh:.3f} × bf16 matmul time of the linear layers",
+            f"fitted: {cal.source}",
+        ),
+        Assumption(
+            "attention efficiency",
+            f"{pb.a_attn:.3f} × matmul rate",
+            f"fitted: {cal.source}",
+        ),
+        Assumption(
+            "scale-up link",
+            f"{pb.su_bw / 1e9:.0f} GB/s achieved per GPU, domain {pb.domain} GPUs",
+            "measured bus bandwidth (given)"
+            if inp.measured_busbw
+            else f"{ic.scale_up_name}: {ic.scale_up_bandwidth / 1e9:g} GB/s × achieved "
+            f"{ic.achieved_fraction:g}; {ic.source} ({ic.date})",
+        ),
+        Assumption(
+            "scale-out link",
+            f"{pb.so_bw / 1e9:.1f} GB/s achieved per GPU",
+            f"{ic.scale_out_name}: {ic.scale_out_bandwidth / 1e9:g} GB/s × "
+            f"{ic.scale_out_achieved_fraction:g}; {ic.source} ({ic.date})",
+        ),
+        Assumption("tensor-parallel overlap", f"{TP_OVERLAP:.0%}", TP_SOURCE),
+        Assumption("gradient bytes", f"{GRAD_BYTES:g} B/param", GRAD_BYTES_SOURCE),
+        Assumption(
+            "global batch",
+            f"{pb.seqs_per_step * pb.seq / 1e6:.3g}M tokens",
+            "given" if inp.global_batch_tokens else GLOBAL_BATCH_SOURCE,
+        ),
+        Assumption("sequence length", f"{pb.seq}", "given" if inp.seq_len else SEQ_LEN_SOURCE),
+        Assumption("memory fit", f"{MEMORY_HEADROOM:.0%} of device memory", MEMORY_HEADROOM_SOURCE),
+        Assumption(
+            "goodput",
+            f"{inp.goodput:.0%} of wall time is useful training",
+            "given" if inp.goodput != DEFAULT_GOODPUT else GOODPUT_SOURCE,
+        ),
+    ]
+    if inp.precision == "fp8":
+        out.append(Assumption("fp8", "linear layers only", FP8_NOTE))
+    out.append(
+        Assumption(
+            "software stack",
+            inp.software_stack,
+            STACK_SOURCE + ("; " + FSDP_BALANCE_SOURCE if inp.software_stack == "fsdp" else ""),
+        )
+    )
+    if inp.power_cap_w is not None:
+        tdp = acc.tdp_w
+        clock = (
+            (inp.power_cap_w / tdp) ** POWER_CAP_EXPONENT if tdp and inp.power_cap_w < tdp else 1.0
+        )
+        out.append(
+            Assumption(
+                "power cap",
+                f"{inp.power_cap_w:g} W: matmul rate × {clock:.3f}",
+                POWER_CAP_SOURCE,
+            )
+        )
+    if pb.moe:
+        out.append(
+            Assumption(
+                "mixture of experts",
+                f"compute {pb.n_active:.3g} active, memory {pb.n_total:.3g} total params; "
+                f"top-{pb.top_k}",
+                "given" if inp.moe_top_k else f"{MOE_TOP_K_SOURCE}; {EP_SOURCE}",
+            )
+        )
+    if inp.utilization is not None:
+        out.append(
+            Assumption(
+                "utilization override",
+                f"MFU fixed at {inp.utilization:.0%}",
+                "given: replaces the modelled efficiency (the step breakdown is scaled)",
+            )
+        )
+    out.append(
+        Assumption(
+            "likely range",
+            f"× {1 / cal.band_high:.2f} to × {1 / cal.band_low:.2f} of the GPU-hours",
+            f"leave-one-out errors of the model on {cal.rows} published MFU measurements "
+            f"({cal.loo_within_125:.0%} within 1.25×)",
+        )
+    )
+    return out
+
+
+# --- scaling sweep ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class ScalingSweep:
+    """Best plan per GPU count; NaN where no plan fits (memory or global batch)."""
+
+    gpus: FloatArray
+    training_hours: FloatArray
+    gpu_hours: FloatArray
+    cost_usd: FloatArray | None
+    mfu: FloatArray
+    step_seconds: FloatArray
+    tp: FloatArray
+    pp: FloatArray
+    dp: FloatArray
+    knee_gpus: float | None
+    knee_text: str
+
+
+def scaling_sweep(inp: RunInputs, max_gpus: int = MAX_GPUS_SWEEP) -> ScalingSweep:
+    """Wall time, GPU-hours, cost and MFU for every GPU count 1..max_gpus (vectorised)."""
+    max_gpus = require_int("max_gpus", max_gpus, minimum=1, maximum=65_536)
+    # the sweep always searches plans (a user plan is for one GPU count)
+    base_inp = inp if not inp.user_plan else _without_plan(inp)
+    pb = _problem(base_inp)
+    base = _base_candidates(pb, base_inp)
+    q = (base.tp * base.pp * base.cp).astype(np.int64)
+    reps = max_gpus // q
+    idx = np.repeat(np.arange(q.size), reps)
+    starts = np.cumsum(reps) - reps
+    mult = np.arange(idx.size) - np.repeat(starts, reps) + 1
+    n = (mult * q[idx]).astype(float)
+    out = _evaluate(pb, base, n, idx)
+    step = np.where(out["valid"], out["step"], np.inf)
+    order = np.lexsort((step, n))
+    n_sorted = n[order]
+    first = np.concatenate(([True], n_sorted[1:] != n_sorted[:-1]))
+    pick = order[first]
+    counts = np.arange(1, max_gpus + 1, dtype=float)
+    best = np.full(max_gpus, np.inf)
+    where = n[pick].astype(np.int64) - 1
+    best[where] = step[pick]
+    tp = np.full(max_gpus, np.nan)
+    pp = np.full(max_gpus, np.nan)
+    dp = np.full(max_gpus, np.nan)
+    tp[where], pp[where] = base.tp[idx[pick]], base.pp[idx[pick]]
+    dp[where] = out["dpdeg"][pick]
+    ok = np.isfinite(best)
+    best = np.where(ok, best, np.nan)
+    tp, pp, dp = (np.where(ok, a, np.nan) for a in (tp, pp, dp))
+    total_tokens = inp.tokens * inp.epochs
+    steps = total_tokens / (pb.seqs_per_step * pb.seq)
+    seconds = steps * best / inp.goodput
+    mfu = _step_flops(pb) / (best * counts * pb.peak)
+    if inp.utilization is not None:
+        scale = mfu / inp.utilization
+        seconds = seconds * scale
+        best = best * scale
+        mfu = np.where(ok, inp.utilization, np.nan)
+    hours = seconds / units.SECONDS_PER_HOUR
+    gpu_h = hours * counts
+    cost = None if inp.price is None else gpu_h * inp.price
+    knee, text = knee_sentence(counts, hours, gpu_h)
+    return ScalingSweep(counts, hours, gpu_h, cost, mfu, best, tp, pp, dp, knee, text)
+
+
+def _without_plan(inp: RunInputs) -> RunInputs:
+    from dataclasses import replace
+
+    return replace(
+        inp,
+        tp=None,
+        pp=None,
+        dp=None,
+        cp=None,
+        micro_batch=None,
+        virtual_stages=None,
+        zero_stage=None,
+        recompute=None,
+    )
+
+
+def knee_sentence(
+    gpus: FloatArray,
+    hours: FloatArray,
+    gpu_hours: FloatArray,
+    time_saving: float = 0.30,
+    cost_rise: float = 0.40,
+) -> tuple[float | None, str]:
+    """Where doubling the GPUs stops paying: the first power of two ``n`` from which each
+    doubling saves under ``time_saving`` of the wall time (ideal: 50%)."""
+    doublings = [2**i for i in range(0, 31) if 2 ** (i + 1) <= gpus[-1]]
+    hours_at = {int(g): float(h) for g, h in zip(gpus, hours, strict=True)}
+    gh_at = {int(g): float(h) for g, h in zip(gpus, gpu_hours, strict=True)}
+    for g in doublings:
+        if all(math.isfinite(hours_at.get(x, math.nan)) for x in (g, 2 * g)):
+            saving = 1.0 - hours_at[2 * g] / hours_at[g]
+            rise = gh_at[2 * g] / gh_at[g] - 1.0
+            if saving < time_saving:
+                return float(g), (
+                    f"past {g:,} GPUs each doubling saves {saving:.0%} of the time "
+                    f"(under {time_saving:.0%}) and costs {rise:.0%} more GPU-hours"
+                )
+    finite = [g for g in doublings if math.isfinite(hours_at.get(g, math.nan))]
+    if not finite:
+        return None, "no GPU count in the range fits this model"
+    return None, (
+        f"up to {int(gpus[-1]):,} GPUs each doubling still saves at least {time_saving:.0%} "
+        "of the time"
+    )
+
+
+def breakdown_parts() -> Mapping[str, str]:
+    """Labels for the step-time bar (a view can use them as they are)."""
+    return {
+        "compute": "compute (matmul, attention, other kernels)",
+        "recompute": "activation recompute",
+        "tensor_parallel_comm": "tensor-parallel all-reduce (exposed)",
+        "context_parallel_comm": "context-parallel K/V exchange (exposed)",
+        "expert_parallel_comm": "expert all-to-all (exposed)",
+        "pipeline_comm": "pipeline sends",
+        "pipeline_bubble": "pipeline bubble",
+        "data_parallel_comm": "data-parallel gradient/parameter traffic (exposed)",
+    }
+
+
+# --- bridge to the simple estimate (desktopapp.model.training) --------------------------------
+
+RUN_OPTIONS = (
+    "seq_len",
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "active_params",
+    "tp",
+    "pp",
+    "dp",
+    "micro_batch",
+    "global_batch_tokens",
+    "software_stack",
+    "power_cap_w",
+    "moe_top_k",
+)
+
+
+def run_inputs_from_training(training: Any, **extra: Any) -> RunInputs | None:
+    """RunInputs for a :class:`~desktopapp.model.training.TrainingInputs`, or None when the
+    run cannot be modelled (forward rule, no catalog accelerator, or no interconnect data):
+    then the simple ``C / (peak × utilization × devices)`` estimate stands alone."""
+    if training.resolved_method != "6nd" or training.accelerator is None:
+        return None
+    if training.peak_tflops is not None:
+        return None
+    acc = get_accelerator(training.accelerator)
+    try:
+        interconnect_for(acc.id)
+    except ValueError:
+        return None
+    # a given goodput overhead (or the old flat-utilization rule) keeps its meaning; otherwise
+    # the published default applies
+    if training.goodput_overhead or training.utilization is not None:
+        goodput = 1.0 / (1.0 + training.goodput_overhead)
+    else:
+        goodput = DEFAULT_GOODPUT
+    fields = {k: v for k, v in extra.items() if v is not None}
+    return RunInputs(
+        params=training.params,
+        tokens=training.tokens,
+        epochs=training.epochs,
+        accelerator=acc.id,
+        gpus=training.gpus,
+        precision=training.resolved_precision,
+        utilization=training.utilization,
+        price=training.price,
+        goodput=goodput,
+        **fields,
+    )
+
+
+def simple_keys(mfu: float | None) -> dict[str, Any]:
+    """The modelled keys for an estimate that was not modelled (no catalog accelerator)."""
+    return {
+        "mfu": mfu,
+        "hfu": mfu,
+        "step_seconds": None,
+        "step_breakdown": None,
+        "parallel_plan": None,
+        "gpu_hours_low": None,
+        "gpu_hours_high": None,
+        "model": "simple: C / (peak × utilization × devices); give --accelerator (a catalog "
+        "accelerator) for the modelled estimate",
+    }

@@ -1,0 +1,342 @@
+"""Widgets ⇄ model for the Workload tab: read the inputs panel into ``TrainingInputs``,
+``MemoryInputs`` and ``InferenceInputs``. A field that does not parse, or that the model
+rejects (``InputError.field``), is added to ``errors`` with its widget, and that part is None.
+The other way, a preset or a scenario's workload fills the widgets (signals blocked).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+from PySide6.QtWidgets import QWidget
+
+from desktopapp.application.plan import CustomAccelerator
+from desktopapp.application.workload_policy import WorkloadController
+from desktopapp.model import units
+from desktopapp.model.catalog import Accelerator, AcceleratorCatalog
+from desktopapp.model.inference import InferenceInputs
+from desktopapp.model.memory import MemoryInputs
+from desktopapp.model.presets import Preset
+from desktopapp.model.training import TrainingInputs
+from desktopapp.ui.common.marking import blocked, field_of, read_quantity, select_data
+from desktopapp.ui.common.theme import COLORS
+from desktopapp.ui.estimate.inputs import METHOD_6ND, METHOD_FORWARD, InputsPanel
+
+T = TypeVar("T")
+
+
+class WorkloadForm:
+    """The Workload inputs panel read as model inputs (see the module docstring)."""
+
+    def __init__(self, inputs: InputsPanel) -> None:
+        self.inputs = inputs
+
+    def training_widgets(self) -> Mapping[str, QWidget]:
+        inp = self.inputs
+        return {
+            "params": inp.params,
+            "tokens": inp.tokens,
+            "forward_flops": inp.forward_flops,
+            "samples": inp.samples,
+            "epochs": inp.epochs,
+            "gpus": inp.devices,
+            "precision": inp.precision,
+            "accelerator": inp.accelerator,
+            "peak_tflops": inp.accelerator,
+            "utilization": inp.utilization,
+            "price": inp.price,
+            "method": inp.method_6nd,
+        }
+
+    def memory_widgets(self) -> Mapping[str, QWidget]:
+        inp = self.inputs
+        return {
+            "params": inp.params,
+            "precision": inp.storage,
+            "optimizer": inp.optimizer,
+            "layers": inp.layers,
+            "hidden": inp.hidden,
+            "heads": inp.heads,
+            "kv_heads": inp.kv_heads,
+            "seq_len": inp.seq_len,
+            "batch_size": inp.micro_batch,
+            "zero_stage": inp.zero_stage,
+            "gpus": inp.devices,
+            "accelerator": inp.accelerator,
+            "memory_gb": inp.accelerator,
+        }
+
+    def inference_widgets(self) -> Mapping[str, QWidget]:
+        inp = self.inputs
+        return {
+            "params": inp.params,
+            "forward_flops": inp.forward_flops,
+            "precision": inp.inference_precision,
+            "batch_size": inp.inference_batch,
+            "prompt_tokens": inp.prompt_tokens,
+            "output_tokens": inp.output_tokens,
+            "layers": inp.layers,
+            "hidden": inp.hidden,
+            "heads": inp.heads,
+            "kv_heads": inp.kv_heads,
+            "gpus": inp.inference_devices,
+            "accelerator": inp.accelerator,
+            "peak_tflops": inp.accelerator,
+            "bandwidth_gbs": inp.accelerator,
+            "price": inp.price,
+        }
+
+    def shape(self) -> dict[str, int | None]:
+        inp = self.inputs
+
+        def opt(spin_value: int) -> int | None:
+            return spin_value if spin_value > 0 else None
+
+        return {
+            "layers": opt(inp.layers.value()),
+            "hidden": opt(inp.hidden.value()),
+            "heads": opt(inp.heads.value()),
+            "kv_heads": opt(inp.kv_heads.value()),
+        }
+
+    def training(
+        self,
+        errors: dict[QWidget, str],
+        acc: Accelerator | None,
+        custom: CustomAccelerator | None,
+        policy: WorkloadController,
+    ) -> TrainingInputs | None:
+        inp = self.inputs
+        method = inp.method()
+        params = read_quantity(inp.params, errors)
+        epochs = read_quantity(inp.epochs, errors)
+        fields: dict[str, object] = {"method": method}
+        if method == METHOD_6ND:
+            tokens = read_quantity(inp.tokens, errors)
+            if params is None or tokens is None or epochs is None:
+                return None
+            fields.update(params=params, tokens=tokens)
+        else:
+            forward = read_quantity(inp.forward_flops, errors)
+            samples = read_quantity(inp.samples, errors)
+            if forward is None or samples is None or epochs is None:
+                return None
+            fields.update(forward_flops=forward, samples=samples)
+        price = read_quantity(inp.price, errors)
+        if inp.price.error() is not None and not inp.price.is_empty():
+            return None
+        precision = str(inp.precision.currentData() or "bf16")
+        if custom is not None:
+            fields["accelerator"] = custom.based_on
+            if precision in custom.peak_tflops:
+                fields["peak_tflops"] = custom.peak_tflops[precision]
+        else:
+            fields["accelerator"] = None if acc is None else acc.id
+        price_source = policy.price_source(acc, price)
+        fields.update(
+            epochs=epochs,
+            precision=precision,
+            gpus=inp.devices.value(),
+            utilization=inp.utilization.fraction(),
+            price=price,
+            price_source=price_source,
+        )
+        return self._construct(TrainingInputs, fields, self.training_widgets(), errors)
+
+    def memory(
+        self,
+        errors: dict[QWidget, str],
+        acc: Accelerator | None,
+        custom: CustomAccelerator | None,
+    ) -> MemoryInputs | None:
+        inp = self.inputs
+        params = inp.params.value()
+        if params is None:
+            return None
+        seq = inp.seq_len.value()
+        fields: dict[str, object] = {
+            "params": params,
+            "mode": "train",
+            "precision": str(inp.storage.currentData()),
+            "optimizer": str(inp.optimizer.currentData()),
+            "seq_len": seq if seq > 0 else None,
+            "batch_size": inp.micro_batch.value(),
+            "checkpointing": inp.checkpointing.isChecked(),
+            "flash_attention": inp.flash_attention.isChecked(),
+            "zero_stage": int(inp.zero_stage.currentData()),
+            "gpus": inp.devices.value(),
+            "accelerator": None if acc is None else acc.id,
+        }
+        fields.update(self.shape())
+        if custom is not None and custom.memory_bytes:
+            fields["memory_gb"] = custom.memory_bytes / units.GIB
+        return self._construct(MemoryInputs, fields, self.memory_widgets(), errors)
+
+    def inference(
+        self,
+        training: TrainingInputs | None,
+        errors: dict[QWidget, str],
+        acc: Accelerator | None,
+        custom: CustomAccelerator | None,
+    ) -> InferenceInputs | None:
+        inp = self.inputs
+        params = inp.params.value()
+        if params is None:
+            return None
+        if custom is not None and acc is None:
+            # A measured device with no catalog match has no memory bandwidth to plan with.
+            return None
+        precision = str(inp.inference_precision.currentData() or "bf16")
+        shape = self.shape()
+        has_shape = all(shape[k] is not None for k in ("layers", "hidden", "heads"))
+        fields: dict[str, object] = {
+            "params": params,
+            "accelerator": None if acc is None else acc.id,
+            "precision": precision,
+            "batch_size": inp.inference_batch.value(),
+            "prompt_tokens": inp.prompt_tokens.value(),
+            "output_tokens": inp.output_tokens.value(),
+            "gpus": inp.inference_devices.value(),
+            "price": None if training is None else training.price,
+            "price_source": "" if training is None else training.price_source,
+        }
+        if inp.method() == METHOD_FORWARD:
+            forward = inp.forward_flops.value()
+            if forward is None:
+                return None
+            fields["forward_flops"] = forward
+        if has_shape:
+            fields.update(shape)
+        if custom is not None and precision in custom.peak_tflops:
+            fields["peak_tflops"] = custom.peak_tflops[precision]
+        return self._construct(InferenceInputs, fields, self.inference_widgets(), errors)
+
+    def _construct(
+        self,
+        kind: Callable[..., T],
+        fields: dict[str, object],
+        widgets: Mapping[str, QWidget],
+        errors: dict[QWidget, str],
+    ) -> T | None:
+        try:
+            return kind(**fields)
+        except ValueError as exc:
+            message = str(exc).splitlines()[0]
+            widget = widgets.get(field_of(exc))
+            errors[widget if widget is not None else self.inputs.params] = message
+            return None
+
+    # --- model → widgets ----------------------------------------------------------------------
+    def fill_from_preset(self, preset: Preset, catalog: AcceleratorCatalog) -> None:
+        """Every input a workload class sets (signals blocked; the tab recomputes)."""
+        inp = self.inputs
+        with blocked(inp.devices, inp.micro_batch, inp.seq_len, inp.layers, inp.hidden, inp.heads):
+            inp.set_method(METHOD_FORWARD if preset.method == "forward" else METHOD_6ND)
+            inp.params.set_value(preset.params)
+            inp.tokens.set_value(preset.tokens)
+            inp.forward_flops.set_value(preset.forward_flops)
+            inp.samples.set_value(preset.samples)
+            inp.epochs.set_value(preset.epochs)
+            if preset.accelerator and catalog.find(preset.accelerator) is not None:
+                inp.accelerator.set_accelerator_id(catalog.get(preset.accelerator).id)
+            inp.devices.setValue(preset.devices)
+            select_data(inp.storage, preset.memory_precision)
+            select_data(inp.optimizer, preset.optimizer)
+            select_data(inp.zero_stage, preset.zero_stage)
+            inp.micro_batch.setValue(preset.batch_size)
+            inp.seq_len.setValue(preset.seq_len or 0)
+            inp.layers.setValue(preset.layers or 0)
+            inp.hidden.setValue(preset.hidden or 0)
+            inp.heads.setValue(preset.heads or 0)
+            inp.kv_heads.setValue(0)
+        with blocked(inp.checkpointing, inp.flash_attention):
+            inp.checkpointing.setChecked(preset.checkpointing)
+            inp.flash_attention.setChecked(preset.flash_attention)
+
+    def fill_from_workload(
+        self,
+        training: TrainingInputs | None,
+        memory: MemoryInputs | None,
+        inference: InferenceInputs | None,
+        catalog: AcceleratorCatalog,
+    ) -> None:
+        """The inputs of a workload set from outside (a scenario), signals blocked."""
+        inp = self.inputs
+        widgets = (inp.devices, inp.micro_batch, inp.seq_len, inp.layers, inp.hidden, inp.heads)
+        with blocked(*widgets, inp.kv_heads, inp.inference_batch, inp.prompt_tokens):
+            if training is not None:
+                self._fill_training(training, memory, catalog)
+            if memory is not None:
+                if training is None or training.params is None:
+                    inp.params.set_value(memory.params)
+                select_data(inp.storage, memory.precision)
+                select_data(inp.optimizer, memory.optimizer)
+                select_data(inp.zero_stage, memory.zero_stage)
+                inp.micro_batch.setValue(memory.batch_size)
+                inp.seq_len.setValue(memory.seq_len or 0)
+                inp.layers.setValue(memory.layers or 0)
+                inp.hidden.setValue(memory.hidden or 0)
+                inp.heads.setValue(memory.heads or 0)
+                inp.kv_heads.setValue(memory.kv_heads or 0)
+            if inference is not None:
+                inp.inference_batch.setValue(inference.batch_size)
+                inp.prompt_tokens.setValue(inference.prompt_tokens)
+                inp.output_tokens.setValue(inference.output_tokens)
+                inp.inference_devices.setValue(inference.gpus)
+        if memory is not None:
+            with blocked(inp.checkpointing, inp.flash_attention):
+                inp.checkpointing.setChecked(memory.checkpointing)
+                inp.flash_attention.setChecked(memory.flash_attention)
+
+    def _fill_training(
+        self, training: TrainingInputs, memory: MemoryInputs | None, catalog: AcceleratorCatalog
+    ) -> None:
+        inp = self.inputs
+        inp.set_method(training.resolved_method)
+        params = training.params if training.params else (None if memory is None else memory.params)
+        inp.params.set_value(params)
+        inp.tokens.set_value(training.tokens)
+        inp.forward_flops.set_value(training.forward_flops)
+        inp.samples.set_value(training.samples)
+        inp.epochs.set_value(training.epochs)
+        if training.accelerator and catalog.find(training.accelerator):
+            inp.accelerator.set_accelerator_id(catalog.get(training.accelerator).id)
+        inp.devices.setValue(training.gpus)
+
+    def snapshot(self) -> tuple[object, ...]:
+        """What a preset sets, as the widgets show it now."""
+        inp = self.inputs
+        quantities = (inp.params, inp.tokens, inp.forward_flops, inp.samples, inp.epochs)
+        spins = (inp.devices, inp.micro_batch, inp.seq_len, inp.layers, inp.hidden, inp.heads)
+        combos = (inp.precision, inp.storage, inp.optimizer, inp.zero_stage)
+        return (
+            inp.method(),
+            inp.accelerator.accelerator_id(),
+            *(edit.value() for edit in quantities),
+            *(spin.value() for spin in (*spins, inp.kv_heads)),
+            *(combo.currentData() for combo in combos),
+            inp.checkpointing.isChecked(),
+            inp.flash_attention.isChecked(),
+        )
+
+    def show_preset_notes(self, preset: Preset | None) -> None:
+        """A preset's description, hardware and memory advice (hidden for custom inputs)."""
+        inp = self.inputs
+        for label in (inp.preset_hardware, inp.preset_memory):
+            label.setVisible(preset is not None)
+        if preset is None:
+            for label in (inp.preset_description, inp.preset_hardware, inp.preset_memory):
+                label.setText("")
+            return
+        inp.preset_description.setText(preset.description)
+        inp.preset_description.setToolTip(f"Source: {preset.source}")
+        inp.preset_hardware.setText(
+            f"<span style='color:{COLORS['accent_dark']}; font-weight:600'>Hardware</span>"
+            f"<br>{html.escape(preset.hardware)}"
+        )
+        inp.preset_memory.setText(
+            f"<span style='color:{COLORS['accent_dark']}; font-weight:600'>Memory</span>"
+            f"<br>{html.escape(preset.memory_range)}"
+        )

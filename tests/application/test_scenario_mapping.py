@@ -1,0 +1,38 @@
+"""The plan ⇄ scenario mapping without Qt (application.scenario over PlanState)."""
+
+from __future__ import annotations
+
+from desktopapp.application import scenario as mapping
+from desktopapp.application.plan import PlanState
+from desktopapp.model import planning
+from desktopapp.model.memory import MemoryInputs
+from desktopapp.model.scenario import CostPlan, Scenario
+from desktopapp.model.training import TrainingInputs
+
+TRAINING = TrainingInputs(params=7e9, tokens=1e11, accelerator="h100-sxm", gpus=8, price=2.0)
+
+
+def test_applying_a_scenario_computes_its_estimates() -> None:
+    plan = PlanState()
+    scenario = Scenario(name="x", training=TRAINING, memory=MemoryInputs(params=7e9))
+    assert mapping.apply_workload(plan, scenario)
+    assert plan.estimate is not None and plan.estimate.inputs == TRAINING
+    assert plan.memory_estimate is not None and plan.inference_estimate is None
+    back = mapping.scenario_from_state(plan, name="back", notes="n")
+    assert back.training == TRAINING and back.cost == CostPlan()
+
+
+def test_the_cost_plan_goes_round_through_cost_inputs() -> None:
+    plan = PlanState()
+    inputs = mapping.cost_inputs_from_plan(CostPlan(), TRAINING)
+    assert inputs is not None and inputs.accelerator_id == "h100-sxm"
+    assert inputs.demand_source == planning.DEMAND_RUNS  # "auto" with a training workload
+    assert inputs.compared == planning.default_compared(planning.offers_with_custom("h100-sxm", ()))
+    plan.set_cost_inputs(inputs)
+    saved = mapping.cost_plan_of(plan)
+    assert saved is not None
+    again = mapping.cost_inputs_from_plan(saved, TRAINING)
+    assert again is not None and again.onprem == inputs.onprem
+    assert again.compared == inputs.compared
+    mapping.apply_runs_per_month(plan, saved)
+    assert plan.runs_per_month == saved.demand.runs_per_month

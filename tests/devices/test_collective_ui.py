@@ -1,0 +1,67 @@
+"""Hardware tab's Collectives panel: a real 2-process Gloo run through the worker, the plot
+with the advertised line, and the interpretation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pytestqt")
+pytest.importorskip("torch.distributed")
+
+from desktopapp.devices.bench.collective import (
+    CollectiveConfig,
+    CollectiveResult,
+    CollectiveRun,
+)
+from desktopapp.ui.common.workers import live_workers
+from desktopapp.ui.hardware.collective import CollectivePanel
+
+
+def _run(nodes: int = 1) -> CollectiveRun:
+    rows = tuple(
+        CollectiveResult(op, size, size / 300e9, size / 320e9, 8, "nccl", 5)
+        for op in ("all_reduce", "all_gather", "reduce_scatter", "broadcast")
+        for size in (1 << 20, 1 << 24, 1 << 28)
+    )
+    return CollectiveRun(
+        CollectiveConfig(device="cuda", nproc=8),
+        rows,
+        (),
+        "",
+        1.0,
+        False,
+        8,
+        "nccl",
+        nodes=nodes,
+        gpus_per_node=8,
+    )
+
+
+def test_plot_and_advertised_line(qtbot: Any) -> None:
+    panel = CollectivePanel()
+    qtbot.addWidget(panel)
+    panel.show_run(_run())
+    assert len(panel.plot.getPlotItem().listDataItems()) == 4
+    assert panel.advertised_line is None
+    assert panel.table.rowCount() == 12
+    panel.accelerator.setCurrentIndex(panel.accelerator.findData("h100-sxm"))
+    assert panel.advertised_line is not None
+    assert panel.advertised_line.value() == pytest.approx(panel.advertised().bytes_per_s)
+    assert "of the advertised" in panel.interpretation.text()
+
+
+def test_real_gloo_run_through_the_panel(qtbot: Any, isolated_home: Any) -> None:
+    panel = CollectivePanel()
+    qtbot.addWidget(panel)
+    panel.budget.setValue(0.5)
+    panel.start()
+    assert panel.worker is not None
+    with qtbot.waitSignal(panel.worker.succeeded, timeout=90_000):
+        pass
+    qtbot.waitUntil(lambda: not live_workers(), timeout=10_000)
+    assert panel.run is not None and panel.run.backend == "gloo"
+    assert {r.op for r in panel.run.results} >= {"all_reduce", "broadcast"}
+    assert "saved as run #" in panel.status.text()
+    assert panel.run_button.isEnabled()
