@@ -212,8 +212,9 @@ def _progress_line(event: Any) -> str:
 
 
 def _run_interruptible(config: Any, on_event: Any, target: Any) -> Any:
-    """Run the suites; the first Ctrl-C cancels like the GUI's Cancel button (what was
-    measured is kept, marked cancelled); a second Ctrl-C aborts at once."""
+    """Run the suites; the first Ctrl-C (or SIGTERM, e.g. from a job scheduler or `kill`)
+    cancels like the GUI's Cancel button (what was measured is kept, marked cancelled); a
+    second one aborts at once."""
     import signal
     import threading
 
@@ -226,20 +227,22 @@ def _run_interruptible(config: Any, on_event: Any, target: Any) -> Any:
         if token.cancelled:
             raise KeyboardInterrupt
         token.cancel()
+        why = "SIGTERM: " if signum == signal.SIGTERM else ""
         sys.stderr.write(
-            "\nstopping after the current step; what was measured is kept "
+            f"\n{why}stopping after the current step; what was measured is kept "
             "(Ctrl-C again to abort)\n"
         )
         sys.stderr.flush()
 
-    previous: Any = None
+    previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGINT, on_interrupt)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, on_interrupt)
     try:
         return run_and_collect(config, token=token, on_event=on_event, target=target)
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        for sig_number, handler in previous.items():
+            signal.signal(sig_number, handler)
 
 
 def _save(run: Any, notes: str) -> tuple[int | None, str | None, str | None]:

@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from desktopapp.model.validation import InputError
 from desktopapp.resources import resource_path
 
 # Precisions a planner can pick. "int8"/"int4" peaks are in TOPS, the others in TFLOP/s.
@@ -73,8 +74,9 @@ class Accelerator:
             return self.peak_tflops[precision] * 1e12
         except KeyError:
             supported = ", ".join(self.precisions) or "none"
-            raise ValueError(
-                f"precision: {self.name} has no published {precision} peak (supported: {supported})"
+            raise InputError(
+                "precision",
+                f"{self.name} has no published {precision} peak (supported: {supported})",
             ) from None
 
     def to_dict(self) -> dict[str, Any]:
@@ -131,8 +133,8 @@ class CloudOffer:
     def price(self, pricing: str) -> float | None:
         """Per-GPU-hour price for ``on_demand``/``committed_1yr``/``committed_3yr``/``spot``."""
         if pricing not in PRICING_MODELS:
-            raise ValueError(
-                f"pricing: must be one of {', '.join(PRICING_MODELS)}, got {pricing!r}"
+            raise InputError(
+                "pricing", f"must be one of {', '.join(PRICING_MODELS)}, got {pricing!r}"
             )
         value: float | None = getattr(self, pricing)
         return value
@@ -191,9 +193,9 @@ class AcceleratorCatalog:
         if found is None:
             hints = self.suggest(key)
             hint = f"; did you mean {', '.join(hints)}?" if hints else ""
-            raise ValueError(
-                f"accelerator: unknown id {key!r}{hint} (`desktopapp catalog accelerators` "
-                "lists all)"
+            raise InputError(
+                "accelerator",
+                f"unknown id {key!r}{hint} (`desktopapp catalog accelerators` lists all)",
             )
         return found
 
@@ -258,7 +260,7 @@ def cheapest_offer(accelerator_id: str, pricing: str = "on_demand") -> CloudOffe
     (``rentable`` False) are used only when no rentable offer lists that kind of price.
     """
     if pricing not in PRICING_MODELS:
-        raise ValueError(f"pricing: must be one of {', '.join(PRICING_MODELS)}, got {pricing!r}")
+        raise InputError("pricing", f"must be one of {', '.join(PRICING_MODELS)}, got {pricing!r}")
     priced = [o for o in offers_for(accelerator_id) if o.price(pricing) is not None]
     pool = [o for o in priced if o.rentable] or priced
     if not pool:
@@ -275,7 +277,9 @@ def offer_by_id(offer_id: str) -> CloudOffer:
     ids = [o.id for o in cloud_offers()]
     close = difflib.get_close_matches(wanted, ids, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
-    raise ValueError(f"offer: unknown id {offer_id!r}{hint} (`desktopapp catalog cloud` lists all)")
+    raise InputError(
+        "offer", f"unknown id {offer_id!r}{hint} (`desktopapp catalog cloud` lists all)"
+    )
 
 
 _NAMED_OFFER = re.compile(r"\[([^\[\]]+)\]\s*$")
@@ -336,8 +340,8 @@ class CloudDefaults:
     def discount(self, pricing: str) -> SourcedValue | None:
         """Typical discount off on-demand for a pricing model (None for on_demand)."""
         if pricing not in PRICING_MODELS:
-            raise ValueError(
-                f"pricing: must be one of {', '.join(PRICING_MODELS)}, got {pricing!r}"
+            raise InputError(
+                "pricing", f"must be one of {', '.join(PRICING_MODELS)}, got {pricing!r}"
             )
         if pricing == "on_demand":
             return None
@@ -467,8 +471,8 @@ class TcoDefaults:
         try:
             return self.values[name]
         except KeyError:
-            raise ValueError(
-                f"{name}: no such TCO default (known: {', '.join(self.values)})"
+            raise InputError(
+                name, f"no such TCO default (known: {', '.join(self.values)})"
             ) from None
 
     def value(self, name: str) -> float:

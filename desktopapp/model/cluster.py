@@ -10,7 +10,12 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from desktopapp.model.validation import require_non_negative, require_positive, require_range
+from desktopapp.model.validation import (
+    InputError,
+    require_non_negative,
+    require_positive,
+    require_range,
+)
 
 NAN = math.nan
 # Prometheus refuses a range query returning more than 11,000 points per series
@@ -33,7 +38,7 @@ def range_step(start_s: float, end_s: float, wanted_step_s: float) -> float:
     require_positive("step", wanted_step_s)
     span = end_s - start_s
     if not (math.isfinite(span) and span > 0):
-        raise ValueError(f"range: end must be after start, got {span!r} s")
+        raise InputError("range", f"end must be after start, got {span!r} s")
     minimum = span / (MAX_POINTS_PER_SERIES - 1)
     return float(max(math.ceil(wanted_step_s), math.ceil(minimum)))
 

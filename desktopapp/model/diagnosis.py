@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from desktopapp.model.units import MIB, format_bytes
 from desktopapp.model.validation import (
+    InputError,
     require_fraction,
     require_non_negative,
     require_positive,
@@ -144,19 +145,21 @@ class DiagnosisThresholds:
         )
         for upper, lower in pairs:
             if getattr(self, upper) < getattr(self, lower):
-                raise ValueError(
-                    f"{upper}: must be at least {lower} ({getattr(self, lower)!r}), "
-                    f"got {getattr(self, upper)!r}"
+                raise InputError(
+                    upper,
+                    f"must be at least {lower} ({getattr(self, lower)!r}), "
+                    f"got {getattr(self, upper)!r}",
                 )
         if self.gpu_low_exit > self.gpu_high_exit:
-            raise ValueError(
-                f"gpu_low_exit: must not exceed gpu_high_exit ({self.gpu_high_exit!r}), "
-                f"got {self.gpu_low_exit!r}"
+            raise InputError(
+                "gpu_low_exit",
+                f"must not exceed gpu_high_exit ({self.gpu_high_exit!r}), "
+                f"got {self.gpu_low_exit!r}",
             )
         if self.min_coverage_s > self.window_s:
-            raise ValueError(
-                f"min_coverage_s: must not exceed window_s ({self.window_s!r}), "
-                f"got {self.min_coverage_s!r}"
+            raise InputError(
+                "min_coverage_s",
+                f"must not exceed window_s ({self.window_s!r}), got {self.min_coverage_s!r}",
             )
 
 
@@ -487,9 +490,9 @@ class Diagnoser:
         th = self.thresholds
         now = observation.timestamp
         if self._window and now < self._window[-1].timestamp:
-            raise ValueError(
-                f"timestamp: must not go backwards, got {now!r} after "
-                f"{self._window[-1].timestamp!r}"
+            raise InputError(
+                "timestamp",
+                f"must not go backwards, got {now!r} after {self._window[-1].timestamp!r}",
             )
         self._window.append(observation)
         while self._window and self._window[0].timestamp < now - th.window_s:

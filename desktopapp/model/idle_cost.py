@@ -28,7 +28,12 @@ from desktopapp.model.units import (
     format_duration,
     format_money,
 )
-from desktopapp.model.validation import require_non_negative, require_positive, require_range
+from desktopapp.model.validation import (
+    InputError,
+    require_non_negative,
+    require_positive,
+    require_range,
+)
 
 ATTRIBUTION_RULE = (
     "GPU time is split among the processes on the GPU in proportion to the GPU memory each "
@@ -174,7 +179,7 @@ class IdleCostTracker:
         if self._prev_t is not None:
             dt = t - self._prev_t
             if dt < 0:
-                raise ValueError(f"timestamp: must not go backwards, got {t!r}")
+                raise InputError("timestamp", f"must not go backwards, got {t!r}")
             if dt > self.config.max_gap_s:
                 self.gap_s += dt
                 for acc in self._gpus.values():

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from desktopapp.model.catalog import get_accelerator
-from desktopapp.model.validation import require_choice, require_fraction, require_int
+from desktopapp.model.validation import InputError, require_choice, require_fraction, require_int
 from desktopapp.resources import resource_path
 
 COLLECTIVES: tuple[str, ...] = (
@@ -102,11 +102,11 @@ def collective_seconds(
     """
     bw = np.asarray(bandwidth, dtype=float) * np.asarray(achieved_fraction, dtype=float)
     if np.any(bw <= 0):
-        raise ValueError("bandwidth: must be above 0 bytes/s")
+        raise InputError("bandwidth", "must be above 0 bytes/s")
     if np.any(np.asarray(nbytes, dtype=float) < 0):
-        raise ValueError("nbytes: message size must be 0 bytes or more")
+        raise InputError("nbytes", "message size must be 0 bytes or more")
     if np.any(np.asarray(n_ranks, dtype=float) < 1):
-        raise ValueError("n_ranks: at least 1 rank")
+        raise InputError("n_ranks", "at least 1 rank")
     t = np.asarray(nbytes, dtype=float) * bus_factor(op, n_ranks) / bw + latency_steps(
         op, n_ranks
     ) * np.asarray(latency, dtype=float)
@@ -116,7 +116,7 @@ def collective_seconds(
 def bus_bandwidth(op: str, nbytes: float, n_ranks: int, seconds: float) -> float:
     """Bus bandwidth (bytes/s) nccl-tests would print for a measured collective."""
     if seconds <= 0:
-        raise ValueError("seconds: measured time must be above 0")
+        raise InputError("seconds", "measured time must be above 0")
     return float(nbytes / seconds * bus_factor(op, n_ranks))
 
 
@@ -143,14 +143,14 @@ class Interconnect:
         for name in ("scale_up_bandwidth", "scale_out_bandwidth"):
             value = getattr(self, name)
             if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
-                raise ValueError(f"{name}: bytes/s above 0, got {value!r}")
+                raise InputError(name, f"bytes/s above 0, got {value!r}")
         require_int("scale_up_domain", self.scale_up_domain, minimum=1)
         require_fraction("achieved_fraction", self.achieved_fraction)
         require_fraction("scale_out_achieved_fraction", self.scale_out_achieved_fraction)
         for name in ("latency_seconds", "scale_out_latency_seconds"):
             value = getattr(self, name)
             if not (math.isfinite(value) and 0 <= value < 1):
-                raise ValueError(f"{name}: seconds in [0, 1), got {value!r}")
+                raise InputError(name, f"seconds in [0, 1), got {value!r}")
 
     @property
     def scale_up_busbw(self) -> float:
@@ -210,6 +210,7 @@ def interconnect_for(accelerator_id: str) -> Interconnect:
     try:
         return table[acc.id]
     except KeyError:
-        raise ValueError(
-            f"accelerator: no interconnect data for {acc.name} (known: {', '.join(sorted(table))})"
+        raise InputError(
+            "accelerator",
+            f"no interconnect data for {acc.name} (known: {', '.join(sorted(table))})",
         ) from None

@@ -32,6 +32,7 @@ from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import BYTES_PER_VALUE, Accelerator, get_accelerator
 from desktopapp.model.validation import (
+    InputError,
     require_choice,
     require_int,
     require_positive,
@@ -185,9 +186,9 @@ class MemoryInputs:
             set_(self, "precision", DEFAULT_PRECISION[self.mode])
         allowed = TRAIN_PRECISIONS if self.mode == "train" else INFERENCE_PRECISIONS
         if self.precision not in allowed:
-            raise ValueError(
-                f"precision: in {self.mode} mode must be one of {', '.join(allowed)}, "
-                f"got {self.precision!r}"
+            raise InputError(
+                "precision",
+                f"in {self.mode} mode must be one of {', '.join(allowed)}, got {self.precision!r}",
             )
         require_choice("optimizer", self.optimizer, OPTIMIZERS)
         for name in ("layers", "hidden", "heads", "kv_heads", "seq_len"):
@@ -195,7 +196,7 @@ class MemoryInputs:
         set_(self, "batch_size", require_int("batch_size", self.batch_size, minimum=1))
         for flag in ("checkpointing", "flash_attention"):
             if not isinstance(getattr(self, flag), bool):
-                raise ValueError(f"{flag}: must be true or false, got {getattr(self, flag)!r}")
+                raise InputError(flag, f"must be true or false, got {getattr(self, flag)!r}")
         set_(self, "zero_stage", require_int("zero_stage", self.zero_stage, minimum=0, maximum=3))
         set_(self, "gpus", require_int("gpus", self.gpus, minimum=1, maximum=MAX_GPUS))
         if self.memory_gb is not None:
@@ -208,7 +209,7 @@ class MemoryInputs:
         self._check_shape()
         if self.accelerator is not None:
             if not isinstance(self.accelerator, str):
-                raise ValueError(f"accelerator: expected a catalog id, got {self.accelerator!r}")
+                raise InputError("accelerator", f"expected a catalog id, got {self.accelerator!r}")
             get_accelerator(self.accelerator)
 
     def _check_shape(self) -> None:
@@ -216,23 +217,26 @@ class MemoryInputs:
         given = [n for n, v in shape.items() if v is not None]
         if given and len(given) < len(shape):
             missing = next(n for n, v in shape.items() if v is None)
-            raise ValueError(
-                f"{missing}: the transformer shape needs layers, hidden, heads and seq_len "
-                f"together (given: {', '.join(given)})"
+            raise InputError(
+                missing,
+                f"the transformer shape needs layers, hidden, heads and seq_len "
+                f"together (given: {', '.join(given)})",
             )
         if self.kv_heads is not None and self.heads is None:
-            raise ValueError(
-                "kv_heads: needs the transformer shape (layers, hidden, heads, seq_len)"
+            raise InputError(
+                "kv_heads", "needs the transformer shape (layers, hidden, heads, seq_len)"
             )
         if self.hidden is not None and self.heads is not None:
             if self.hidden % self.heads:
-                raise ValueError(
-                    f"hidden: must be divisible by heads ({self.heads}), got {self.hidden}"
+                raise InputError(
+                    "hidden", f"must be divisible by heads ({self.heads}), got {self.hidden}"
                 )
             if self.kv_heads is not None and (
                 self.kv_heads > self.heads or self.heads % self.kv_heads
             ):
-                raise ValueError(f"kv_heads: must divide heads ({self.heads}), got {self.kv_heads}")
+                raise InputError(
+                    "kv_heads", f"must divide heads ({self.heads}), got {self.kv_heads}"
+                )
 
     @property
     def has_shape(self) -> bool:

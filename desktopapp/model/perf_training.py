@@ -45,6 +45,7 @@ from desktopapp.model.catalog import Accelerator, get_accelerator
 from desktopapp.model.interconnect import Interconnect, collective_seconds, interconnect_for
 from desktopapp.model.memory import DEFAULT_OVERHEAD_GIB, bytes_per_param
 from desktopapp.model.validation import (
+    InputError,
     require_choice,
     require_fraction,
     require_int,
@@ -295,7 +296,7 @@ class RunInputs:
         set_(self, "tokens", require_positive("tokens", self.tokens))
         set_(self, "epochs", require_positive("epochs", self.epochs))
         if not isinstance(self.accelerator, str):
-            raise ValueError(f"accelerator: expected a catalog id, got {self.accelerator!r}")
+            raise InputError("accelerator", f"expected a catalog id, got {self.accelerator!r}")
         get_accelerator(self.accelerator)
         set_(self, "gpus", require_int("gpus", self.gpus, minimum=1, maximum=1_000_000))
         require_choice("precision", self.precision, PRECISIONS)
@@ -325,19 +326,20 @@ class RunInputs:
             )
         shape = [self.layers, self.hidden, self.heads]
         if any(v is not None for v in shape) and not all(v is not None for v in shape):
-            raise ValueError("layers: the shape needs layers, hidden and heads together")
+            raise InputError("layers", "the shape needs layers, hidden and heads together")
         if self.hidden is not None and self.heads is not None and self.hidden % self.heads:
-            raise ValueError(f"hidden: must be divisible by heads ({self.heads})")
+            raise InputError("hidden", f"must be divisible by heads ({self.heads})")
         if self.kv_heads is not None and (
             self.heads is None or self.kv_heads > self.heads or self.heads % self.kv_heads
         ):
-            raise ValueError("kv_heads: must divide heads (and needs the shape)")
+            raise InputError("kv_heads", "must divide heads (and needs the shape)")
         if self.active_params is not None:
             set_(self, "active_params", require_positive("active_params", self.active_params))
             if self.active_params > self.params:
-                raise ValueError(
-                    "active_params: active parameters of a mixture of experts cannot exceed "
-                    f"the total ({self.params:g})"
+                raise InputError(
+                    "active_params",
+                    "active parameters of a mixture of experts cannot exceed "
+                    f"the total ({self.params:g})",
                 )
         if self.global_batch_tokens is not None:
             set_(
@@ -358,7 +360,7 @@ class RunInputs:
                 set_(self, name, require_positive(name, getattr(self, name)))
         set_(self, "goodput", require_range("goodput", self.goodput, 0.05, 1.0))
         if self.recompute is not None and not isinstance(self.recompute, bool):
-            raise ValueError(f"recompute: must be true or false, got {self.recompute!r}")
+            raise InputError("recompute", f"must be true or false, got {self.recompute!r}")
         acc = get_accelerator(self.accelerator)
         acc.peak_flops(self.precision)  # "precision: ... has no published fp8 peak"
 

@@ -27,7 +27,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from desktopapp.model.validation import require_int, require_positive
+from desktopapp.model.validation import InputError, require_int, require_positive
 
 FloatArray = npt.NDArray[np.float64]
 Method = Literal["minmax", "mean"]
@@ -82,7 +82,7 @@ class RingBuffer:
     def __init__(self, channels: Sequence[str], capacity: int) -> None:
         names = tuple(channels)
         if len(set(names)) != len(names):
-            raise ValueError(f"channels: names must be unique, got {names!r}")
+            raise InputError("channels", f"names must be unique, got {names!r}")
         self.capacity = require_int("capacity", capacity, minimum=1)
         self.channels: tuple[str, ...] = names
         self._index = {name: i for i, name in enumerate(names)}
@@ -99,10 +99,11 @@ class RingBuffer:
         ignored; a sequence must give every channel in order."""
         t = float(timestamp)
         if not math.isfinite(t):
-            raise ValueError(f"timestamp: must be a finite number, got {timestamp!r}")
+            raise InputError("timestamp", f"must be a finite number, got {timestamp!r}")
         if self._size and t < self._t[self._last_index()]:
-            raise ValueError(
-                f"timestamp: must not go backwards, got {t!r} after {self._t[self._last_index()]!r}"
+            raise InputError(
+                "timestamp",
+                f"must not go backwards, got {t!r} after {self._t[self._last_index()]!r}",
             )
         pos = (self._start + self._size) % self.capacity
         column = self._data[:, pos]
@@ -114,7 +115,9 @@ class RingBuffer:
                     column[i] = value
         else:
             if len(values) != len(self.channels):
-                raise ValueError(f"values: expected {len(self.channels)} values, got {len(values)}")
+                raise InputError(
+                    "values", f"expected {len(self.channels)} values, got {len(values)}"
+                )
             column[:] = values
         self._t[pos] = t
         if self._size < self.capacity:
@@ -186,7 +189,7 @@ class RingBuffer:
         names = self.channels if channels is None else tuple(channels)
         for name in names:
             if name not in self._index:
-                raise ValueError(f"channels: unknown channel {name!r}")
+                raise InputError("channels", f"unknown channel {name!r}")
         if last_seconds is None or not self._size:
             count = self._size
         else:
@@ -246,9 +249,11 @@ class DecimatingBuffer:
     def append(self, timestamp: float, values: Row) -> None:
         t = float(timestamp)
         if not math.isfinite(t):
-            raise ValueError(f"timestamp: must be a finite number, got {timestamp!r}")
+            raise InputError("timestamp", f"must be a finite number, got {timestamp!r}")
         if t < self._last_t:
-            raise ValueError(f"timestamp: must not go backwards, got {t!r} after {self._last_t!r}")
+            raise InputError(
+                "timestamp", f"must not go backwards, got {t!r} after {self._last_t!r}"
+            )
         self._last_t = t
         if self._origin is None:
             self._origin = t
@@ -260,7 +265,9 @@ class DecimatingBuffer:
                     row[i] = value
         else:
             if len(values) != len(self.channels):
-                raise ValueError(f"values: expected {len(self.channels)} values, got {len(values)}")
+                raise InputError(
+                    "values", f"expected {len(self.channels)} values, got {len(values)}"
+                )
             row[:] = values
         key = int((t - self._origin) // self.step_s)
         if self._size == 0 or key != self._key[self._size - 1]:
@@ -362,9 +369,9 @@ def downsample(
     t = np.asarray(timestamps, dtype=np.float64)
     y = np.asarray(values, dtype=np.float64)
     if t.shape != y.shape or t.ndim != 1:
-        raise ValueError(f"values: must match timestamps in shape, got {y.shape} and {t.shape}")
+        raise InputError("values", f"must match timestamps in shape, got {y.shape} and {t.shape}")
     if method not in ("minmax", "mean"):
-        raise ValueError(f"method: must be one of minmax, mean, got {method!r}")
+        raise InputError("method", f"must be one of minmax, mean, got {method!r}")
     limit = require_int("max_points", max_points, minimum=2)
     n = t.size
     if n <= limit:

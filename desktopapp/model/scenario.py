@@ -49,6 +49,7 @@ from desktopapp.model.memory import MemoryInputs
 from desktopapp.model.tco import DEMAND_SHAPES, CloudInputs, OnPremInputs
 from desktopapp.model.training import TrainingInputs
 from desktopapp.model.validation import (
+    InputError,
     require_choice,
     require_int,
     require_non_negative,
@@ -149,7 +150,7 @@ def check_custom_offer(offer: CloudOffer) -> CloudOffer:
     of at least 1, every price None or a finite number of 0 or more.
     """
     if not isinstance(offer, CloudOffer):
-        raise ValueError(f"custom_offers: expected cloud offers, got {_show(offer)}")
+        raise InputError("custom_offers", f"expected cloud offers, got {_show(offer)}")
     for name in _OFFER_TEXT_FIELDS:
         limit = MAX_NOTES_CHARS if name == "notes" else MAX_STRING_CHARS
         _require_text(name, getattr(offer, name), limit, allow_empty=name != "id")
@@ -159,7 +160,7 @@ def check_custom_offer(offer: CloudOffer) -> CloudOffer:
         if price is not None:
             _require_amount(pricing, price)
     if not isinstance(offer.rentable, bool):
-        raise ValueError(f"rentable: must be true or false, got {_show(offer.rentable)}")
+        raise InputError("rentable", f"must be true or false, got {_show(offer.rentable)}")
     return offer
 
 
@@ -242,43 +243,43 @@ class CostPlan:
         if self.offer is not None:
             _require_text("offer", self.offer, MAX_STRING_CHARS, allow_empty=False)
         if self.pricing not in PRICING_MODELS:
-            raise ValueError(
-                f"pricing: must be one of {', '.join(PRICING_MODELS)}, got {_show(self.pricing)}"
+            raise InputError(
+                "pricing", f"must be one of {', '.join(PRICING_MODELS)}, got {_show(self.pricing)}"
             )
         if not isinstance(self.demand, CostDemand):
-            raise ValueError(f"demand: expected CostDemand, got {_show(self.demand)}")
+            raise InputError("demand", f"expected CostDemand, got {_show(self.demand)}")
         if self.compared is not None:
             compared = tuple(self.compared)
             if len(compared) > MAX_ITEMS:
-                raise ValueError(f"compared: at most {MAX_ITEMS} prices, got {len(compared)}")
+                raise InputError("compared", f"at most {MAX_ITEMS} prices, got {len(compared)}")
             keys: set[tuple[str, str]] = set()
             for price in compared:
                 if not isinstance(price, ComparedPrice):
-                    raise ValueError(f"compared: expected compared prices, got {_show(price)}")
+                    raise InputError("compared", f"expected compared prices, got {_show(price)}")
                 if price.key in keys:
-                    raise ValueError(
-                        f"compared: the {price.pricing} price of {_show(price.offer)} is listed "
-                        "twice"
+                    raise InputError(
+                        "compared",
+                        f"the {price.pricing} price of {_show(price.offer)} is listed twice",
                     )
                 keys.add(price.key)
             object.__setattr__(self, "compared", compared)
         offers = tuple(self.custom_offers)
         if len(offers) > MAX_ITEMS:
-            raise ValueError(f"custom_offers: at most {MAX_ITEMS} offers, got {len(offers)}")
+            raise InputError("custom_offers", f"at most {MAX_ITEMS} offers, got {len(offers)}")
         seen: set[str] = set()
         for index, offer in enumerate(offers):
             try:
                 check_custom_offer(offer)
             except ValueError as exc:
-                raise ValueError(f"custom_offers: offer {index + 1}: {exc}") from None
+                raise InputError("custom_offers", f"offer {index + 1}: {exc}") from None
             if offer.id in seen:
-                raise ValueError(f"custom_offers: the id {_show(offer.id)} is used twice")
+                raise InputError("custom_offers", f"the id {_show(offer.id)} is used twice")
             seen.add(offer.id)
         object.__setattr__(self, "custom_offers", offers)
         if self.on_prem is not None and not isinstance(self.on_prem, OnPremInputs):
-            raise ValueError(f"on_prem: expected OnPremInputs, got {_show(self.on_prem)}")
+            raise InputError("on_prem", f"expected OnPremInputs, got {_show(self.on_prem)}")
         if self.cloud is not None and not isinstance(self.cloud, CloudInputs):
-            raise ValueError(f"cloud: expected CloudInputs, got {_show(self.cloud)}")
+            raise InputError("cloud", f"expected CloudInputs, got {_show(self.cloud)}")
 
     def custom_offer(self, offer_id: str) -> CloudOffer | None:
         return next((o for o in self.custom_offers if o.id == offer_id), None)
@@ -306,9 +307,9 @@ class Scenario:
         for name, kind in _SECTIONS.items():
             value = getattr(self, name)
             if value is not None and not isinstance(value, kind):
-                raise ValueError(f"{name}: expected {kind.__name__}, got {_show(value)}")
+                raise InputError(name, f"expected {kind.__name__}, got {_show(value)}")
         if not isinstance(self.cost, CostPlan):
-            raise ValueError(f"cost: expected CostPlan, got {_show(self.cost)}")
+            raise InputError("cost", f"expected CostPlan, got {_show(self.cost)}")
 
     # -- conversion ---------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -374,33 +375,33 @@ class LoadedScenario:
 
 def _require_text(name: str, value: object, limit: int, *, allow_empty: bool = True) -> str:
     if not isinstance(value, str):
-        raise ValueError(f"{name}: expected text, got {_show(value)}")
+        raise InputError(name, f"expected text, got {_show(value)}")
     if len(value) > limit:
-        raise ValueError(f"{name}: at most {limit:,} characters, got {len(value):,}")
+        raise InputError(name, f"at most {limit:,} characters, got {len(value):,}")
     if not allow_empty and not value.strip():
-        raise ValueError(f"{name}: must not be empty")
+        raise InputError(name, "must not be empty")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise ValueError(f"{name}: contains characters that are not valid Unicode") from None
+        raise InputError(name, "contains characters that are not valid Unicode") from None
     return value
 
 
 def _require_count(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{name}: expected a whole number, got {_show(value)}")
+        raise InputError(name, f"expected a whole number, got {_show(value)}")
     if not 1 <= value <= 1_000_000:  # also false for NaN; no float() of a huge int
-        raise ValueError(f"{name}: must be between 1 and 1000000, got {_show(value)}")
+        raise InputError(name, f"must be between 1 and 1000000, got {_show(value)}")
     if value != int(value):
-        raise ValueError(f"{name}: must be a whole number, got {_show(value)}")
+        raise InputError(name, f"must be a whole number, got {_show(value)}")
     return int(value)
 
 
 def _require_amount(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{name}: expected a number, got {_show(value)}")
+        raise InputError(name, f"expected a number, got {_show(value)}")
     if not 0 <= value <= MAX_ABS_NUMBER:  # also false for NaN
-        raise ValueError(f"{name}: must be a finite number of 0 or more, got {_show(value)}")
+        raise InputError(name, f"must be a finite number of 0 or more, got {_show(value)}")
     return float(value)
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from desktopapp.model import units
 from desktopapp.model.training import TrainingEstimate, TrainingInputs, estimate_training
+from desktopapp.model.validation import InputError
 
 DEFAULT_STEP = 0.25
 METRICS: tuple[str, ...] = ("cost", "hours")
@@ -107,7 +108,7 @@ class SensitivityResult:
 
 def _check_metric(metric: str) -> None:
     if metric not in METRICS:
-        raise ValueError(f"metric: must be one of {', '.join(METRICS)}, got {metric!r}")
+        raise InputError("metric", f"must be one of {', '.join(METRICS)}, got {metric!r}")
 
 
 def _moved(name: str, value: float, step: float) -> tuple[float, float]:
@@ -162,7 +163,7 @@ def training_sensitivity(inputs: TrainingInputs, step: float = DEFAULT_STEP) -> 
     inputs cannot be estimated.
     """
     if isinstance(step, bool) or not isinstance(step, int | float) or not 0 < step < 1:
-        raise ValueError(f"step: must be a fraction between 0 and 1, got {step!r}")
+        raise InputError("step", f"must be a fraction between 0 and 1, got {step!r}")
     estimate = estimate_training(inputs)
     bars: list[SensitivityBar] = []
     for name, value in _varied_fields(inputs, estimate):

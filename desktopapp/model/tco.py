@@ -36,6 +36,7 @@ from desktopapp.model.units import (
     format_percent,
 )
 from desktopapp.model.validation import (
+    InputError,
     require_choice,
     require_fraction,
     require_int,
@@ -108,17 +109,18 @@ class OnPremInputs:
         object.__setattr__(self, "gpus", gpus)  # 8.0 → 8
         object.__setattr__(self, "gpus_per_server", per_server)
         if gpus % per_server:
-            raise ValueError(
-                f"gpus: must be a whole number of servers of {per_server} GPUs "
-                f"(gpus_per_server), got {self.gpus!r}"
+            raise InputError(
+                "gpus",
+                f"must be a whole number of servers of {per_server} GPUs "
+                f"(gpus_per_server), got {self.gpus!r}",
             )
         require_range("life_years", self.life_years, *LIFE_YEARS_RANGE)
         if self.power_kw_idle is not None:
             idle = require_non_negative("power_kw_idle", self.power_kw_idle)
             if idle > float(self.power_kw):
-                raise ValueError(
-                    f"power_kw_idle: must be at most power_kw ({self.power_kw:g}), got "
-                    f"{self.power_kw_idle!r}"
+                raise InputError(
+                    "power_kw_idle",
+                    f"must be at most power_kw ({self.power_kw:g}), got {self.power_kw_idle!r}",
                 )
         require_range("pue", self.pue, *PUE_RANGE)
         require_non_negative("kwh_price", self.kwh_price)
@@ -368,9 +370,9 @@ class TcoResult:
 def _check_utilizations(values: object) -> FloatArray:
     array = np.atleast_1d(np.asarray(values, dtype=np.float64))
     if array.ndim != 1 or array.size == 0:
-        raise ValueError("utilization: expected a non-empty 1-D array of fractions")
+        raise InputError("utilization", "expected a non-empty 1-D array of fractions")
     if not np.all(np.isfinite(array)) or np.any(array <= 0) or np.any(array > 1):
-        raise ValueError("utilization: every value must be in (0, 1]")
+        raise InputError("utilization", "every value must be in (0, 1]")
     return array
 
 
@@ -713,9 +715,9 @@ def hybrid_plan(
     used). Never costs more than all-cloud (K = 0) or all-owned (K = peak)."""
     demand = np.atleast_1d(np.asarray(demand_gpu_hours, dtype=np.float64))
     if demand.ndim != 1 or demand.size == 0:
-        raise ValueError("demand: expected GPU-hours for at least one month")
+        raise InputError("demand", "expected GPU-hours for at least one month")
     if not np.all(np.isfinite(demand)) or np.any(demand < 0):
-        raise ValueError("demand: GPU-hours per month must be finite and 0 or more")
+        raise InputError("demand", "GPU-hours per month must be finite and 0 or more")
     step = require_int("gpu_step", gpu_step, minimum=1)
     per_gpu = demand / HOURS_PER_MONTH
     peak = math.ceil(float(per_gpu.max()) / step - _EPS) * step

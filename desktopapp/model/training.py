@@ -24,6 +24,7 @@ from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import Accelerator, cheapest_offer, get_accelerator
 from desktopapp.model.validation import (
+    InputError,
     require_choice,
     require_fraction,
     require_int,
@@ -147,10 +148,12 @@ class TrainingInputs:
             require_range("project_margin", self.project_margin, 1.0, MAX_PROJECT_MARGIN),
         )
         if self.accelerator is not None and not isinstance(self.accelerator, str):
-            raise ValueError(f"accelerator: expected a catalog id, got {self.accelerator!r}")
+            raise InputError("accelerator", f"expected a catalog id, got {self.accelerator!r}")
         self._check_method()
         if self.accelerator is None and self.peak_tflops is None:
-            raise ValueError("peak_tflops: give a per-device peak in TFLOP/s or an accelerator id")
+            raise InputError(
+                "peak_tflops", "give a per-device peak in TFLOP/s or an accelerator id"
+            )
         acc = None if self.accelerator is None else get_accelerator(self.accelerator)
         if self.precision is None:
             set_(self, "precision", default_precision(acc if self.peak_tflops is None else None))
@@ -162,8 +165,9 @@ class TrainingInputs:
         has_6nd = self.params is not None and self.tokens is not None
         has_fwd = self.forward_flops is not None and self.samples is not None
         if has_6nd and has_fwd:
-            raise ValueError(
-                "method: both params/tokens and forward_flops/samples given; choose 6nd or forward"
+            raise InputError(
+                "method",
+                "both params/tokens and forward_flops/samples given; choose 6nd or forward",
             )
         if has_6nd:
             return "6nd"
@@ -178,15 +182,15 @@ class TrainingInputs:
         if method == "6nd":
             for name in ("params", "tokens"):
                 if getattr(self, name) is None:
-                    raise ValueError(
-                        f"{name}: required for C = 6·N·D (or give forward_flops + samples)"
+                    raise InputError(
+                        name, "required for C = 6·N·D (or give forward_flops + samples)"
                     )
         else:
             for name in ("forward_flops", "samples"):
                 if getattr(self, name) is None:
-                    raise ValueError(
-                        f"{name}: required for C = 3 × forward × samples × epochs "
-                        "(or give params + tokens)"
+                    raise InputError(
+                        name,
+                        "required for C = 3 × forward × samples × epochs (or give params + tokens)",
                     )
 
     @property
@@ -539,9 +543,9 @@ class TrainingSweep:
 def _sweep_array(name: str, values: Any) -> FloatArray:
     arr = np.asarray(values, dtype=float).ravel()
     if arr.size == 0:
-        raise ValueError(f"{name}: give at least one value to sweep")
+        raise InputError(name, "give at least one value to sweep")
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name}: sweep values must be finite numbers")
+        raise InputError(name, "sweep values must be finite numbers")
     return arr
 
 
@@ -549,7 +553,7 @@ def training_sweep_devices(inputs: TrainingInputs, devices: Any) -> TrainingSwee
     """Wall time, GPU-hours and cost for each device count (e.g. ``np.arange(1, 4097)``)."""
     counts = _sweep_array("gpus", devices)
     if np.any(counts < 1) or np.any(counts != np.floor(counts)):
-        raise ValueError("gpus: sweep values must be whole numbers of at least 1")
+        raise InputError("gpus", "sweep values must be whole numbers of at least 1")
     res = _resolve(inputs)
     flops = total_training_flops(inputs)
     seconds = wall_seconds(flops, res.peak_flops, res.utilization, counts, inputs.goodput_overhead)
@@ -563,7 +567,7 @@ def training_sweep_utilization(inputs: TrainingInputs, utilizations: Any) -> Tra
     """Wall time, GPU-hours and cost for each utilization in (0, 1]."""
     utils = _sweep_array("utilization", utilizations)
     if np.any(utils <= 0) or np.any(utils > 1):
-        raise ValueError("utilization: sweep values must be in (0, 1]")
+        raise InputError("utilization", "sweep values must be in (0, 1]")
     res = _resolve(inputs)
     flops = total_training_flops(inputs)
     seconds = wall_seconds(flops, res.peak_flops, utils, inputs.gpus, inputs.goodput_overhead)

@@ -60,7 +60,8 @@ def test_second_ctrl_c_aborts(monkeypatch, isolated_home, capsys):
 
 
 @pytest.mark.slow
-def test_ctrl_c_on_a_real_run(tmp_path):
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_on_a_real_run(tmp_path, signum):
     env = dict(os.environ, DESKTOPAPP_HOME=str(tmp_path))
     proc = subprocess.Popen(
         [sys.executable, "-m", "desktopapp", "bench", "--suite", "matmul", "--dtype", "fp32",
@@ -75,7 +76,7 @@ def test_ctrl_c_on_a_real_run(tmp_path):
         lines.append(line)
         if "fp32" in line and "×" in line and len(lines) > 3:  # measurements are coming in
             break
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     stdout, _ = proc.communicate(timeout=120)
     assert proc.returncode == 0
     payload = json.loads(stdout)
