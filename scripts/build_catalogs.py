@@ -963,16 +963,18 @@ def build_tco_defaults(facts: str) -> dict[str, Any]:
         "ops_fraction": _value(
             0.10,
             "fraction of capex per year",
-            "planning assumption of the project's sourced TCO notes (worked check): space, maintenance and staff assumed at about 10% "
-            "of capex per year (an assumption of the reference, not a measured figure).",
+            "planning assumption of the project's sourced TCO notes (worked check): space, "
+            "maintenance and staff assumed at about 10% of capex per year (an assumption of the "
+            "reference, not a measured figure).",
             "low",
             "Covers space too, which is why facility_usd_per_kw_month defaults to 0.",
         ),
         "facility_usd_per_kw_month": _value(
             0.0,
             "USD per kW-month",
-            "the project's sourced TCO notes give no colocation $/kW-month figure; space is inside ops_fraction "
-            "in its worked check, so the default is 0 to avoid counting it twice.",
+            "the project's sourced TCO notes give no colocation $/kW-month figure; space is "
+            "inside ops_fraction in its worked check, so the default is 0 to avoid counting it "
+            "twice.",
             "low",
             "Set a colocation rate (and lower ops_fraction) if you rent space by the kW.",
         ),
@@ -1009,7 +1011,10 @@ def build_tco_defaults(facts: str) -> dict[str, Any]:
             "power_kw": dgx_h100_kw,
             "power_source": "NVIDIA DGX H100 datasheet: 10.2 kW maximum ("
             "recalled, high)",
-            "source": "suggested default of the project's sourced TCO notes (≈ $300k) from the quotes listed",
+            "source": (
+                "suggested default of the project's sourced TCO notes (≈ $300k) from the quotes "
+                "listed"
+            ),
             "confidence": "medium",
             "notes": "Add install_overhead_fraction (15-25%) for fabric, storage and install: "
             "about $42-47k per installed GPU.",

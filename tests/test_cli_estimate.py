@@ -216,6 +216,19 @@ def test_inference_json_and_sweep(capsys):
             "16",
             "--price",
             "2",
+            "--layers",
+            "32",
+            "--hidden",
+            "4096",
+            "--heads",
+            "32",
+            "--kv-heads",
+            "8",
+            # short requests: the KV cache stays small, so large batches turn compute-bound
+            "--prompt-tokens",
+            "16",
+            "--output-tokens",
+            "16",
             "--sweep",
         ],
     )
@@ -238,7 +251,7 @@ def test_inference_on_a_catalog_accelerator_text(capsys):
     argv = ["estimate", "inference", "--params", "7B", "--accelerator", "h100-sxm"]
     assert run_command(argv) == 0
     out = capsys.readouterr().out
-    assert "memory-bound" in out and "tokens/s" in out and "cost per million tokens" in out
+    assert "memory-bound" in out and "tokens/s" in out and "cost per million output tokens" in out
 
 
 def test_estimate_without_a_subcommand_is_a_usage_error(capsys):

@@ -88,8 +88,7 @@ def _add_starting_points(parser: argparse.ArgumentParser) -> None:
     """--preset and --scenario: where the inputs start; options given on the line override."""
     parser.add_argument(
         "--preset",
-        help="start from a workload preset (options given override it): "
-        + ", ".join(preset_ids()),
+        help="start from a workload preset (options given override it): " + ", ".join(preset_ids()),
     )
     parser.add_argument(
         "--scenario", metavar="FILE", help="start from a saved scenario (options given override it)"
@@ -190,7 +189,9 @@ def _register_train(sub: Any) -> None:
         help="extra wall-time fraction for restarts, evaluation, failures (default 0)",
     )
     p.add_argument(
-        "--project-margin", type=quantity, help="whole-project multiplier (default 3; rule of thumb 2-3×)"
+        "--project-margin",
+        type=quantity,
+        help="whole-project multiplier (default 3; rule of thumb 2-3×)",
     )
     # modelled run (issue 13): shape, plan and batch; see desktopapp.model.perf_training
     p.add_argument("--seq-len", type=count, help="sequence length (default 4096)")
@@ -269,9 +270,12 @@ def _register_inference(sub: Any) -> None:
     p = add_command(
         sub,
         "inference",
-        "inference roofline: step time, throughput, latency, cost per million",
-        "Step time = max(FLOPs / (peak × utilization), bytes / (bandwidth × efficiency)); "
-        "language models by default, --forward-flops for per-sample models.",
+        "serving: time to first token, time per output token, throughput, cost per million",
+        "Language models are served as engines run them: prefill and decode, continuous "
+        "batching bounded by the KV cache, tensor-parallel all-reduces, mixture-of-experts "
+        "reads, quantized weights; --ttft-slo-ms/--tpot-slo-ms pick the highest concurrency "
+        "that meets them. --forward-flops models keep the one-step roofline "
+        "max(FLOPs / (peak × utilization), bytes / (bandwidth × efficiency)).",
         _guard(run_inference),
     )
     _add_starting_points(p)
@@ -326,6 +330,9 @@ def _register_inference(sub: Any) -> None:
         action="store_true",
         help="add the throughput-vs-batch curve (batch 1 … 1024)",
     )
+    from desktopapp.commands import serving as serving_cli
+
+    serving_cli.add_options(p, quantity, count)
     add_json_option(p)
 
 
@@ -657,10 +664,16 @@ def run_train(args: argparse.Namespace) -> int:
             ("MFU / HFU", f"{run.mfu:.1%} / {run.hfu:.1%}"),
             ("step time", units.format_duration(run.step_seconds)),
             ("parallel plan", run.plan_reason),
-            ("likely GPU-hours", f"{units.format_number(run.gpu_hours_low)} … "
-             f"{units.format_number(run.gpu_hours_high)} ({run.range_meaning})"),
-            *[(f"  {k.replace('_', ' ')}", units.format_duration(v))
-              for k, v in run.breakdown.to_dict().items() if v > 0],
+            (
+                "likely GPU-hours",
+                f"{units.format_number(run.gpu_hours_low)} … "
+                f"{units.format_number(run.gpu_hours_high)} ({run.range_meaning})",
+            ),
+            *[
+                (f"  {k.replace('_', ' ')}", units.format_duration(v))
+                for k, v in run.breakdown.to_dict().items()
+                if v > 0
+            ],
             *[("warning", w) for w in run.warnings],
         ]
     )
@@ -674,6 +687,8 @@ def run_memory(args: argparse.Namespace) -> int:
 def run_inference(args: argparse.Namespace) -> int:
     inputs = inference_inputs_from_args(args)
     est = estimate_inference(inputs)
+    if inputs.is_language_model:
+        return _run_serving(args, est)
     sweep = inference_sweep_batch(inputs, SWEEP_BATCH_SIZES) if args.sweep else None
     if args.json:
         payload = est.to_dict()
@@ -711,6 +726,39 @@ def run_inference(args: argparse.Namespace) -> int:
                 rows,
                 headers=["batch", "step", "throughput", "latency", "bound", f"$/M {est.unit}s"],
             )
+    return EXIT_OK
+
+
+def _run_serving(args: argparse.Namespace, est: InferenceEstimate) -> int:
+    """Language models: the serving model (continuous or static batching)."""
+    from desktopapp.commands import serving as serving_cli
+
+    serving = serving_cli.run(args, est)
+    if args.json:
+        doc = serving_cli.payload(est, serving)
+        if args.sweep:
+            doc["sweep"] = serving_cli.sweep_payload(serving.inputs, SWEEP_BATCH_SIZES)
+        print_json(doc)
+        return EXIT_OK
+    serving_cli.print_serving(serving, est.accelerator_name or "given peak/bandwidth")
+    if args.sweep:
+        sweep = serving_cli.sweep_payload(serving.inputs, SWEEP_BATCH_SIZES)
+        print("\nStatic batches against batch size:")
+        rows = []
+        for i, b in enumerate(sweep["batch_size"]):
+            cost = None if sweep["cost_per_million"] is None else sweep["cost_per_million"][i]
+            rows.append(
+                [
+                    str(b),
+                    units.format_duration(sweep["step_seconds"][i]),
+                    f"{sweep['throughput_per_second'][i]:,.4g} tokens/s",
+                    units.format_duration(sweep["latency_seconds"][i]),
+                    sweep["bound"][i],
+                    units.format_money(cost),
+                ]
+            )
+        print_table(rows, headers=["batch", "step", "throughput", "latency", "bound", "$/M tokens"])
+    _print_footer(serving.formula, serving.assumptions)
     return EXIT_OK
 
 

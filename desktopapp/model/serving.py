@@ -1,0 +1,960 @@
+"""Serving a language model the way serving engines run it.
+
+One replica of the model runs on ``tp × pp`` devices (tensor parallel inside, pipeline stages
+across); ``replicas`` copies serve side by side. Per replica:
+
+- **Prefill** (the prompt, compute-bound): ``2·N_active·p + 2·L·d·p²`` FLOPs (linear layers plus
+  causal attention over the prompt) at the achieved compute rate, or the weight read if that is
+  longer, plus the tensor-parallel all-reduces.
+- **Decode** (one token for each of B running sequences): reads the weights the batch touches
+  (all of a dense model; for a mixture of experts the shared part plus the expected number of
+  distinct experts ``E·(1 − (1 − k/E)^B)`` per layer) and the KV cache at the running context,
+  and computes ``2·N_active·B + 4·L·d·c·B`` FLOPs. The step is the longer of the two, plus two
+  all-reduces per layer (tensor parallel; latency-bound at small batch), the pipeline hand-offs
+  and a fixed per-step overhead (kernel launches, scheduling).
+- **Continuous batching**: B sequences run at once; every step also carries, on average, the
+  prefill of the ``B/o`` requests that arrive while one lives for ``o`` output tokens, so
+  ``TPOT(B) = decode step(B) + (B/o) × prefill compute`` and the deployment emits ``B / TPOT``
+  tokens per second per replica. ``TTFT = prefill + one decode step`` (queueing left out).
+  The KV cache bounds B: the memory left after the weights and the runtime reserve, divided by
+  one sequence's full context in 16-token pages (paged allocation).
+- **Static batching** (batch jobs): the batch prefills together, then decodes ``o`` steps.
+
+The achieved shares of datasheet bandwidth and compute and the per-step overhead are fitted to
+published serving measurements (``resources/serving_calibration.json``; leave-one-out error in
+``benchmarks/fidelity_serving.py``). Everything here is numpy-broadcastable over those three
+parameters so the calibration can search them in one pass.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field, replace
+from functools import cache
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from desktopapp.model import units
+from desktopapp.model.assumptions import Assumption
+from desktopapp.model.catalog import BYTES_PER_VALUE, Accelerator, get_accelerator
+from desktopapp.model.interconnect import collective_seconds, interconnect_for
+from desktopapp.model.memory import DEFAULT_OVERHEAD_GIB
+from desktopapp.model.validation import (
+    InputError,
+    require_choice,
+    require_fraction,
+    require_int,
+    require_positive,
+    require_range,
+)
+from desktopapp.resources import resource_path
+
+FloatArray = npt.NDArray[np.float64]
+
+BATCHING_MODES = ("continuous", "static")
+WEIGHT_PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+KV_PRECISIONS = ("fp32", "bf16", "fp16", "fp8")
+PAGE_TOKENS = 16
+PAGE_SOURCE = "vLLM PagedAttention default block size of 16 tokens (Kwon et al., SOSP 2023)"
+MEMORY_FRACTION = 0.90
+MEMORY_FRACTION_SOURCE = (
+    "vLLM gpu_memory_utilization and TensorRT-LLM kv_cache_free_gpu_mem_fraction default 0.9"
+)
+DEFAULT_MAX_BATCH = 256
+MAX_BATCH_SOURCE = "vLLM max_num_seqs default 256 (the scheduler's cap on running sequences)"
+ACTIVATION_BYTES = 2.0  # all-reduce payload per value (16-bit activations)
+# Weight-only quantized kernels dequantize before the multiply: at batch 1 they reach a smaller
+# share of the bandwidth than 16-bit weights do.
+QUANT_BANDWIDTH_SHARE = {"int8": 1069.20 / 1397.31, "int4": 862.69 / 1397.31}
+QUANT_SOURCE = (
+    "pytorch-labs/gpt-fast README (A100, Llama-2-7B, batch 1): achieved 1,069 GB/s with int8 "
+    "and 863 GB/s with int4 (group 32) weights against 1,397 GB/s with bf16"
+)
+DEFAULT_MOE_EXPERTS = 8
+DEFAULT_MOE_TOP_K = 2
+MOE_SOURCE = "Mixtral 8x7B (Jiang et al. 2024): 8 experts, 2 per token"
+MAX_TOKENS = 10_000_000
+MAX_DEVICES = 1_000_000
+
+
+@dataclass(frozen=True)
+class ServingCalibration:
+    """Achieved shares of the datasheet, the fixed per-step overhead and the latency of one
+    small all-reduce between two devices, with their fit."""
+
+    bandwidth_share: float
+    compute_share: float
+    step_overhead_s: float
+    allreduce_latency_s: float
+    rows: int
+    loo_within_1_5: float | None  # leave-one-out share of rows within 1.5×
+    loo_median_error: float | None
+    software: str
+    source: str
+
+
+FALLBACK_CALIBRATION = ServingCalibration(
+    0.75, 0.55, 0.5e-3, 12e-6, 0, None, None, "unfitted defaults", "planning defaults"
+)
+
+
+@cache
+def calibration() -> ServingCalibration:
+    """The fitted defaults from ``resources/serving_calibration.json`` (built by
+    ``scripts/serving_catalog.py``)."""
+    try:
+        with open(resource_path("serving_calibration.json"), encoding="utf-8") as fh:
+            doc = json.load(fh)
+        fit = doc["fit"]
+        return ServingCalibration(
+            float(fit["bandwidth_share"]),
+            float(fit["compute_share"]),
+            float(fit["step_overhead_s"]),
+            float(fit["allreduce_latency_s"]),
+            int(fit["rows"]),
+            fit.get("loo_within_1_5"),
+            fit.get("loo_median_error"),
+            str(doc.get("software", "")),
+            "fitted to published serving measurements (resources/serving_calibration.json)",
+        )
+    except (OSError, KeyError, ValueError, TypeError):
+        return FALLBACK_CALIBRATION
+
+
+def _opt_int(name: str, value: Any, minimum: int = 1) -> int | None:
+    return None if value is None else require_int(name, value, minimum=minimum)
+
+
+@dataclass(frozen=True)
+class ServingInputs:
+    """A language model served by a continuous-batching (or static-batching) engine.
+
+    ``gpus`` devices hold one replica (``pp`` pipeline stages of ``gpus/pp`` tensor-parallel
+    devices); ``replicas`` copies serve side by side. ``active_params`` < ``params`` makes it a
+    mixture of experts (``experts`` per layer, ``moe_top_k`` per token). Shape fields left out are
+    assumed from the parameter count (and said so).
+    """
+
+    params: float
+    accelerator: str | None = None
+    peak_tflops: float | None = None
+    bandwidth_gbs: float | None = None
+    memory_gb: float | None = None
+    precision: str = "bf16"  # weights
+    kv_precision: str | None = None  # default: 16 bit (fp32 with fp32 weights)
+    active_params: float | None = None
+    experts: int | None = None
+    moe_top_k: int | None = None
+    layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None
+    head_dim: int | None = None
+    prompt_tokens: int = 512
+    output_tokens: int = 256
+    gpus: int = 1
+    pp: int = 1
+    replicas: int = 1
+    batching: str = "continuous"
+    concurrency: int | None = None  # continuous: sequences at once; None → highest that fits
+    batch_size: int = 1  # static batch
+    ttft_slo_s: float | None = None
+    tpot_slo_s: float | None = None
+    max_running: int = DEFAULT_MAX_BATCH
+    bandwidth_share: float | None = None
+    compute_share: float | None = None
+    step_overhead_s: float | None = None
+    price: float | None = None
+    price_source: str = ""
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "params", require_positive("params", self.params))
+        for name in ("peak_tflops", "bandwidth_gbs", "memory_gb", "price", "active_params"):
+            value = getattr(self, name)
+            if value is not None:
+                set_(self, name, require_positive(name, value))
+        if self.active_params is not None and self.active_params > self.params:
+            raise InputError(
+                "active_params",
+                f"must be at most the parameter count ({units.format_count(self.params)})",
+            )
+        require_choice("precision", self.precision, WEIGHT_PRECISIONS)
+        if self.kv_precision is not None:
+            require_choice("kv_precision", self.kv_precision, KV_PRECISIONS)
+        require_choice("batching", self.batching, BATCHING_MODES)
+        for name in ("experts", "moe_top_k", "layers", "hidden", "heads", "kv_heads", "head_dim"):
+            set_(self, name, _opt_int(name, getattr(self, name)))
+        if (
+            self.experts is not None
+            and self.moe_top_k is not None
+            and self.moe_top_k > self.experts
+        ):
+            raise InputError("moe_top_k", f"must be at most the number of experts ({self.experts})")
+        set_(
+            self,
+            "prompt_tokens",
+            require_int("prompt_tokens", self.prompt_tokens, minimum=0, maximum=MAX_TOKENS),
+        )
+        set_(
+            self,
+            "output_tokens",
+            require_int("output_tokens", self.output_tokens, minimum=1, maximum=MAX_TOKENS),
+        )
+        set_(self, "gpus", require_int("gpus", self.gpus, maximum=MAX_DEVICES))
+        set_(self, "pp", require_int("pp", self.pp, maximum=MAX_DEVICES))
+        if self.gpus % self.pp:
+            raise InputError("pp", f"must divide the devices per replica ({self.gpus})")
+        set_(self, "replicas", require_int("replicas", self.replicas, maximum=MAX_DEVICES))
+        set_(self, "concurrency", _opt_int("concurrency", self.concurrency))
+        set_(self, "batch_size", require_int("batch_size", self.batch_size, maximum=MAX_TOKENS))
+        set_(self, "max_running", require_int("max_running", self.max_running, maximum=MAX_TOKENS))
+        for name in ("ttft_slo_s", "tpot_slo_s"):
+            value = getattr(self, name)
+            if value is not None:
+                set_(self, name, require_range(name, value, 1e-6, 86_400.0))
+        for name in ("bandwidth_share", "compute_share"):
+            value = getattr(self, name)
+            if value is not None:
+                set_(self, name, require_fraction(name, value))
+        if self.step_overhead_s is not None:
+            set_(
+                self,
+                "step_overhead_s",
+                require_range("step_overhead_s", self.step_overhead_s, 0, 1),
+            )
+        self._check_shape()
+        acc = None if self.accelerator is None else get_accelerator(self.accelerator)
+        if acc is None and self.peak_tflops is None:
+            raise InputError(
+                "peak_tflops", "give a per-device peak in TFLOP/s or an accelerator id"
+            )
+        if self.bandwidth_gbs is None and (acc is None or not acc.memory_bandwidth_gbs):
+            raise InputError("bandwidth_gbs", "give the memory bandwidth in GB/s or an accelerator")
+
+    def _check_shape(self) -> None:
+        if (
+            self.hidden is not None
+            and self.heads is not None
+            and self.head_dim is None
+            and self.hidden % self.heads
+        ):
+            raise InputError(
+                "hidden", f"must be divisible by heads ({self.heads}), got {self.hidden}"
+            )
+        kv, heads = self.kv_heads, self.heads
+        if kv is not None and heads is not None and (kv > heads or heads % kv):
+            raise InputError("kv_heads", f"must divide heads ({heads})")
+
+    @property
+    def tp(self) -> int:
+        return self.gpus // self.pp
+
+    @property
+    def is_moe(self) -> bool:
+        return self.active_params is not None and self.active_params < self.params
+
+
+# --- resolved hardware and shape ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Setup:
+    acc: Accelerator | None
+    peak_linear: float  # FLOP/s per device at the weight precision's compute path
+    peak_attention: float  # FLOP/s per device, 16-bit (attention runs in 16 bit)
+    compute_precision: str
+    bandwidth: float  # bytes/s per device, datasheet
+    memory_bytes: float | None  # per device
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    shape_assumed: bool
+    weight_bpv: float
+    kv_bpv: float
+    quant_share: float
+    active: float
+    shared: float  # parameters every token uses (dense: all)
+    expert_params: float  # parameters of one expert index summed over layers
+    experts: int
+    moe_top_k: int
+    tp_bw: float  # all-reduce bus bandwidth inside the replica, bytes/s
+    tp_latency: float
+    tp_latency_ratio: float  # 1 inside the scale-up domain, network/link latency outside
+    pp_latency: float
+    calib: ServingCalibration
+
+
+def _assumed_shape(params: float) -> tuple[int, int, int]:
+    from desktopapp.model.perf_training import assumed_shape
+
+    return assumed_shape(params)
+
+
+def _setup(inp: ServingInputs) -> _Setup:
+    acc = None if inp.accelerator is None else get_accelerator(inp.accelerator)
+    prec = inp.precision
+    weight_only = prec in ("int8", "int4")
+    if inp.peak_tflops is not None:
+        peak, cprec = inp.peak_tflops * 1e12, prec
+        peak16 = peak if prec in ("bf16", "fp16", "fp32") else peak / 2.0 if prec == "fp8" else peak
+    else:
+        assert acc is not None
+        cprec = prec
+        if weight_only or prec not in acc.peak_tflops:
+            cprec = next((p for p in ("bf16", "fp16", "fp32") if p in acc.peak_tflops), prec)
+        peak = acc.peak_flops(cprec)
+        p16 = next((p for p in ("bf16", "fp16", "fp32") if p in acc.peak_tflops), cprec)
+        peak16 = acc.peak_flops(p16)
+    if inp.bandwidth_gbs is not None:
+        bw = inp.bandwidth_gbs * 1e9
+    else:
+        assert acc is not None and acc.memory_bandwidth_gbs
+        bw = acc.memory_bandwidth_gbs * 1e9
+    if inp.memory_gb is not None:
+        mem: float | None = inp.memory_gb * 1e9
+    else:
+        mem = None if acc is None else acc.memory_bytes
+    if inp.layers is not None and inp.hidden is not None and inp.heads is not None:
+        layers, hidden, heads, assumed = inp.layers, inp.hidden, inp.heads, False
+    else:
+        layers, hidden, heads = _assumed_shape(inp.params)
+        layers = inp.layers or layers
+        hidden = inp.hidden or hidden
+        heads = inp.heads or heads
+        assumed = True
+    kv_heads = inp.kv_heads or heads
+    head_dim = inp.head_dim or max(1, hidden // heads)
+    kv_prec = inp.kv_precision or ("fp32" if prec == "fp32" else "bf16")
+    active = inp.active_params or inp.params
+    experts = inp.experts or (DEFAULT_MOE_EXPERTS if inp.is_moe else 1)
+    moe_top_k = inp.moe_top_k or (min(DEFAULT_MOE_TOP_K, experts) if inp.is_moe else 1)
+    if inp.is_moe and experts > moe_top_k:
+        expert_params = (inp.params - active) / (experts - moe_top_k)
+        shared = max(active - moe_top_k * expert_params, 0.0)
+    else:
+        expert_params, shared, experts, moe_top_k = 0.0, inp.params, 1, 1
+    tp_bw, tp_lat, pp_lat, ratio = math.inf, 0.0, 0.0, 1.0
+    if acc is not None:
+        try:
+            link = interconnect_for(acc.id)
+            inside = inp.tp <= link.scale_up_domain
+            tp_bw = link.scale_up_busbw if inside else link.scale_out_busbw
+            tp_lat = link.latency_seconds if inside else link.scale_out_latency_seconds
+            ratio = 1.0 if inside else tp_lat / max(link.latency_seconds, 1e-9)
+            pp_lat = (
+                link.latency_seconds
+                if inp.gpus <= link.scale_up_domain
+                else (link.scale_out_latency_seconds)
+            )
+        except ValueError:
+            pass
+    if math.isinf(tp_bw) and inp.tp > 1:
+        tp_bw, tp_lat, pp_lat = 25e9, 10e-6, 10e-6  # PCIe-class link when nothing is known
+    return _Setup(
+        acc=acc,
+        peak_linear=peak,
+        peak_attention=peak16,
+        compute_precision=cprec,
+        bandwidth=bw,
+        memory_bytes=mem,
+        layers=layers,
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv_heads,
+        head_dim=head_dim,
+        shape_assumed=assumed,
+        weight_bpv=float(BYTES_PER_VALUE[prec]),
+        kv_bpv=float(BYTES_PER_VALUE[kv_prec]),
+        quant_share=QUANT_BANDWIDTH_SHARE.get(prec, 1.0),
+        active=active,
+        shared=shared,
+        expert_params=expert_params,
+        experts=experts,
+        moe_top_k=moe_top_k,
+        tp_bw=tp_bw,
+        tp_latency=tp_lat,
+        tp_latency_ratio=ratio,
+        pp_latency=pp_lat,
+        calib=calibration(),
+    )
+
+
+def kv_bytes_per_token(s: _Setup) -> float:
+    """KV-cache bytes one sequence holds per token of context (K and V, every layer)."""
+    return 2.0 * s.layers * s.kv_heads * s.head_dim * s.kv_bpv
+
+
+def distinct_experts(experts: int, moe_top_k: int, tokens: Any) -> Any:
+    """Expected number of distinct experts ``tokens`` tokens touch with top-k routing, uniform
+    routing assumed: ``E·(1 − (1 − k/E)^T)``."""
+    t = np.asarray(tokens, dtype=float)
+    return experts * (1.0 - (1.0 - moe_top_k / experts) ** t)
+
+
+def weight_bytes_read(s: _Setup, batch: Any) -> Any:
+    """Weight bytes one decode step reads for ``batch`` sequences (all devices together)."""
+    if s.experts <= 1:
+        return np.full_like(np.asarray(batch, dtype=float), s.shared * s.weight_bpv)
+    touched = distinct_experts(s.experts, s.moe_top_k, batch)
+    return (s.shared + touched * s.expert_params) * s.weight_bpv
+
+
+@dataclass(frozen=True)
+class _Shares:
+    bandwidth: Any
+    compute: Any
+    overhead: Any
+    allreduce: Any  # seconds, one small all-reduce over 2 devices
+
+
+def _shares(inp: ServingInputs, s: _Setup) -> _Shares:
+    return _Shares(
+        inp.bandwidth_share if inp.bandwidth_share is not None else s.calib.bandwidth_share,
+        inp.compute_share if inp.compute_share is not None else s.calib.compute_share,
+        inp.step_overhead_s if inp.step_overhead_s is not None else s.calib.step_overhead_s,
+        s.calib.allreduce_latency_s,
+    )
+
+
+def allreduce_latency(base: Any, n: int) -> Any:
+    """Small-message all-reduce latency over ``n`` devices: ``base × log2(2n) / 2`` (tree-like
+    growth: 1× at 2 devices, 2× at 8)."""
+    return base * math.log2(2 * n) / 2.0
+
+
+def _allreduce(inp: ServingInputs, s: _Setup, sh: _Shares, tokens: Any) -> Any:
+    """Two all-reduces per layer (after attention and after the MLP), Megatron-style TP."""
+    if inp.tp <= 1:
+        return np.zeros_like(np.asarray(tokens, dtype=float))
+    nbytes = np.asarray(tokens, dtype=float) * s.hidden * ACTIVATION_BYTES
+    wire = collective_seconds("all_reduce", nbytes, inp.tp, s.tp_bw, 0.0)
+    # Across nodes the network's latency replaces the scale-up link's.
+    base = sh.allreduce * s.tp_latency_ratio
+    return 2.0 * s.layers * (wire + allreduce_latency(base, inp.tp))
+
+
+def _pipeline(inp: ServingInputs, s: _Setup) -> float:
+    return (inp.pp - 1) * s.pp_latency
+
+
+def decode_parts(inp: ServingInputs, s: _Setup, sh: _Shares, batch: Any, context: Any) -> dict:
+    """Per decode step for ``batch`` sequences at ``context`` tokens: every term in seconds."""
+    b = np.asarray(batch, dtype=float)
+    c = np.asarray(context, dtype=float)
+    tp = float(inp.tp)
+    w = weight_bytes_read(s, b)
+    kv = b * c * kv_bytes_per_token(s)
+    memory = (w / s.quant_share + kv) / (tp * s.bandwidth * sh.bandwidth)
+    linear = 2.0 * s.active * b / (tp * s.peak_linear * sh.compute)
+    attention = 4.0 * s.layers * s.heads * s.head_dim * c * b / (tp * s.peak_attention * sh.compute)
+    compute = linear + attention
+    comm = _allreduce(inp, s, sh, b) + _pipeline(inp, s)
+    step = np.maximum(memory, compute) + comm + sh.overhead
+    return {
+        "memory": memory,
+        "compute": compute,
+        "comm": comm + 0.0 * b,
+        "overhead": sh.overhead + 0.0 * b,
+        "step": step,
+        "bytes": w + kv,
+        "flops": 2.0 * s.active * b + 4.0 * s.layers * s.heads * s.head_dim * c * b,
+    }
+
+
+def prefill_parts(inp: ServingInputs, s: _Setup, sh: _Shares, prompts: Any, tokens: int) -> dict:
+    """Prefill of ``prompts`` prompts of ``tokens`` tokens each, all in one pass."""
+    n = np.asarray(prompts, dtype=float)
+    p = float(tokens)
+    tp = float(inp.tp)
+    linear = 2.0 * s.active * p * n / (tp * s.peak_linear * sh.compute)
+    attention = (
+        2.0 * s.layers * s.heads * s.head_dim * p * p * n / (tp * s.peak_attention * sh.compute)
+    )
+    compute = linear + attention
+    w = weight_bytes_read(s, n * p)
+    memory = (w / s.quant_share + n * p * kv_bytes_per_token(s)) / (tp * s.bandwidth * sh.bandwidth)
+    comm = _allreduce(inp, s, sh, n * p) + _pipeline(inp, s)
+    time = np.where(p > 0, np.maximum(compute, memory) + comm + sh.overhead, 0.0)
+    return {"compute": compute, "memory": memory, "comm": comm, "time": time}
+
+
+def kv_capacity(inp: ServingInputs, s: _Setup) -> tuple[float, float, float]:
+    """(sequences the KV cache holds, bytes free for it per replica, bytes per sequence)."""
+    per_seq_tokens = math.ceil((inp.prompt_tokens + inp.output_tokens) / PAGE_TOKENS) * PAGE_TOKENS
+    per_seq = per_seq_tokens * kv_bytes_per_token(s)
+    if s.memory_bytes is None:
+        return math.inf, math.inf, per_seq
+    weights = inp.params * s.weight_bpv
+    reserve = DEFAULT_OVERHEAD_GIB * units.GIB
+    free = inp.gpus * (s.memory_bytes * MEMORY_FRACTION - reserve) - weights
+    if free <= 0 or per_seq <= 0:
+        return 0.0, free, per_seq
+    return float(math.floor(free / per_seq)), free, per_seq
+
+
+@dataclass(frozen=True, eq=False)
+class ServingCurve:
+    """Throughput against latency as concurrency grows (per replica, numpy arrays)."""
+
+    concurrency: FloatArray
+    ttft_seconds: FloatArray
+    tpot_seconds: FloatArray
+    tokens_per_second: FloatArray  # whole deployment
+    meets_slo: npt.NDArray[np.bool_]
+
+
+def _continuous(inp: ServingInputs, s: _Setup, sh: _Shares, batch: Any) -> dict:
+    b = np.asarray(batch, dtype=float)
+    p, o = inp.prompt_tokens, inp.output_tokens
+    context = p + o / 2.0
+    dec = decode_parts(inp, s, sh, b, context)
+    one = prefill_parts(inp, s, sh, 1.0, p)
+    # Arriving requests' prefill rides along: B/o of them per step, at the compute rate.
+    pre_share = (b / o) * (np.maximum(one["compute"], 0.0) + one["comm"])
+    tpot = dec["step"] + pre_share
+    ttft = one["time"] + dec["step"]
+    rate = b / tpot * inp.replicas
+    return {"tpot": tpot, "ttft": ttft, "rate": rate, "decode": dec, "prefill": one}
+
+
+def _static(inp: ServingInputs, s: _Setup, sh: _Shares, batch: Any) -> dict:
+    b = np.asarray(batch, dtype=float)
+    p, o = inp.prompt_tokens, inp.output_tokens
+    dec = decode_parts(inp, s, sh, b, p + o / 2.0)
+    pre = prefill_parts(inp, s, sh, b, p)
+    total = pre["time"] + o * dec["step"]
+    rate = b * o / total * inp.replicas
+    return {"tpot": dec["step"], "ttft": pre["time"], "rate": rate, "decode": dec, "prefill": pre}
+
+
+def predict_rate(inp: ServingInputs, shares: _Shares | None = None) -> Any:
+    """Deployment output tokens/s at the inputs' batch/concurrency (broadcast over ``shares``;
+    the calibration uses this). Continuous batching without a concurrency runs at the cap."""
+    s = _setup(inp)
+    sh = shares or _shares(inp, s)
+    if inp.batching == "static":
+        return _static(inp, s, sh, inp.batch_size)["rate"]
+    cap = kv_capacity(inp, s)[0]
+    b = inp.concurrency or max(1.0, min(cap, inp.max_running))
+    return _continuous(inp, s, sh, b)["rate"]
+
+
+def predict_ttft(inp: ServingInputs, shares: _Shares | None = None) -> Any:
+    """Time to first token of one request on an idle replica (batch-1 prefill)."""
+    s = _setup(inp)
+    sh = shares or _shares(inp, s)
+    return prefill_parts(inp, s, sh, 1.0, inp.prompt_tokens)["time"]
+
+
+def predict_decode_rate(inp: ServingInputs, shares: _Shares | None = None) -> Any:
+    """Tokens/s one sequence sees at batch 1 with a short prompt (1 / decode step)."""
+    s = _setup(inp)
+    sh = shares or _shares(inp, s)
+    return 1.0 / decode_parts(inp, s, sh, 1.0, inp.prompt_tokens + inp.output_tokens / 2.0)["step"]
+
+
+def make_shares(bandwidth: Any, compute: Any, overhead: Any, allreduce: Any) -> _Shares:
+    return _Shares(bandwidth, compute, overhead, allreduce)
+
+
+# --- the estimate ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ServingEstimate:
+    inputs: ServingInputs
+    batching: str
+    concurrency: int  # sequences per replica used
+    max_concurrency: int | None  # KV-cache bound (None: device memory unknown)
+    concurrency_reason: str
+    ttft_seconds: float
+    tpot_seconds: float
+    step_seconds: float  # one decode step at this concurrency
+    decode_tokens_per_second: float  # per replica: concurrency / step
+    tokens_per_second: float  # output tokens/s, whole deployment
+    tokens_per_second_per_gpu: float
+    requests_per_second: float
+    latency_seconds: float  # one request: TTFT + output × TPOT
+    prefill_seconds: float
+    prefill_bound: str
+    decode_bound: str
+    memory_seconds: float
+    compute_seconds: float
+    comm_seconds: float
+    overhead_seconds: float
+    bytes_per_step: float
+    flops_per_step: float
+    weights_bytes: float
+    kv_bytes_per_token: float
+    kv_free_bytes: float | None
+    cost_per_million_tokens: float | None
+    price_per_gpu_hour: float | None
+    price_source: str
+    slo_met: bool | None
+    curve: ServingCurve
+    notes: tuple[str, ...]
+    formula: str
+    assumptions: tuple[Assumption, ...] = field(default=())
+
+    @property
+    def total_gpus(self) -> int:
+        return self.inputs.gpus * self.inputs.replicas
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "batching": self.batching,
+            "concurrency": self.concurrency,
+            "max_concurrency": self.max_concurrency,
+            "concurrency_reason": self.concurrency_reason,
+            "ttft_seconds": self.ttft_seconds,
+            "tpot_seconds": self.tpot_seconds,
+            "step_seconds": self.step_seconds,
+            "decode_tokens_per_second": self.decode_tokens_per_second,
+            "tokens_per_second": self.tokens_per_second,
+            "tokens_per_second_per_gpu": self.tokens_per_second_per_gpu,
+            "requests_per_second": self.requests_per_second,
+            "latency_seconds": self.latency_seconds,
+            "prefill_seconds": self.prefill_seconds,
+            "prefill_bound": self.prefill_bound,
+            "bound": self.decode_bound,
+            "memory_seconds": self.memory_seconds,
+            "compute_seconds": self.compute_seconds,
+            "comm_seconds": self.comm_seconds,
+            "overhead_seconds": self.overhead_seconds,
+            "bytes_per_step": self.bytes_per_step,
+            "flops_per_step": self.flops_per_step,
+            "kv_cache_bytes_per_token": self.kv_bytes_per_token,
+            "kv_free_bytes": self.kv_free_bytes,
+            "cost_per_million_tokens": self.cost_per_million_tokens,
+            "slo_met": self.slo_met,
+            "tp": self.inputs.tp,
+            "pp": self.inputs.pp,
+            "replicas": self.inputs.replicas,
+            "serving_notes": list(self.notes),
+            "curve": {
+                "concurrency": self.curve.concurrency.astype(int).tolist(),
+                "ttft_seconds": self.curve.ttft_seconds.tolist(),
+                "tpot_seconds": self.curve.tpot_seconds.tolist(),
+                "tokens_per_second": self.curve.tokens_per_second.tolist(),
+                "meets_slo": self.curve.meets_slo.tolist(),
+            },
+        }
+
+
+def concurrency_grid(cap: float, points: int = 40) -> FloatArray:
+    """1 … cap, geometric, whole numbers, cap included."""
+    top = max(1.0, float(cap))
+    grid = np.unique(np.round(np.geomspace(1.0, top, num=points)))
+    return np.asarray(np.union1d(grid, [top]), dtype=float)
+
+
+def estimate_serving(inp: ServingInputs) -> ServingEstimate:
+    s = _setup(inp)
+    sh = _shares(inp, s)
+    cap, free, per_seq = kv_capacity(inp, s)
+    notes: list[str] = []
+    if cap < 1:
+        raise InputError(
+            "gpus",
+            f"the weights ({units.format_bytes(inp.params * s.weight_bpv)}) leave no room for "
+            f"one sequence's KV cache ({units.format_bytes(per_seq)}) on {inp.gpus} device(s); "
+            "use more devices or a smaller precision",
+        )
+    limit = min(cap, float(inp.max_running))
+    run = _static if inp.batching == "static" else _continuous
+    grid = concurrency_grid(limit if math.isfinite(limit) else inp.max_running)
+    if inp.batching == "static":
+        grid = np.union1d(grid, [float(inp.batch_size)])
+    out = run(inp, s, sh, grid)
+    ok = np.ones_like(grid, dtype=bool)
+    if inp.ttft_slo_s is not None:
+        ok &= out["ttft"] <= inp.ttft_slo_s
+    if inp.tpot_slo_s is not None:
+        ok &= out["tpot"] <= inp.tpot_slo_s
+    slo_given = inp.ttft_slo_s is not None or inp.tpot_slo_s is not None
+    slo_met: bool | None = None
+    if inp.batching == "static":
+        b = float(inp.batch_size)
+        reason = "the static batch given"
+        if math.isfinite(cap) and b > cap:
+            notes.append(
+                f"a batch of {inp.batch_size} needs more KV cache than the devices hold "
+                f"(at most {int(cap)} sequences)"
+            )
+    elif inp.concurrency is not None:
+        b = float(inp.concurrency)
+        reason = "given"
+        if math.isfinite(cap) and b > cap:
+            b = cap
+            reason = f"given {inp.concurrency}, cut to the {int(cap)} sequences the KV cache holds"
+    elif slo_given:
+        feasible = grid[ok & (grid <= limit)]
+        if feasible.size:
+            b = float(feasible.max())
+            reason = "the highest concurrency that meets the latency targets"
+        else:
+            b = 1.0
+            reason = "no concurrency meets the latency targets; shown at 1"
+    else:
+        b = float(limit)
+        reason = (
+            f"the KV cache holds {int(cap)} sequences"
+            if math.isfinite(cap) and cap <= inp.max_running
+            else f"the engine's cap of {inp.max_running} running sequences"
+        )
+    at = run(inp, s, sh, b)
+    if slo_given:
+        slo_met = bool(
+            (inp.ttft_slo_s is None or float(at["ttft"]) <= inp.ttft_slo_s)
+            and (inp.tpot_slo_s is None or float(at["tpot"]) <= inp.tpot_slo_s)
+        )
+        if not slo_met:
+            notes.append(_slo_miss(inp, float(at["ttft"]), float(at["tpot"])))
+    dec, pre = at["decode"], at["prefill"]
+    step = float(dec["step"])
+    memory, compute = float(dec["memory"]), float(dec["compute"])
+    rate = float(at["rate"])
+    ttft, tpot = float(at["ttft"]), float(at["tpot"])
+    total_gpus = inp.gpus * inp.replicas
+    cost = None
+    if inp.price is not None:
+        cost = inp.price * total_gpus / units.SECONDS_PER_HOUR / rate * 1e6
+    latency = ttft + inp.output_tokens * tpot
+    pre_bound = (
+        "compute" if float(np.max(pre["compute"])) >= float(np.max(pre["memory"])) else ("memory")
+    )
+    dec_bound = "compute" if compute >= memory else "memory"
+    if s.shape_assumed:
+        notes.append(
+            f"shape assumed from the parameter count: {s.layers} layers, hidden {s.hidden}, "
+            f"{s.heads} heads, {s.kv_heads} KV heads (give --layers --hidden --heads --kv-heads)"
+        )
+    notes.append(_bound_note(inp, s, dec, pre, b, pre_bound, dec_bound))
+    est = ServingEstimate(
+        inputs=inp,
+        batching=inp.batching,
+        concurrency=int(b),
+        max_concurrency=None if not math.isfinite(cap) else int(cap),
+        concurrency_reason=reason,
+        ttft_seconds=ttft,
+        tpot_seconds=tpot,
+        step_seconds=step,
+        decode_tokens_per_second=b / step,
+        tokens_per_second=rate,
+        tokens_per_second_per_gpu=rate / total_gpus,
+        requests_per_second=rate / inp.output_tokens,
+        latency_seconds=latency,
+        prefill_seconds=float(np.max(pre["time"])),
+        prefill_bound=pre_bound,
+        decode_bound=dec_bound,
+        memory_seconds=memory,
+        compute_seconds=compute,
+        comm_seconds=float(dec["comm"]),
+        overhead_seconds=float(dec["overhead"]),
+        bytes_per_step=float(dec["bytes"]),
+        flops_per_step=float(dec["flops"]),
+        weights_bytes=inp.params * s.weight_bpv,
+        kv_bytes_per_token=kv_bytes_per_token(s),
+        kv_free_bytes=None if not math.isfinite(free) else free,
+        cost_per_million_tokens=cost,
+        price_per_gpu_hour=inp.price,
+        price_source=inp.price_source or ("given" if inp.price is not None else ""),
+        slo_met=slo_met,
+        curve=ServingCurve(grid, out["ttft"], out["tpot"], out["rate"], ok),
+        notes=tuple(notes),
+        formula="",
+        assumptions=tuple(_assumptions(inp, s, sh)),
+    )
+    return replace(est, formula=_formula(est, s, sh))
+
+
+def _slo_miss(inp: ServingInputs, ttft: float, tpot: float) -> str:
+    parts = []
+    if inp.ttft_slo_s is not None and ttft > inp.ttft_slo_s:
+        parts.append(
+            f"time to first token {units.format_duration(ttft)} > target "
+            f"{units.format_duration(inp.ttft_slo_s)}"
+        )
+    if inp.tpot_slo_s is not None and tpot > inp.tpot_slo_s:
+        parts.append(
+            f"time per output token {units.format_duration(tpot)} > target "
+            f"{units.format_duration(inp.tpot_slo_s)}"
+        )
+    return (
+        "targets missed even at one sequence: "
+        + "; ".join(parts)
+        + (" (more tensor parallel devices or a smaller precision shorten both)")
+    )
+
+
+def _bound_note(
+    inp: ServingInputs, s: _Setup, dec: dict, pre: dict, b: float, pre_bound: str, dec_bound: str
+) -> str:
+    per_gpu = float(dec["bytes"]) / inp.tp
+    return (
+        f"prefill: {pre_bound}-bound ({units.format_flops(2.0 * s.active * inp.prompt_tokens)} "
+        f"per prompt); decode: {dec_bound}-bound at {int(b)} sequences, reads "
+        f"{units.format_bytes(per_gpu)} per device per step"
+        + (
+            f", tensor-parallel all-reduces {units.format_duration(float(dec['comm']))} per step"
+            if inp.tp > 1
+            else ""
+        )
+    )
+
+
+def _formula(e: ServingEstimate, s: _Setup, sh: _Shares) -> str:
+    inp = e.inputs
+    tp = inp.tp
+    lines = [
+        f"decode step = max(memory, compute) + all-reduce + overhead = "
+        f"max({units.format_duration(e.memory_seconds)}, "
+        f"{units.format_duration(e.compute_seconds)}) + "
+        f"{units.format_duration(e.comm_seconds)} + {units.format_duration(e.overhead_seconds)} "
+        f"= {units.format_duration(e.step_seconds)}",
+        f"memory = (weights read + KV at context) / ({tp} × bandwidth × {sh.bandwidth:.2f}) "
+        f"= {units.format_bytes(e.bytes_per_step)} / ({tp} × "
+        f"{units.format_si(s.bandwidth, 'B/s')} × {sh.bandwidth:.2f})",
+        f"compute = (2·N_active + 4·L·d·context) × B / ({tp} × peak × {sh.compute:.2f}) = "
+        f"{units.format_flops(e.flops_per_step)} / ({tp} × "
+        f"{units.format_flop_rate(s.peak_linear)} × {sh.compute:.2f})",
+    ]
+    if e.batching == "continuous":
+        lines.append(
+            f"TPOT = step + (B / output tokens) × prefill compute = "
+            f"{units.format_duration(e.tpot_seconds)} at B = {e.concurrency}"
+        )
+        lines.append(
+            f"TTFT = prefill + one step = {units.format_duration(e.ttft_seconds)}; throughput = "
+            f"B / TPOT × {inp.replicas} replica(s) = {e.tokens_per_second:,.4g} tokens/s"
+        )
+    else:
+        lines.append(
+            f"batch time = prefill of {inp.batch_size} prompts + {inp.output_tokens} steps; "
+            f"throughput = B × output / batch time = {e.tokens_per_second:,.4g} tokens/s"
+        )
+    if e.max_concurrency is not None and e.kv_free_bytes is not None:
+        lines.append(
+            f"KV cache bound = free {units.format_bytes(e.kv_free_bytes)} / "
+            f"({units.format_bytes(e.kv_bytes_per_token)} per token × context in 16-token pages) "
+            f"= {e.max_concurrency} sequences"
+        )
+    if e.cost_per_million_tokens is not None and inp.price is not None:
+        lines.append(
+            f"cost per million output tokens = {units.format_money(inp.price)}/GPU-h × "
+            f"{e.total_gpus} / 3600 / throughput × 1e6 = "
+            f"{units.format_money(e.cost_per_million_tokens)}"
+        )
+    return "\n".join(lines)
+
+
+def _assumptions(inp: ServingInputs, s: _Setup, sh: _Shares) -> list[Assumption]:
+    c = s.calib
+    fitted = c.source + (
+        f"; leave-one-out: {c.loo_within_1_5:.0%} of {c.rows} rows within 1.5×"
+        if c.loo_within_1_5 is not None
+        else ""
+    )
+    out = [
+        Assumption(
+            "achieved share of memory bandwidth",
+            units.format_percent(sh.bandwidth, 0),
+            "given" if inp.bandwidth_share is not None else fitted,
+        ),
+        Assumption(
+            "achieved share of compute peak",
+            units.format_percent(sh.compute, 0),
+            "given" if inp.compute_share is not None else fitted,
+        ),
+        Assumption(
+            "fixed overhead per step",
+            units.format_duration(float(sh.overhead)),
+            "given" if inp.step_overhead_s is not None else fitted,
+        ),
+        Assumption("software generation", c.software or "unstated", c.source),
+        Assumption(
+            "paged KV cache",
+            f"{PAGE_TOKENS}-token pages, {MEMORY_FRACTION:.0%} of device memory usable, "
+            f"{DEFAULT_OVERHEAD_GIB:g} GiB runtime reserve per device",
+            f"{PAGE_SOURCE}; {MEMORY_FRACTION_SOURCE}",
+        ),
+        Assumption("running sequences cap", str(inp.max_running), MAX_BATCH_SOURCE),
+        Assumption(
+            "tensor parallel",
+            f"{inp.tp} devices, 2 all-reduces per layer per step"
+            + (f", {inp.pp} pipeline stages" if inp.pp > 1 else ""),
+            "Megatron-LM tensor parallelism (Shoeybi et al. 2019); bus bandwidth and latency "
+            "from the interconnect catalog",
+        ),
+    ]
+    if inp.precision in QUANT_BANDWIDTH_SHARE:
+        out.append(
+            Assumption(
+                "weight-only quantization",
+                f"{inp.precision}: {s.quant_share:.0%} of the 16-bit bandwidth share "
+                f"(dequantization), compute in {s.compute_precision}",
+                QUANT_SOURCE,
+            )
+        )
+    if inp.is_moe:
+        out.append(
+            Assumption(
+                "mixture of experts",
+                f"{s.experts} experts, top-{s.moe_top_k}; a decode step reads the distinct experts "
+                "its tokens touch, E·(1 − (1 − k/E)^B), uniform routing",
+                "given" if inp.experts and inp.moe_top_k else MOE_SOURCE,
+            )
+        )
+    out.append(
+        Assumption(
+            "left out",
+            "request queueing, speculative decoding, prefix caching, CPU offload",
+            "the model covers the steady state of one replica",
+        )
+    )
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class StaticSweep:
+    """Static batches of each size: decode step, bound, throughput, latency, memory, cost."""
+
+    batch_size: FloatArray
+    step_seconds: FloatArray
+    compute_bound: npt.NDArray[np.bool_]
+    throughput_per_second: FloatArray
+    latency_seconds: FloatArray
+    cost_per_million: FloatArray | None
+    memory_per_device_bytes: FloatArray
+
+
+def static_sweep(inp: ServingInputs, batch_sizes: Any) -> StaticSweep:
+    """The throughput-against-batch curve of static batches (the ``--sweep`` table)."""
+    b = np.asarray(batch_sizes, dtype=float).ravel()
+    s = _setup(inp)
+    sh = _shares(inp, s)
+    out = _static(inp, s, sh, b)
+    dec = out["decode"]
+    latency = out["ttft"] + inp.output_tokens * out["tpot"]
+    cost = None
+    if inp.price is not None:
+        cost = inp.price * inp.gpus * inp.replicas / units.SECONDS_PER_HOUR / out["rate"] * 1e6
+    resident = inp.params * s.weight_bpv + b * (inp.prompt_tokens + inp.output_tokens) * (
+        kv_bytes_per_token(s)
+    )
+    per_device = resident / inp.gpus + DEFAULT_OVERHEAD_GIB * units.GIB
+    return StaticSweep(
+        b,
+        dec["step"],
+        np.asarray(dec["compute"] >= dec["memory"]),
+        out["rate"],
+        latency,
+        cost,
+        per_device,
+    )
