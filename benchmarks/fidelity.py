@@ -127,7 +127,7 @@ def main() -> int:
     print(
         f"runs within 1.5×: {within:.0%} (target ≥ 90%); median error ×{median:.2f} (target ≤ 1.15)"
     )
-    return 0
+    return __import__("fidelity_serving").main()  # serving rows (issue 14), same folder
 
 
 if __name__ == "__main__":

@@ -1009,8 +1009,7 @@ def build_tco_defaults(facts: str) -> dict[str, Any]:
             "price_usd": 300000.0,
             "price_date": "2024",
             "power_kw": dgx_h100_kw,
-            "power_source": "NVIDIA DGX H100 datasheet: 10.2 kW maximum ("
-            "recalled, high)",
+            "power_source": "NVIDIA DGX H100 datasheet: 10.2 kW maximum (recalled, high)",
             "source": (
                 "suggested default of the project's sourced TCO notes (≈ $300k) from the quotes "
                 "listed"

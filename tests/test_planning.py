@@ -119,7 +119,12 @@ def test_cli_and_cost_tab_planning_give_the_same_tco(
         assert comparison.hybrid is not None and comparison.recommendation is not None
         assert plan["hybrid"]["best_gpus"] == comparison.hybrid.best_gpus
         assert plan["hybrid"]["best_cost_usd"] == pytest.approx(comparison.hybrid.best_cost_usd)
-        assert plan["recommendation"]["choice"] == comparison.recommendation.choice
+        # The one recommendation the Cost tab leads with (one compared price here).
+        verdict = comparison.verdict
+        assert verdict is not None
+        assert plan["recommendation"]["choice"] == verdict.choice
+        assert plan["recommendation"]["cost_usd"] == pytest.approx(verdict.best.cost_usd)
+        assert plan["recommendation"]["owned_gpus"] == verdict.best.owned_gpus
 
 
 @pytest.mark.parametrize("acc_id", ACCELERATORS)
@@ -253,3 +258,50 @@ def test_monthly_demand_rules() -> None:
     missing = planning.monthly_demand(planning.DEMAND_RUNS, None, None, 1.0, 12)
     assert missing.gpu_hours_per_month is None and "Workload" in missing.rule
     assert cheapest_offer("h100-sxm", "on_demand") is not None
+
+
+def _multi_price_comparison(profile: str = "flat", demand: float = 5e3) -> planning.CostComparison:
+    onprem = planning.default_onprem("h100-sxm", gpus_per_server=8)
+    assert onprem is not None
+    offers = planning.offers_with_custom("h100-sxm", ())
+    inputs = planning.CostInputs(
+        accelerator_id="h100-sxm",
+        onprem=onprem,
+        typed_gpu_hours=demand,
+        horizon_months=48,
+        profile=profile,
+        compared=planning.default_compared(offers),
+    )
+    return planning.compare(inputs, None, 1.0)
+
+
+@pytest.mark.parametrize("profile", ["flat", "bursty", "growing"])
+def test_verdict_is_the_cheapest_plan_and_rent_is_the_cheapest_price(profile: str) -> None:
+    comparison = _multi_price_comparison(profile)
+    verdict = comparison.verdict
+    assert verdict is not None and comparison.fleet is not None
+    plans = (verdict.best, *verdict.others)
+    assert all(verdict.best.cost_usd <= p.cost_usd for p in plans)
+    rent = next(p for p in plans if p.choice == planning.RENT)
+    cheapest = comparison.cheapest_rent
+    assert cheapest is not None and rent.label == cheapest.option.label
+    total = float(comparison.profile_gpu_hours.sum())  # type: ignore[union-attr]
+    assert rent.cost_usd == pytest.approx(total * cheapest.per_useful_hour)
+    # one fleet size everywhere: owning in the verdict is the fleet of the table and cards
+    own = next(p for p in plans if p.choice == planning.OWN)
+    assert own.owned_gpus == comparison.fleet.gpus
+    assert own.cost_usd == pytest.approx(comparison.owning_horizon_usd)
+    hybrid = [p for p in plans if p.choice == planning.HYBRID]
+    assert all(0 < p.owned_gpus < comparison.fleet.gpus for p in hybrid)
+
+
+def test_verdict_headline_names_the_plan_and_the_differences() -> None:
+    best = planning.PlanCost(planning.RENT, 374_400.0, 0, "Vast.ai H100")
+    others = (
+        planning.PlanCost(planning.HYBRID, 557_400.0, 8, "GCP"),
+        planning.PlanCost(planning.OWN, 1_115_296.0, 16, ""),
+    )
+    text = planning.Verdict(best, others, 48).headline
+    assert text.startswith("Rent: Vast.ai H100, $374,400 over 48 months")
+    assert "$183,000 less than the best hybrid" in text
+    assert "less than owning 16 GPUs" in text

@@ -29,6 +29,8 @@ from desktopapp.model.planning import (
     DEMAND_RUNS,
     DEMAND_SPREAD,
     DEMAND_TYPED,
+    HYBRID,
+    RENT,
     CloudOnly,
     CostComparison,
     OptionResult,
@@ -150,6 +152,45 @@ def demand_rule_view(comparison: CostComparison, source: str) -> tuple[str, str]
         DEMAND_RUNS: "GPU-hours per run × runs per month",
     }
     return text, tips.get(source, "")
+
+
+def recommendation_html(comparison: CostComparison) -> str:
+    """The one recommendation the tab leads with (rich text), or "" without a demand."""
+    verdict = comparison.verdict
+    if verdict is None:
+        return ""
+    best = verdict.best
+    months = verdict.horizon_months
+    if best.choice == RENT:
+        lead = f"Rent: {html.escape(best.label)}"
+    elif best.choice == HYBRID:
+        lead = f"Own {best.owned_gpus} GPUs and rent the rest on {html.escape(best.label)}"
+    else:
+        lead = f"Own {best.owned_gpus} GPUs"
+    parts = [f"<b>{lead}</b>, <b>{units.format_money(best.cost_usd)}</b> over {months} months"]
+    for other in verdict.others:
+        what = "the best hybrid" if other.choice == HYBRID else verdict.describe(other)
+        parts.append(
+            f"{units.format_money(other.cost_usd - best.cost_usd)} less than {html.escape(what)}"
+        )
+    return ", ".join(parts) + "."
+
+
+def utilization_note(comparison: CostComparison) -> str:
+    """How the slider relates to the demand: it caps how busy the owned fleet may be; the demand
+    then sets how busy it actually is."""
+    cap = units.format_percent(comparison.onprem.utilization, 0)
+    fleet = comparison.fleet
+    if fleet is None:
+        return (
+            f"Owned GPUs busy {cap} of hours. Enter the demand to size the fleet: it is then "
+            "sized to be busy at most this much."
+        )
+    return (
+        f"Fleet sized to be busy at most {cap}: {plural(fleet.servers, 'server')}, "
+        f"{fleet.gpus} GPUs. Your demand keeps them {busy_percent(fleet.utilization)} busy; "
+        f"break-even and the curve below use {cap}."
+    )
 
 
 def owning_card(comparison: CostComparison) -> CardView:
@@ -395,6 +436,14 @@ def hybrid_view(comparison: CostComparison, muted: str) -> HybridView | str:
         return comparison.demand.rule
     months = comparison.inputs.horizon_months
     servers = hybrid.best_gpus // comparison.onprem.gpus_per_server
+    # Measured against the CHEAPEST all-cloud plan, not all-cloud at the hybrid's own price.
+    cheapest = comparison.cheapest_rent
+    profile = comparison.profile_gpu_hours
+    if cheapest is not None and profile is not None:
+        all_cloud = float(profile.sum()) * cheapest.per_useful_hour
+        all_cloud_label = html.escape(cheapest.option.label)
+    else:
+        all_cloud, all_cloud_label = hybrid.all_cloud_cost_usd, html.escape(chosen.option.label)
     tip = formula_tooltip("Hybrid plan", hybrid.formula, assumption_rows(hybrid.assumptions))
     label = html.escape(chosen.option.label)
     if hybrid.best_gpus == 0:
@@ -418,14 +467,23 @@ def hybrid_view(comparison: CostComparison, muted: str) -> HybridView | str:
             f"and {units.format_money(hybrid.saving_vs_all_owned_usd)} less than owning "
             "for the busiest month"
         )
+    owning = comparison.owning_horizon_usd
+    fleet = comparison.fleet
+    own_text = (
+        f" and {units.format_money(owning)} owning the fleet ({fleet.gpus} GPUs)"
+        if owning is not None and fleet is not None
+        else ""
+    )
     summary = (
         f"{lead}<br><span style='color:{muted}'>Over {months} months: "
         f"<b>{units.format_money(hybrid.best_cost_usd)}</b>, against "
-        f"{units.format_money(hybrid.all_cloud_cost_usd)} renting everything and "
-        f"{units.format_money(hybrid.all_owned_cost_usd)} owning enough for the peak "
-        f"({hybrid.all_owned_gpus} GPUs).</span>"
+        f"{units.format_money(all_cloud)} renting everything on {all_cloud_label} "
+        f"(the cheapest price){own_text}.</span>"
     )
-    saving = CardView(units.format_money(hybrid.saving_vs_all_cloud_usd), detail, tip)
+    saving_usd = all_cloud - hybrid.best_cost_usd
+    if saving_usd < 0:
+        detail = f"renting everything on {all_cloud_label} costs less"
+    saving = CardView(units.format_money(saving_usd), detail, tip)
     return HybridView(summary, tip, saving)
 
 

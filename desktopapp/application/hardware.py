@@ -288,10 +288,12 @@ class HistoryRow:
     cancelled: bool
     notes: str
     same_machine: bool
+    disturbed: str = ""  # why the run's figures understate the machine ("" for a clean run)
 
     @property
     def status(self) -> str:
-        return "partial (cancelled)" if self.cancelled else "complete"
+        status = "partial (cancelled)" if self.cancelled else "complete"
+        return f"{status} · disturbed" if self.disturbed else status
 
 
 def history_row(
@@ -322,7 +324,17 @@ def history_row(
         cancelled=cancelled,
         notes=notes,
         same_machine=same_machine,
+        disturbed=disturbance(device_info),
     )
+
+
+def disturbance(device_info: Mapping[str, object]) -> str:
+    """Why a run was disturbed (its RunConditions summary), or "" when it ran clean or its
+    conditions were not recorded."""
+    conditions = device_info.get("conditions")
+    if not isinstance(conditions, Mapping) or not conditions.get("disturbed"):
+        return ""
+    return str(conditions.get("summary") or "disturbed run: other load during the run")
 
 
 def ratio_text(ratio: float | None) -> str:
@@ -486,3 +498,76 @@ def default_dtypes(spec: str, quick: bool, torch_available: bool | None) -> tupl
     chosen = BenchConfig(quick=quick).matmul_dtypes(probe)
     available = dtype_availability(spec, torch_available)
     return tuple(d for d in chosen if not available.get(d))
+
+
+# --- measured all-reduce bus bandwidth for the estimates (issue 17) ---------------------------
+
+
+@dataclass(frozen=True)
+class BusbwChoice:
+    """The all-reduce bus bandwidth a collective run offers to the estimates.
+
+    ``bytes_per_s`` is the busbw (nccl-tests definition) at the largest all-reduce message the
+    run measured: gradient all-reduce in data-parallel training moves buckets of tens of MB and
+    more, where busbw has levelled off, so the small-message values (latency-bound) would
+    understate it. ``text`` says what it is and where it came from."""
+
+    bytes_per_s: float
+    message_bytes: int
+    text: str
+
+
+def busbw_for_estimates(rows: Iterable[tuple[str, int, float]]) -> BusbwChoice | None:
+    """From ``(op, message bytes, busbw bytes/s)`` rows, the all-reduce busbw to use, or None
+    when the run has no positive all-reduce result."""
+    all_reduce = [(size, bw) for op, size, bw in rows if op == "all_reduce" and bw > 0]
+    if not all_reduce:
+        return None
+    size, bw = max(all_reduce)
+    return BusbwChoice(
+        bw,
+        size,
+        f"all-reduce bus bandwidth {bw / 1e9:.3g} GB/s, measured at "
+        f"{units.format_bytes(size)} messages",
+    )
+
+
+# --- reviewing a measurement before it is used (issue 16) -------------------------------------
+
+
+@dataclass(frozen=True)
+class UseReview:
+    """What "Use in estimates" must say before it applies a run: ``warning`` (plain text, ""
+    when nothing to say) and whether the user has to confirm ("Apply anyway")."""
+
+    warning: str
+    needs_confirmation: bool
+    suspect: tuple[str, ...] = ()  # dtypes far below the datasheet (model.measurement)
+
+
+def review_use(
+    results: Iterable[BenchResult], device: MeasuredDevice, device_info: Mapping[str, object]
+) -> UseReview:
+    """Review every best matmul figure against its peak (``review_measurement``: under
+    ``SUSPECT_SHARE`` of peak is suspect, above the peak is out of range) and the run's
+    conditions. The measured values themselves are never changed here."""
+    from desktopapp.model.measurement import review_measurement
+
+    reason = disturbance(device_info)
+    messages: list[str] = []
+    suspect: list[str] = []
+    needs = False
+    best = {d: r for d, r in best_by_dtype(results).items() if d in _ESTIMATE_PRECISIONS}
+    for dtype, result in best.items():
+        if not result.tflops or result.tflops <= 0:
+            continue
+        review = review_measurement(float(result.tflops), device.peaks.get(dtype), dtype=dtype)
+        if review.suspect:
+            suspect.append(dtype)
+        if not review.ok:
+            needs = True
+            messages.append(review.message())
+    if reason:
+        needs = True
+        messages.append(f"{reason[0].upper()}{reason[1:]}.")
+    return UseReview(" ".join(messages), needs, tuple(suspect))

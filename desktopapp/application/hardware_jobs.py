@@ -145,10 +145,13 @@ def run_benchmark_job(
     warnings: list[str] = []
     cancelled = False
     cancel_at: float | None = None
+    conditions: Mapping[str, Any] | None = None  # RunConditions.to_dict(), on the last event
     events = start.events
     try:
         for event in events:
             on_event(event)
+            if event.conditions:
+                conditions = event.conditions
             if event.result is not None:
                 results.append(event.result)
             if event.warning and event.warning not in warnings:
@@ -166,8 +169,13 @@ def run_benchmark_job(
             close()
     cancelled = cancelled or token.cancelled
     seconds = time.perf_counter() - clock
+    # The run conditions (other load, clocks) travel with the device info, as BenchRun's do,
+    # so that the history can say which runs were disturbed and why.
+    device_info = dict(start.device_info)
+    if conditions:
+        device_info["conditions"] = dict(conditions)
     outcome = BenchOutcome(
-        tuple(results), tuple(warnings), cancelled, started, seconds, dict(start.device_info)
+        tuple(results), tuple(warnings), cancelled, started, seconds, device_info
     )
     if not save:
         return outcome
@@ -182,7 +190,7 @@ def run_benchmark_job(
             device=str(start.device_info.get("device") or config.device),
             versions=services.versions(),
             config=config.to_dict(),
-            device_info=start.device_info,
+            device_info=device_info,
             notes="cancelled: partial results" if cancelled else "",
             warnings=warnings,
             started=started,

@@ -13,10 +13,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from desktopapp.application.plan import PriceChoice
 from desktopapp.devices.problems import GPU_LOST, NO_GPU, WARMING_UP, kind_of
+from desktopapp.devices.top_processes import HostProcess, ProcessSnapshot
+from desktopapp.model.diagnosis import (
+    SEVERITIES,
+    Diagnoser,
+    Diagnosis,
+    DiagnosisThresholds,
+)
 from desktopapp.model.idle_cost import IdleCostConfig
 
 DEFAULT_IDLE_PRICE_USD = IdleCostConfig().price_per_gpu_hour  # model.idle_cost default
@@ -109,3 +117,92 @@ def idle_config(price: IdlePrice, alert_after_minutes: float | None) -> IdleCost
     return IdleCostConfig(
         price_per_gpu_hour=price.usd_per_gpu_hour, alert_after_minutes=alert_after_minutes
     )
+
+
+# --- the process table without a GPU (issue 16) ------------------------------------------------
+
+
+def host_process_rows(snapshot: ProcessSnapshot) -> tuple[HostProcess, ...]:
+    """The busiest processes by CPU and the largest by memory in one list (each once), busiest
+    CPU first; processes without a CPU share yet (the first scan) after, largest memory first."""
+    seen: dict[int, HostProcess] = {}
+    for proc in (*snapshot.by_cpu, *snapshot.by_memory):
+        seen.setdefault(proc.pid, proc)
+
+    def order(p: HostProcess) -> tuple[float, float]:
+        cpu = p.cpu_percent if math.isfinite(p.cpu_percent) else -1.0
+        rss = p.rss_bytes if math.isfinite(p.rss_bytes) else 0.0
+        return (-cpu, -rss)
+
+    return tuple(sorted(seen.values(), key=order))
+
+
+def host_process_empty_text(snapshot: ProcessSnapshot) -> str:
+    """What the table says when it has no rows."""
+    if snapshot.problem:
+        return f"No process list: {snapshot.problem}."
+    return "Reading the process list…"
+
+
+NAN_VALUE = float("nan")
+
+if TYPE_CHECKING:
+    from desktopapp.devices.sampler import SystemSample
+
+
+# --- diagnosis per GPU (issue 16) ----------------------------------------------------------------
+
+
+class PerGpuDiagnosis:
+    """The utilization verdict of each GPU on its own, named ("GPU 1: GPU underused …").
+
+    The session's diagnosis averages GPU utilization over all GPUs, so one busy and one idle
+    GPU read as "partly used 43%". With two or more GPUs this keeps one
+    :class:`~desktopapp.model.diagnosis.Diagnoser` per GPU, fed every sample with that GPU's
+    utilization (CPU, memory and the rest as measured), and :meth:`view` replaces the averaged
+    utilization verdict with the per-GPU ones; the other categories stay as diagnosed."""
+
+    def __init__(self, thresholds: DiagnosisThresholds | None = None) -> None:
+        self._thresholds = thresholds
+        self._diagnosers: dict[int, Diagnoser] = {}
+        self._latest: dict[int, Diagnosis] = {}
+
+    def feed(self, sample: SystemSample) -> None:
+        live = [g for g in sample.gpus if g.available and math.isfinite(g.util_percent)]
+        if len(live) < 2:
+            self._latest = {}
+            return
+        base = sample.observation()
+        for gpu in live:
+            diagnoser = self._diagnosers.setdefault(gpu.index, Diagnoser(self._thresholds))
+            memory = getattr(gpu, "memory_fraction", NAN_VALUE)
+            observation = replace(
+                base,
+                gpu_util_percent=gpu.util_percent,
+                gpu_memory_fraction=memory if math.isfinite(memory) else NAN_VALUE,
+                gpu_count=1,
+            )
+            self._latest[gpu.index] = diagnoser.update(observation)
+
+    def view(self, combined: Diagnosis) -> Diagnosis:
+        if len(self._latest) < 2:
+            return combined
+        per_gpu = []
+        for index in sorted(self._latest):
+            verdict = self._latest[index].by_category("utilization")
+            if verdict is not None and verdict.key == "collecting":
+                return combined  # still warming up: one "Collecting data" for all GPUs
+            if verdict is not None:
+                per_gpu.append(
+                    replace(
+                        verdict,
+                        title=f"GPU {index}: {verdict.title}",
+                        evidence=f"GPU {index}: {verdict.evidence}",
+                    )
+                )
+        if not per_gpu:
+            return combined
+        rank = {s: i for i, s in enumerate(SEVERITIES)}
+        per_gpu.sort(key=lambda v: -rank.get(v.severity, 0))
+        others = tuple(v for v in combined.verdicts if v.category != "utilization")
+        return Diagnosis(combined.timestamp, combined.window_s, (*per_gpu, *others))

@@ -31,6 +31,7 @@ from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.inference import InferenceEstimate, InferenceInputs, inference_sweep_batch
 from desktopapp.model.memory import MemoryEstimate
+from desktopapp.model.serving import DEFAULT_MAX_BATCH, ServingInputs, estimate_serving
 from desktopapp.model.training import (
     TrainingEstimate,
     TrainingInputs,
@@ -59,6 +60,8 @@ class WorkloadResults:
     memory: MemoryEstimate | None = None
     inference_inputs: InferenceInputs | None = None
     inference: InferenceEstimate | None = None
+    # Serving latency targets (seconds; None: none): time to first token, per output token.
+    serving_targets: tuple[float | None, float | None] = (None, None)
 
 
 # --- training -------------------------------------------------------------------------------
@@ -202,6 +205,23 @@ def training_curves(est: TrainingEstimate, inputs: TrainingInputs) -> TrainingCu
     )
 
 
+def method_missing_reason(method: str, no_forward_flops: bool, no_samples: bool) -> str:
+    """Why FLOPs × samples shows no estimate: which of its two inputs is still empty."""
+    if method == "6nd":
+        return ""
+    missing = [
+        name
+        for name, empty in (
+            ("forward FLOPs per sample", no_forward_flops),
+            ("number of samples", no_samples),
+        )
+        if empty
+    ]
+    if not missing:
+        return ""
+    return "FLOPs × samples needs the " + " and the ".join(missing) + " (left, Training compute)."
+
+
 def training_missing_reason(
     first_error: str, preset_name: str | None, preset_has_estimate: bool
 ) -> str:
@@ -280,23 +300,148 @@ MEMORY_MISSING = "Memory needs the parameter count."
 
 @dataclass(frozen=True)
 class InferenceCurve:
-    batch_size: FloatArray
+    """The panel's plot: ``throughput`` against ``x`` (batch size, or time per output token as
+    the concurrency grows), the current point and an optional vertical target line."""
+
+    x: FloatArray
     throughput: FloatArray
     unit: str
     current: tuple[float, float]
+    title: str = "Throughput vs batch size"
+    x_label: str = "batch size"
+    log_x: bool = True
+    target_x: float | None = None
+
+    @property
+    def batch_size(self) -> FloatArray:
+        return self.x
+
+
+ROOFLINE_CAPTIONS = ("Throughput", "Latency per request", "Cost per million", "Roofline bound")
+SERVING_CAPTIONS = (
+    "Throughput",
+    "Time to first token",
+    "Cost per million",
+    "Time per output token",
+)
 
 
 @dataclass(frozen=True)
 class InferenceView:
     throughput: CardView
-    latency: CardView
+    latency: CardView  # language models: time to first token
     cost: CardView | None  # None: no price
-    bound: CardView
+    bound: CardView  # language models: time per output token
     note: str
     curve: InferenceCurve
+    captions: tuple[str, str, str, str] = ROOFLINE_CAPTIONS
+    assumptions: tuple[Assumption, ...] | None = None  # None: the estimate's own
 
 
-def inference_view(est: InferenceEstimate, inputs: InferenceInputs) -> InferenceView:
+def serving_inputs(
+    inputs: InferenceInputs, targets: tuple[float | None, float | None] = (None, None)
+) -> ServingInputs:
+    """The serving model's inputs for the tab: the batch field is the concurrency; with latency
+    targets the model picks the highest concurrency that meets them (up to the engine cap, or
+    the field if it is higher)."""
+    ttft, tpot = targets
+    return ServingInputs(
+        params=inputs.params,
+        accelerator=inputs.accelerator,
+        peak_tflops=inputs.peak_tflops,
+        bandwidth_gbs=inputs.bandwidth_gbs,
+        precision=inputs.precision,
+        layers=inputs.layers,
+        hidden=inputs.hidden,
+        heads=inputs.heads,
+        kv_heads=inputs.kv_heads,
+        prompt_tokens=inputs.prompt_tokens,
+        output_tokens=inputs.output_tokens,
+        gpus=inputs.gpus,
+        concurrency=None if (ttft or tpot) else inputs.batch_size,
+        max_running=max(inputs.batch_size, DEFAULT_MAX_BATCH),
+        ttft_slo_s=ttft,
+        tpot_slo_s=tpot,
+        price=inputs.price,
+        price_source=inputs.price_source,
+    )
+
+
+def _target_text(value: float, target: float | None) -> str:
+    if target is None:
+        return ""
+    mark = "✓" if value <= target else "✗"
+    return f" · target {units.format_duration(target)} {mark}"
+
+
+def serving_view(
+    inputs: InferenceInputs, targets: tuple[float | None, float | None] = (None, None)
+) -> InferenceView:
+    """Cards, note and throughput-against-latency curve of the serving model."""
+    est = estimate_serving(serving_inputs(inputs, targets))
+    tip = formula_tooltip("Serving", est.formula, assumption_rows(est.assumptions))
+    ttft_target, tpot_target = targets
+    kv = (
+        f"the KV cache holds {est.max_concurrency:,}"
+        if est.max_concurrency is not None
+        else "KV cache bound unknown (no device memory)"
+    )
+    note = f"{est.concurrency} sequences at once ({est.concurrency_reason}); {kv}. " + " ".join(
+        n[0].upper() + n[1:] + "." for n in est.notes
+    )
+    curve = est.curve
+    return InferenceView(
+        throughput=CardView(
+            units.format_count(est.tokens_per_second).replace(" ", ""),
+            f"{units.format_count(est.tokens_per_second_per_gpu)} per GPU · "
+            f"{est.concurrency} sequences",
+            tip,
+            unit="tokens/s",
+        ),
+        latency=CardView(
+            units.format_duration(est.ttft_seconds),
+            f"prefill {est.prefill_bound}-bound" + _target_text(est.ttft_seconds, ttft_target),
+            tip,
+        ),
+        cost=None
+        if est.cost_per_million_tokens is None
+        else CardView(
+            units.format_money(est.cost_per_million_tokens),
+            f"per million output tokens at {est.concurrency} sequences",
+            tip,
+        ),
+        bound=CardView(
+            units.format_duration(est.tpot_seconds),
+            f"decode {est.decode_bound}-bound" + _target_text(est.tpot_seconds, tpot_target),
+            tip,
+        ),
+        note=note,
+        curve=InferenceCurve(
+            curve.tpot_seconds * 1e3,
+            curve.tokens_per_second,
+            "token",
+            (est.tpot_seconds * 1e3, est.tokens_per_second),
+            title="Throughput vs time per output token (concurrency 1 … "
+            f"{int(curve.concurrency[-1]):,})",
+            x_label="time per output token (ms)",
+            log_x=False,
+            target_x=None if tpot_target is None else tpot_target * 1e3,
+        ),
+        captions=SERVING_CAPTIONS,
+        assumptions=est.assumptions,
+    )
+
+
+def inference_view(
+    est: InferenceEstimate,
+    inputs: InferenceInputs,
+    targets: tuple[float | None, float | None] = (None, None),
+) -> InferenceView:
+    if est.unit == "token":
+        try:
+            return serving_view(inputs, targets)
+        except ValueError:
+            pass  # e.g. the weights leave no room for the KV cache: the roofline still shows
     unit = est.unit
     tip = formula_tooltip("Inference (roofline)", est.formula, assumption_rows(est.assumptions))
     detail = (
@@ -387,6 +532,12 @@ def present(results: WorkloadResults, colors: Mapping[str, str]) -> WorkloadView
     inference = (
         None
         if results.inference is None or results.inference_inputs is None
-        else inference_view(results.inference, results.inference_inputs)
+        else inference_view(results.inference, results.inference_inputs, results.serving_targets)
     )
-    return WorkloadView(training, memory, inference, tuple(assumption_groups(results)))
+    groups = assumption_groups(results)
+    if inference is not None and inference.assumptions is not None:
+        groups = [
+            (name, inference.assumptions if name == "Inference" else items)
+            for name, items in groups
+        ]
+    return WorkloadView(training, memory, inference, tuple(groups))

@@ -29,6 +29,7 @@ from desktopapp.model.catalog import (
 from desktopapp.model.planning import (
     PROFILE_LABELS,
     DemandPlan,
+    demand_verdict,
     format_gpu_hours,
     owning_defaults,
     plan_demand,
@@ -337,9 +338,23 @@ def demand_plan(resolved: ResolvedTco, result: TcoResult, profile: str) -> Deman
     )
 
 
-def plan_payload(plan: DemandPlan, gpus_per_server: int, profile: str) -> dict[str, Any]:
+def _verdict_text(
+    plan: DemandPlan, gpus_per_server: int, cloud_label: str
+) -> tuple[str, str, int, float]:
+    """(choice, headline, owned GPUs, cost) of the one recommendation, as the Cost tab leads."""
+    verdict = demand_verdict(plan, cloud_label)
+    if verdict is None:
+        advice = recommend(plan.hybrid, gpus_per_server)
+        return advice.choice, advice.headline, advice.owned_gpus, advice.cost_usd
+    best = verdict.best
+    return best.choice, verdict.headline, best.owned_gpus, best.cost_usd
+
+
+def plan_payload(
+    plan: DemandPlan, gpus_per_server: int, profile: str, cloud_label: str = "the cloud price"
+) -> dict[str, Any]:
     """The ``plan`` object of ``estimate tco --gpu-hours-per-month … --json``."""
-    advice = recommend(plan.hybrid, gpus_per_server)
+    choice, headline, owned, cost = _verdict_text(plan, gpus_per_server, cloud_label)
     return {
         "gpu_hours_per_month": plan.demand_gpu_hours,
         "profile_gpu_hours": plan.profile_gpu_hours.tolist(),
@@ -350,21 +365,23 @@ def plan_payload(plan: DemandPlan, gpus_per_server: int, profile: str) -> dict[s
             "utilization": plan.fleet.utilization,
         },
         "recommendation": {
-            "choice": advice.choice,
-            "text": advice.headline,
-            "owned_gpus": advice.owned_gpus,
-            "owned_servers": advice.owned_servers,
-            "cost_usd": advice.cost_usd,
+            "choice": choice,
+            "text": headline,
+            "owned_gpus": owned,
+            "owned_servers": -(-owned // gpus_per_server),
+            "cost_usd": cost,
         },
         "fleet_tco": plan.plan.to_dict(),
         "hybrid": plan.hybrid.to_dict(),
     }
 
 
-def plan_rows(plan: DemandPlan, gpus_per_server: int, profile: str) -> list[tuple[str, str]]:
+def plan_rows(
+    plan: DemandPlan, gpus_per_server: int, profile: str, cloud_label: str = "the cloud price"
+) -> list[tuple[str, str]]:
     """Text rows for the demand plan: fleet, its totals, the recommendation and best hybrid."""
-    fleet, tco, hybrid = plan.fleet, plan.plan, plan.hybrid
-    advice = recommend(hybrid, gpus_per_server)
+    fleet, tco = plan.fleet, plan.plan
+    headline = _verdict_text(plan, gpus_per_server, cloud_label)[1]
     months = tco.horizon_months
     saving = tco.cloud_horizon_usd - tco.onprem_horizon_usd
     demand = format_gpu_hours(plan.demand_gpu_hours)
@@ -385,16 +402,26 @@ def plan_rows(plan: DemandPlan, gpus_per_server: int, profile: str) -> list[tupl
                 else f"renting saves {units.format_money(-saving)}"
             ),
         ),
-        ("Recommendation", advice.headline),
-        (
-            "Best hybrid",
-            f"own {hybrid.best_gpus} GPUs, rent the rest: "
-            f"{units.format_money(hybrid.best_cost_usd)} over {months} months, against "
-            f"{units.format_money(hybrid.all_cloud_cost_usd)} renting everything and "
-            f"{units.format_money(hybrid.all_owned_cost_usd)} owning for the peak "
-            f"({hybrid.all_owned_gpus} GPUs)",
-        ),
+        ("Recommendation", headline),
+        ("Best hybrid", _hybrid_text(plan, cloud_label)),
     ]
+
+
+def _hybrid_text(plan: DemandPlan, cloud_label: str) -> str:
+    """The best plan that owns some GPUs (fewer than the fleet) and rents the rest."""
+    hybrid, months = plan.hybrid, plan.plan.horizon_months
+    verdict = demand_verdict(plan, cloud_label)
+    mixed = None
+    if verdict is not None:
+        mixed = next((p for p in (verdict.best, *verdict.others) if p.choice == "hybrid"), None)
+    if mixed is None:
+        return "no mix of owned and rented GPUs is possible for this fleet"
+    return (
+        f"own {mixed.owned_gpus} GPUs, rent the rest: {units.format_money(mixed.cost_usd)} over "
+        f"{months} months, against {units.format_money(hybrid.all_cloud_cost_usd)} renting "
+        f"everything and {units.format_money(plan.plan.onprem_horizon_usd)} owning the "
+        f"{plan.fleet.gpus}-GPU fleet"
+    )
 
 
 def _breakdown(parts: dict[str, float]) -> str:
@@ -496,6 +523,15 @@ def _parts(result: TcoResult) -> dict[str, float]:
     return parts
 
 
+def _cloud_label(resolved: ResolvedTco) -> str:
+    """The rented price in the user's words: the catalog offer, or the price typed in."""
+    price = resolved.price
+    if price is not None and price.offer is not None:
+        pricing = price.pricing.replace("_", "-")
+        return f"{price.offer.provider} {price.offer.instance} · {pricing}"
+    return f"the cloud at {units.format_money(float(resolved.cloud.cloud_price))}/GPU-h"
+
+
 def run_tco(args: argparse.Namespace) -> int:
     resolved = resolve(args)
     result = estimate_tco(resolved.onprem, resolved.cloud, resolved.months)
@@ -504,12 +540,12 @@ def run_tco(args: argparse.Namespace) -> int:
     if args.json:
         data = payload(resolved, result)
         if plan is not None:
-            data["plan"] = plan_payload(plan, per_server, args.profile)
+            data["plan"] = plan_payload(plan, per_server, args.profile, _cloud_label(resolved))
         print_json(data)
         return 0
     rows = text_rows(resolved, result)
     if plan is not None:
-        rows += plan_rows(plan, per_server, args.profile)
+        rows += plan_rows(plan, per_server, args.profile, _cloud_label(resolved))
     print_key_values(rows)
     print("\nAssumptions")
     for assumption in result.assumptions:

@@ -51,9 +51,7 @@ def _initialise() -> NvmlStatus:
         text = str(exc) or type(exc).__name__
         lowered = text.lower()
         if "library" in lowered and ("not found" in lowered or "shared" in lowered):
-            why = (
-                "the NVML library (libnvidia-ml) was not found: no NVIDIA driver installed"
-            )
+            why = "the NVML library (libnvidia-ml) was not found: no NVIDIA driver installed"
         elif "driver" in lowered:
             why = f"the NVIDIA driver is not loaded ({text})"
         else:

@@ -319,6 +319,20 @@ def hybrid_for(onprem: OnPremInputs, cloud: CloudInputs, profile: FloatArray) ->
     return hybrid_plan(onprem, cloud, profile, gpu_step=onprem.gpus_per_server)
 
 
+def demand_verdict(plan: DemandPlan, cloud_label: str) -> Verdict | None:
+    """The one recommendation for a demand planned against one cloud price (``estimate
+    tco``): the cheapest of renting everything, the best hybrid and owning the fleet, chosen
+    as the Cost tab chooses among its compared prices."""
+    return make_verdict(
+        [(cloud_label, plan.hybrid.all_cloud_cost_usd)],
+        plan.hybrid,
+        cloud_label,
+        plan.fleet,
+        plan.plan.onprem_horizon_usd,
+        plan.plan.horizon_months,
+    )
+
+
 def plan_demand(
     onprem: OnPremInputs,
     cloud: CloudInputs,
@@ -379,6 +393,88 @@ def recommend(hybrid: HybridResult, gpus_per_server: int) -> Recommendation:
         all_owned_usd=hybrid.all_owned_cost_usd,
         all_owned_gpus=hybrid.all_owned_gpus,
     )
+
+
+@dataclass(frozen=True)
+class PlanCost:
+    """One way to serve the demand over the horizon: rent it all at one price, own some GPUs and
+    rent the rest (hybrid), or own the sized fleet."""
+
+    choice: str  # rent | hybrid | own
+    cost_usd: float
+    owned_gpus: int
+    label: str  # the cloud price rented (rent, hybrid), "" for own
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The one recommendation the Cost tab leads with: the cheapest of the cheapest all-cloud
+    plan, the best hybrid (own whole servers, rent the rest at the hybrid price) and owning the
+    fleet sized to the demand, each over the horizon for the demand profile."""
+
+    best: PlanCost
+    others: tuple[PlanCost, ...]  # the other plans, cheapest first
+    horizon_months: int
+
+    @property
+    def choice(self) -> str:
+        return self.best.choice
+
+    def describe(self, plan: PlanCost) -> str:
+        if plan.choice == RENT:
+            return f"renting on {plan.label}"
+        if plan.choice == HYBRID:
+            return f"the best hybrid (own {plan.owned_gpus} GPUs, rent the rest on {plan.label})"
+        return f"owning {plan.owned_gpus} GPUs"
+
+    @property
+    def headline(self) -> str:
+        """ "Rent: <price>, $374k over 48 months, $183k less than the best hybrid, …"."""
+        best = self.best
+        if best.choice == RENT:
+            lead = f"Rent: {best.label}"
+        elif best.choice == HYBRID:
+            lead = f"Own {best.owned_gpus} GPUs and rent the rest on {best.label}"
+        else:
+            lead = f"Own {best.owned_gpus} GPUs"
+        parts = [f"{lead}, {units.format_money(best.cost_usd)} over {self.horizon_months} months"]
+        for other in self.others:
+            what = "the best hybrid" if other.choice == HYBRID else self.describe(other)
+            parts.append(f"{units.format_money(other.cost_usd - best.cost_usd)} less than {what}")
+        return ", ".join(parts)
+
+
+def make_verdict(
+    rent_options: Sequence[tuple[str, float]],
+    hybrid: HybridResult | None,
+    hybrid_label: str,
+    fleet: Fleet | None,
+    owning_horizon_usd: float | None,
+    horizon_months: int,
+) -> Verdict | None:
+    """The cheapest of: renting everything at the cheapest price (``rent_options``: label and
+    cost over the horizon), the best hybrid owning fewer GPUs than the fleet, and owning the
+    fleet. None when nothing can be compared."""
+    plans: list[PlanCost] = []
+    if rent_options:
+        label, cost = min(rent_options, key=lambda item: item[1])
+        plans.append(PlanCost(RENT, float(cost), 0, label))
+    if hybrid is not None:
+        limit = fleet.gpus if fleet is not None else hybrid.all_owned_gpus
+        mixed = [
+            (float(c), int(g))
+            for g, c in zip(hybrid.gpus_grid, hybrid.cost_grid, strict=True)
+            if 0 < g < limit
+        ]
+        if mixed:
+            cost, gpus = min(mixed)
+            plans.append(PlanCost(HYBRID, cost, gpus, hybrid_label))
+    if fleet is not None and owning_horizon_usd is not None:
+        plans.append(PlanCost(OWN, float(owning_horizon_usd), fleet.gpus, ""))
+    if not plans:
+        return None
+    plans.sort(key=lambda plan: plan.cost_usd)
+    return Verdict(plans[0], tuple(plans[1:]), horizon_months)
 
 
 # --- price dates --------------------------------------------------------------------------------
@@ -715,6 +811,8 @@ class CostComparison:
     owned_idle: IdleWaste | None
     rented_idle: tuple[IdleWaste, IdleWaste] | None  # cheapest and dearest list price
     assumptions: tuple[Assumption, ...] = field(default=())
+    verdict: Verdict | None = None  # the one recommendation (None without a demand)
+    cheapest_rent: OptionResult | None = None  # the cheapest all-cloud plan for the demand
 
     @property
     def recommendation(self) -> Recommendation | None:
@@ -790,6 +888,19 @@ def compare(
 
     owned_idle, rented_idle = _idle_costs(onprem, fleet, fleet_onprem, results)
     assumptions = _assumptions(inputs, onprem, results, demand, fleet)
+    verdict: Verdict | None = None
+    cheapest_rent: OptionResult | None = None
+    if profile is not None:
+        total_hours = float(np.sum(profile))
+        cheapest_rent = min(results, key=lambda r: r.per_useful_hour, default=None)
+        verdict = make_verdict(
+            [(r.option.label, total_hours * r.per_useful_hour) for r in results],
+            hybrid,
+            "" if hybrid_choice is None else hybrid_choice.option.label,
+            fleet,
+            owning_horizon,
+            inputs.horizon_months,
+        )
     return CostComparison(
         inputs=inputs,
         onprem=onprem,
@@ -811,6 +922,8 @@ def compare(
         owned_idle=owned_idle,
         rented_idle=rented_idle,
         assumptions=assumptions,
+        verdict=verdict,
+        cheapest_rent=cheapest_rent,
     )
 
 

@@ -94,6 +94,7 @@ class ServingCalibration:
     loo_median_error: float | None
     software: str
     source: str
+    accelerators: tuple[str, ...] = ()  # catalog ids the published rows were measured on
 
 
 FALLBACK_CALIBRATION = ServingCalibration(
@@ -119,6 +120,7 @@ def calibration() -> ServingCalibration:
             fit.get("loo_median_error"),
             str(doc.get("software", "")),
             "fitted to published serving measurements (resources/serving_calibration.json)",
+            tuple(sorted({str(r["inputs"].get("accelerator", "")) for r in doc["rows"]} - {""})),
         )
     except (OSError, KeyError, ValueError, TypeError):
         return FALLBACK_CALIBRATION
@@ -893,6 +895,15 @@ def _assumptions(inp: ServingInputs, s: _Setup, sh: _Shares) -> list[Assumption]
             "from the interconnect catalog",
         ),
     ]
+    if s.acc is not None and c.accelerators and s.acc.id not in c.accelerators:
+        out.append(
+            Assumption(
+                "calibration coverage",
+                f"{s.acc.name} is not among the measured accelerators "
+                f"({', '.join(c.accelerators)}); the same achieved shares are assumed",
+                c.source,
+            )
+        )
     if inp.precision in QUANT_BANDWIDTH_SHARE:
         out.append(
             Assumption(

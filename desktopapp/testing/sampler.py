@@ -24,6 +24,7 @@ from desktopapp.model.units import GIB
 
 NAN = math.nan
 
+
 @dataclass(frozen=True)
 class FakeProcessSpec:
     """A process the fake GPU reports, holding ``memory_fraction`` of its GPU's memory."""
@@ -227,5 +228,3 @@ class FakeSampler:
 
     def close(self) -> None:
         self.closed = True
-
-

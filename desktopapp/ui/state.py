@@ -15,6 +15,8 @@ Signals (emitted only when something actually changed):
 - ``custom_accelerator_changed(object)``: a ``CustomAccelerator`` was set or cleared (``None``).
 - ``runs_per_month_changed(float)``.
 - ``status_message(str, int)``: text for the status bar and a timeout in ms (0 = until replaced).
+- ``measured_busbw_changed(object)``: the all-reduce bus bandwidth measured on the Hardware tab's
+  Collectives page and chosen "Use in estimates" (bytes/s, float), or ``None`` when cleared.
 """
 
 from __future__ import annotations
@@ -78,10 +80,12 @@ class AppState(QObject):
     custom_accelerator_changed = Signal(object)
     runs_per_month_changed = Signal(float)
     status_message = Signal(str, int)
+    measured_busbw_changed = Signal(object)
 
     def __init__(self, parent: QObject | None = None, plan: PlanState | None = None) -> None:
         super().__init__(parent)
         self.plan = plan if plan is not None else PlanState()
+        self._measured_busbw: float | None = None
         self.cost = CostState(self.plan, self)
         self.plan.subscribe(self._relay)
 
@@ -202,6 +206,24 @@ class AppState(QObject):
 
     def set_custom_accelerator(self, custom: CustomAccelerator | None) -> None:
         self.plan.set_custom_accelerator(custom)
+
+    @property
+    def measured_busbw(self) -> float | None:
+        """Measured all-reduce bus bandwidth in bytes/s chosen for the estimates, or None."""
+        return self._measured_busbw
+
+    def set_measured_busbw(self, value: float | None) -> None:
+        """Set (bytes/s, > 0) or clear (None) the measured bus bandwidth; emits
+        ``measured_busbw_changed`` only on a real change. A non-positive or non-finite value is
+        refused with a ValueError naming the field."""
+        if value is not None:
+            value = float(value)
+            if not (value > 0 and value != float("inf")):
+                raise ValueError(f"measured all-reduce bus bandwidth must be > 0 B/s, got {value}")
+        if value == self._measured_busbw:
+            return
+        self._measured_busbw = value
+        self.measured_busbw_changed.emit(value)
 
     # --- status bar -------------------------------------------------------------------------
     def show_status(self, message: str, timeout_ms: int = 6000) -> None:

@@ -89,7 +89,10 @@ def test_hybrid_view_states_the_plan() -> None:
     hybrid = result.hybrid
     assert hybrid is not None
     assert units.format_money(hybrid.best_cost_usd) in view.summary
-    assert view.saving.value == units.format_money(hybrid.saving_vs_all_cloud_usd)
+    # Issue 16: the saving is measured against the CHEAPEST all-cloud plan.
+    assert result.cheapest_rent is not None and result.profile_gpu_hours is not None
+    all_cloud = float(result.profile_gpu_hours.sum()) * result.cheapest_rent.per_useful_hour
+    assert view.saving.value == units.format_money(all_cloud - hybrid.best_cost_usd)
     advice = result.recommendation
     assert advice is not None
     lead = {"rent": "Rent everything", "own": "Own it all", "hybrid": "and rent the"}

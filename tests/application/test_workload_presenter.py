@@ -66,10 +66,13 @@ def test_memory_verdicts(gpus: int, tone: str) -> None:
         assert view.verdict.startswith("✓ Fits") and not view.advice
 
 
-def test_inference_cards() -> None:
-    inputs = InferenceInputs(params=7e9, accelerator="h100-sxm", batch_size=8, price=2.0)
+def test_inference_cards_of_a_per_sample_model_show_the_roofline() -> None:
+    inputs = InferenceInputs(
+        params=25e6, forward_flops=8e9, accelerator="h100-sxm", batch_size=8, price=2.0
+    )
     est = estimate_inference(inputs)
     view = workload.inference_view(est, inputs)
+    assert view.captions == workload.ROOFLINE_CAPTIONS
     assert view.throughput.unit == f"{est.unit}s/s"
     assert view.latency.value == units.format_duration(est.latency_seconds)
     assert view.cost is not None and view.cost.detail == f"per million {est.unit}s"
@@ -77,6 +80,22 @@ def test_inference_cards() -> None:
     assert view.curve.current == (8.0, est.throughput_per_second)
     assert 8.0 in view.curve.batch_size
     assert "Batch of 8" in view.note
+
+
+def test_inference_cards_of_a_language_model_show_serving() -> None:
+    from desktopapp.model.serving import estimate_serving
+
+    inputs = InferenceInputs(params=7e9, accelerator="h100-sxm", batch_size=8, price=2.0)
+    view = workload.inference_view(estimate_inference(inputs), inputs, (None, 0.040))
+    assert view.captions == workload.SERVING_CAPTIONS
+    serving = estimate_serving(workload.serving_inputs(inputs, (None, 0.040)))
+    assert view.latency.value == units.format_duration(serving.ttft_seconds)
+    assert view.bound.value == units.format_duration(serving.tpot_seconds)
+    assert view.bound.detail.endswith("✓") and serving.tpot_seconds <= 0.040
+    assert view.curve.target_x == 40.0 and not view.curve.log_x
+    assert view.curve.current == (serving.tpot_seconds * 1e3, serving.tokens_per_second)
+    assert view.assumptions == serving.assumptions
+    assert f"{serving.concurrency} sequences" in view.note
 
 
 def test_present_gathers_every_panel() -> None:

@@ -19,8 +19,9 @@ from desktopapp.devices.results_store import ResultsStore
 
 
 def _result(size: int) -> BenchResult:
-    return BenchResult("matmul", "cpu", "fp32", size, 0.5, 1e-3, None, None, metric="TFLOP/s",
-                       value=0.5)
+    return BenchResult(
+        "matmul", "cpu", "fp32", size, 0.5, 1e-3, None, None, metric="TFLOP/s", value=0.5
+    )
 
 
 def test_first_ctrl_c_cancels_and_keeps_results(monkeypatch, isolated_home, capsys):
@@ -32,8 +33,13 @@ def test_first_ctrl_c_cancels_and_keeps_results(monkeypatch, isolated_home, caps
         from desktopapp.devices.bench.target import resolve_device
 
         return runner.BenchRun(
-            config, resolve_device("cpu"), (_result(64),), ("cancelled during matmul",),
-            "2026-01-01T00:00:00+00:00", 0.1, token.cancelled,
+            config,
+            resolve_device("cpu"),
+            (_result(64),),
+            ("cancelled during matmul",),
+            "2026-01-01T00:00:00+00:00",
+            0.1,
+            token.cancelled,
         )
 
     monkeypatch.setattr(runner, "run_and_collect", fake_run)
@@ -64,9 +70,23 @@ def test_second_ctrl_c_aborts(monkeypatch, isolated_home, capsys):
 def test_ctrl_c_on_a_real_run(tmp_path, signum):
     env = dict(os.environ, DESKTOPAPP_HOME=str(tmp_path))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "desktopapp", "bench", "--suite", "matmul", "--dtype", "fp32",
-         "--budget-s", "0.5", "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        [
+            sys.executable,
+            "-m",
+            "desktopapp",
+            "bench",
+            "--suite",
+            "matmul",
+            "--dtype",
+            "fp32",
+            "--budget-s",
+            "0.5",
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
     )
     assert proc.stderr is not None
     deadline = time.monotonic() + 120

@@ -65,3 +65,49 @@ def test_real_gloo_run_through_the_panel(qtbot: Any, isolated_home: Any) -> None
     assert {r.op for r in panel.run.results} >= {"all_reduce", "broadcast"}
     assert "saved as run #" in panel.status.text()
     assert panel.run_button.isEnabled()
+
+
+def test_use_in_estimates_hands_busbw_to_state(qtbot: Any) -> None:
+    from desktopapp.ui.state import AppState
+
+    state = AppState()
+    panel = CollectivePanel(state=state)
+    qtbot.addWidget(panel)
+    assert not panel.use_button.isEnabled()  # nothing measured yet
+    panel.show_run(_run())
+    assert panel.use_button.isEnabled()
+    with qtbot.waitSignal(state.measured_busbw_changed) as blocker:
+        panel.use_button.click()
+    # busbw at the largest all-reduce message: algbw 300 GB/s x 2(n-1)/n (n = 8) = 525 GB/s
+    assert blocker.args == [pytest.approx(525e9)]
+    assert state.measured_busbw == pytest.approx(525e9)
+    assert "525 GB/s" in panel.use_label.text()
+    assert panel.stop_using_button.isEnabled()
+    panel.stop_using_button.click()
+    assert state.measured_busbw is None
+    assert not panel.stop_using_button.isEnabled()
+
+
+def test_state_measured_busbw_rules(qtbot: Any) -> None:
+    from desktopapp.ui.state import AppState
+
+    state = AppState()
+    emitted: list[object] = []
+    state.measured_busbw_changed.connect(emitted.append)
+    state.set_measured_busbw(100e9)
+    state.set_measured_busbw(100e9)  # no change: no signal
+    state.set_measured_busbw(None)
+    assert emitted == [100e9, None]
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="bus bandwidth"):
+            state.set_measured_busbw(bad)
+
+
+def test_busbw_choice_ignores_other_ops() -> None:
+    from desktopapp.application.hardware import busbw_for_estimates
+
+    assert busbw_for_estimates([("broadcast", 1 << 20, 5e9)]) is None
+    choice = busbw_for_estimates(
+        [("all_reduce", 1 << 20, 20e9), ("all_reduce", 1 << 28, 90e9), ("broadcast", 1 << 30, 1e12)]
+    )
+    assert choice is not None and choice.bytes_per_s == 90e9 and choice.message_bytes == 1 << 28

@@ -104,8 +104,7 @@ def bad_page_size(kind: str, path: Path) -> str:
 def foreign_db(kind: str, path: Path) -> str:
     conn = sqlite3.connect(path)
     conn.executescript(
-        "CREATE TABLE contacts(name TEXT, phone TEXT);"
-        "INSERT INTO contacts VALUES ('Ada', '123');"
+        "CREATE TABLE contacts(name TEXT, phone TEXT);INSERT INTO contacts VALUES ('Ada', '123');"
     )
     conn.commit()
     conn.close()

@@ -26,8 +26,15 @@ def _args(**values):
 
 @pytest.mark.parametrize(
     "failure",
-    ["json_inf", "json_nested_inf", "text_inf", "text_nan", "numpy_overflow",
-     "python_overflow", "memory"],
+    [
+        "json_inf",
+        "json_nested_inf",
+        "text_inf",
+        "text_nan",
+        "numpy_overflow",
+        "python_overflow",
+        "memory",
+    ],
 )
 def test_guard_turns_non_finite_results_into_one_line(failure, capsys):
     def handler(args):
@@ -77,8 +84,18 @@ def test_guard_allows_infinity_where_it_means_never(capsys):
 
 @pytest.mark.parametrize("option", ["--price", "--utilization", "--gpus", "--params"])
 def test_decimal_comma_is_refused(option, capsys):
-    argv = ["estimate", "train", "--params", "7B", "--tokens", "1T", "--peak-tflops", "300",
-            option, "2,5"]
+    argv = [
+        "estimate",
+        "train",
+        "--params",
+        "7B",
+        "--tokens",
+        "1T",
+        "--peak-tflops",
+        "300",
+        option,
+        "2,5",
+    ]
     with pytest.raises(SystemExit) as info:
         run_command(argv)
     err = capsys.readouterr().err
@@ -86,8 +103,19 @@ def test_decimal_comma_is_refused(option, capsys):
 
 
 def test_thousands_separators_in_groups_are_read(capsys):
-    argv = ["estimate", "train", "--params", "7,000,000,000", "--tokens", "1,000B",
-            "--peak-tflops", "300", "--price", "1,000", "--json"]
+    argv = [
+        "estimate",
+        "train",
+        "--params",
+        "7,000,000,000",
+        "--tokens",
+        "1,000B",
+        "--peak-tflops",
+        "300",
+        "--price",
+        "1,000",
+        "--json",
+    ]
     assert run_command(argv) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["inputs"]["params"] == 7e9
@@ -95,8 +123,9 @@ def test_thousands_separators_in_groups_are_read(capsys):
 
 
 def test_minus_zero_is_echoed_as_zero(capsys):
-    code = run_command(["estimate", "train", "--params", "-0", "--tokens", "1T",
-                        "--peak-tflops", "300"])
+    code = run_command(
+        ["estimate", "train", "--params", "-0", "--tokens", "1T", "--peak-tflops", "300"]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "--params" in err and "-0" not in err
 
@@ -130,11 +159,14 @@ def test_bare_estimate_is_one_line(capsys):
     assert "train" in line and "memory" in line
 
 
-@pytest.mark.parametrize(("months", "ok"), [("1200", True), ("1201", False), ("7B", False),
-                                            ("1e300", False), ("30M", False)])
+@pytest.mark.parametrize(
+    ("months", "ok"),
+    [("1200", True), ("1201", False), ("7B", False), ("1e300", False), ("30M", False)],
+)
 def test_tco_months_is_bounded(months, ok, capsys):
-    code = run_command(["estimate", "tco", "--accelerator", "h100-sxm", "--months", months,
-                        "--json"])
+    code = run_command(
+        ["estimate", "tco", "--accelerator", "h100-sxm", "--months", months, "--json"]
+    )
     captured = capsys.readouterr()
     if ok:
         assert code == 0 and json.loads(captured.out)
@@ -145,9 +177,22 @@ def test_tco_months_is_bounded(months, ok, capsys):
 def test_ascii_only_output_still_works(tmp_path):
     env = dict(os.environ, PYTHONIOENCODING="ascii", DESKTOPAPP_HOME=str(tmp_path))
     proc = subprocess.run(
-        [sys.executable, "-m", "desktopapp", "estimate", "train", "--params", "7B", "--tokens",
-         "1T", "--peak-tflops", "300"],
-        capture_output=True, env=env, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "desktopapp",
+            "estimate",
+            "train",
+            "--params",
+            "7B",
+            "--tokens",
+            "1T",
+            "--peak-tflops",
+            "300",
+        ],
+        capture_output=True,
+        env=env,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
     assert b"Training estimate" in proc.stdout and b"Traceback" not in proc.stderr
@@ -155,8 +200,22 @@ def test_ascii_only_output_still_works(tmp_path):
 
 
 def test_estimate_text_never_shows_inf_at_the_bounds(capsys):
-    argv = ["estimate", "memory", "--params", "1e18", "--layers", "1e18", "--hidden", "1e18",
-            "--heads", "1", "--seq-len", "1e18", "--batch-size", "1e18"]
+    argv = [
+        "estimate",
+        "memory",
+        "--params",
+        "1e18",
+        "--layers",
+        "1e18",
+        "--hidden",
+        "1e18",
+        "--heads",
+        "1",
+        "--seq-len",
+        "1e18",
+        "--batch-size",
+        "1e18",
+    ]
     code = run_command(argv)
     captured = capsys.readouterr()
     assert code in (0, 2) and "Traceback" not in captured.err

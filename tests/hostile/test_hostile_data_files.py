@@ -64,9 +64,7 @@ def _fake_sampler(monkeypatch):
 
     from desktopapp.commands import monitor
 
-    monkeypatch.setattr(
-        monitor, "time", SimpleNamespace(monotonic=lambda: clock.now, sleep=sleep)
-    )
+    monkeypatch.setattr(monitor, "time", SimpleNamespace(monotonic=lambda: clock.now, sleep=sleep))
     monkeypatch.setattr(
         sampler_module, "RealSampler", lambda **_k: FakeSampler(gpu_count=1, interval_s=1.0)
     )
@@ -97,21 +95,29 @@ def _fake_bench(monkeypatch):
 
     def fake_run(config, token=None, on_event=None, target=None):
         results = (
-            BenchResult("matmul", "cpu", "fp32", 64, 0.5, 1e-3, None, None, metric="TFLOP/s",
-                        value=0.5),
-            BenchResult("matmul", "cpu", "fp32", 128, 0.75, 2e-3, None, None, metric="TFLOP/s",
-                        value=0.75),
+            BenchResult(
+                "matmul", "cpu", "fp32", 64, 0.5, 1e-3, None, None, metric="TFLOP/s", value=0.5
+            ),
+            BenchResult(
+                "matmul", "cpu", "fp32", 128, 0.75, 2e-3, None, None, metric="TFLOP/s", value=0.75
+            ),
         )
         return runner.BenchRun(
-            config, target or resolve_device("cpu"), results, (), "2026-01-01T00:00:00+00:00",
-            0.1, bool(token and token.cancelled),
+            config,
+            target or resolve_device("cpu"),
+            results,
+            (),
+            "2026-01-01T00:00:00+00:00",
+            0.1,
+            bool(token and token.cancelled),
         )
 
     monkeypatch.setattr(runner, "run_and_collect", fake_run)
     from desktopapp.devices import results_store
 
     monkeypatch.setattr(
-        results_store, "save_bench_run",
+        results_store,
+        "save_bench_run",
         lambda run, notes="", store=None, **_k: (store or ResultsStore()).save_run(
             run.results, machine="test", cancelled=run.cancelled
         ),
@@ -387,24 +393,62 @@ def _base_scenario() -> dict:
 def _numeric_fields() -> list[tuple[str, str]]:
     base = _base_scenario()
     names = {
-        "training": ["params", "tokens", "epochs", "peak_tflops", "gpus", "utilization", "price",
-                     "goodput_overhead", "project_margin"],
-        "memory": ["params", "layers", "hidden", "heads", "kv_heads", "seq_len", "batch_size",
-                   "gpus", "memory_gb", "overhead_gib"],
-        "inference": ["params", "peak_tflops", "bandwidth_gbs", "batch_size", "prompt_tokens",
-                      "output_tokens", "layers", "hidden", "heads", "gpus", "utilization",
-                      "bandwidth_efficiency", "price"],
+        "training": [
+            "params",
+            "tokens",
+            "epochs",
+            "peak_tflops",
+            "gpus",
+            "utilization",
+            "price",
+            "goodput_overhead",
+            "project_margin",
+        ],
+        "memory": [
+            "params",
+            "layers",
+            "hidden",
+            "heads",
+            "kv_heads",
+            "seq_len",
+            "batch_size",
+            "gpus",
+            "memory_gb",
+            "overhead_gib",
+        ],
+        "inference": [
+            "params",
+            "peak_tflops",
+            "bandwidth_gbs",
+            "batch_size",
+            "prompt_tokens",
+            "output_tokens",
+            "layers",
+            "hidden",
+            "heads",
+            "gpus",
+            "utilization",
+            "bandwidth_efficiency",
+            "price",
+        ],
     }
-    return [(section, name) for section, fields in names.items() for name in fields
-            if name in base[section]]
+    return [
+        (section, name)
+        for section, fields in names.items()
+        for name in fields
+        if name in base[section]
+    ]
 
 
 LIMIT_CASES = [
     (section, field, value)
     for section, field in _numeric_fields()
     for value in (1e30, -1e30, 1e-30, 0)
-] + [(section, "*", value) for section in ("training", "memory", "inference")
-     for value in (1e30, 1e-30)]
+] + [
+    (section, "*", value)
+    for section in ("training", "memory", "inference")
+    for value in (1e30, 1e-30)
+]
 
 
 @pytest.mark.parametrize(("section", "field", "value"), LIMIT_CASES)

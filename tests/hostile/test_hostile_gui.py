@@ -18,7 +18,10 @@ def _gui(args: list[str], home: str, timeout: float = 120) -> subprocess.Complet
     env = dict(os.environ, DESKTOPAPP_HOME=home, QT_QPA_PLATFORM="offscreen")
     return subprocess.run(
         [sys.executable, "-m", "desktopapp", *args],
-        capture_output=True, text=True, env=env, timeout=timeout,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
     )
 
 
@@ -75,7 +78,10 @@ def test_unknown_qt_platform_exits_cleanly(tmp_path):
     env = dict(os.environ, DESKTOPAPP_HOME=str(tmp_path), QT_QPA_PLATFORM="bogus")
     proc = subprocess.run(
         [sys.executable, "-m", "desktopapp", "--screenshot", str(tmp_path / "x.png")],
-        capture_output=True, text=True, env=env, timeout=120,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
     )
     assert proc.returncode == 1
     assert len(proc.stderr.strip().splitlines()) == 1 and "QT_QPA_PLATFORM" in proc.stderr

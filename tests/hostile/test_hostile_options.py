@@ -80,9 +80,27 @@ PER_SAMPLE_BASE = ["--forward-flops", "1e9", "--samples", "1e6", "--peak-tflops"
 # Values no numeric option may accept: not numbers, not finite, a decimal comma, too large.
 MUST_REFUSE: frozenset[str] = frozenset(
     {
-        "nan", "NaN", "inf", "-inf", "Infinity", "1e300", "-1e300", "1e309", "1,5", "2,5",
-        "12,34", "1,000,000,000,000,000,000,000", "9" * 400, "", " ", "0x10", "1e", "1.5.5",
-        "7BB", "x" * 120_000, "\x00",
+        "nan",
+        "NaN",
+        "inf",
+        "-inf",
+        "Infinity",
+        "1e300",
+        "-1e300",
+        "1e309",
+        "1,5",
+        "2,5",
+        "12,34",
+        "1,000,000,000,000,000,000,000",
+        "9" * 400,
+        "",
+        " ",
+        "0x10",
+        "1e",
+        "1.5.5",
+        "7BB",
+        "x" * 120_000,
+        "\x00",
     }
 )
 # estimate tco reads its numbers after parsing (the Cost tab shares the code): named here.
@@ -151,10 +169,12 @@ def fast_devices(monkeypatch, tmp_path, isolated_home):
     )
 
     def fake_run(config, token=None, on_event=None, target=None):
-        result = BenchResult("matmul", "cpu", "fp32", 64, 0.5, 1e-3, None, None,
-                             metric="TFLOP/s", value=0.5)
-        return runner.BenchRun(config, target, (result,), (), "2026-01-01T00:00:00+00:00",
-                               0.1, False)
+        result = BenchResult(
+            "matmul", "cpu", "fp32", 64, 0.5, 1e-3, None, None, metric="TFLOP/s", value=0.5
+        )
+        return runner.BenchRun(
+            config, target, (result,), (), "2026-01-01T00:00:00+00:00", 0.1, False
+        )
 
     monkeypatch.setattr(runner, "run_and_collect", fake_run)
     monkeypatch.chdir(tmp_path)

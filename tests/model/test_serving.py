@@ -197,3 +197,13 @@ def test_calibration_file_is_current_and_meets_its_targets() -> None:
     assert fit["loo_within_1_5"] >= 0.80 and fit["loo_median_error"] <= 1.25
     cal = serving.calibration()
     assert cal.rows == len(doc["rows"]) and cal.bandwidth_share == fit["bandwidth_share"]
+
+
+def test_an_accelerator_outside_the_measured_rows_is_flagged() -> None:
+    def coverage(acc: str) -> list[str]:
+        est = estimate_serving(ServingInputs(accelerator=acc, **LLAMA7))
+        return [a.value for a in est.assumptions if a.name == "calibration coverage"]
+
+    assert coverage("h100-sxm") == []
+    (text,) = coverage("mi300x")
+    assert "MI300X" in text and "h100-sxm" in text

@@ -104,8 +104,17 @@ def test_database_failing_mid_run_stops_recording_not_monitoring(
     monkeypatch.setattr(session_store.SessionRecorder, "_write_batch", flaky)
     csv_path = tmp_path / "o.csv"
     code = run_command(
-        ["monitor", "--record", "--duration", "120", "--interval", "1", "--json",
-         "--csv", str(csv_path)]
+        [
+            "monitor",
+            "--record",
+            "--duration",
+            "120",
+            "--interval",
+            "1",
+            "--json",
+            "--csv",
+            str(csv_path),
+        ]
     )
     captured = capsys.readouterr()
     summary = json.loads(captured.out)
@@ -150,7 +159,10 @@ def test_full_disk_mid_run_keeps_every_complete_row(tmp_path):
         """
     )
     proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
         env=_env(tmp_path),
     )
     assert proc.returncode == 1, proc.stderr
@@ -167,9 +179,24 @@ def test_full_disk_mid_run_keeps_every_complete_row(tmp_path):
 
 def _start_recording(tmp_path: Path, out: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "desktopapp", "monitor", "--interval", "0.05", "--record",
-         "--quiet", "--json", "--no-processes", "--csv", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(tmp_path),
+        [
+            sys.executable,
+            "-m",
+            "desktopapp",
+            "monitor",
+            "--interval",
+            "0.05",
+            "--record",
+            "--quiet",
+            "--json",
+            "--no-processes",
+            "--csv",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(tmp_path),
     )
 
 
@@ -216,9 +243,7 @@ def test_sigkill_loses_at_most_the_documented_batch(tmp_path):
     assert stored > 0 and len(rows) - stored <= 50  # at most one batch (50 samples or 2 s)
 
 
-def test_unusable_monitor_database_is_refused_before_measuring(
-    scripted, isolated_home, capsys
-):
+def test_unusable_monitor_database_is_refused_before_measuring(scripted, isolated_home, capsys):
     data = Path(isolated_home) / "data"
     data.mkdir()
     (data / "monitor.sqlite3").mkdir()

@@ -264,9 +264,14 @@ def test_hybrid_and_idle_cost_come_from_the_model(tab: CostTab) -> None:
         "flat", planning.DEFAULT_HORIZON_MONTHS, planning.DEFAULT_GPU_HOURS_PER_MONTH / 730.5
     )
     expected = hybrid_plan(onprem, hybrid_cloud, profile, gpu_step=onprem.gpus_per_server)
+    # The saving is measured against the CHEAPEST all-cloud plan (issue 16), not against
+    # renting everything at the hybrid's own (hyperscaler) price.
+    cheapest = min(comparison.options, key=lambda r: r.per_useful_hour)
+    all_cloud = float(sum(profile)) * cheapest.per_useful_hour
     assert tab.hybrid.saving_card.value_text() == units.format_money(
-        expected.saving_vs_all_cloud_usd
+        all_cloud - expected.best_cost_usd
     )
+    assert cheapest.option.label in tab.hybrid.summary.text()
     # The default hybrid rents the rest on the cheapest hyperscaler on-demand price compared.
     hyperscaler = [
         r
@@ -301,11 +306,13 @@ def test_adding_and_removing_a_custom_offer(qtbot: QtBot, tab: CostTab) -> None:
     ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
     assert not ok.isEnabled()  # no provider, no price
     assert dialog.error()
+    assert dialog.shown_error() == ""  # nothing typed yet: no error shown (issue 16)
     dialog.provider.setText("Our reseller")
+    assert dialog.shown_error() == dialog.error() != ""
     dialog.instance.setText("8x H100 node")
     dialog.region.setText("eu-west")
     dialog.prices["on_demand"].setText("abc")
-    assert not ok.isEnabled() and "on_demand" in dialog.error()
+    assert not ok.isEnabled() and "on_demand" in dialog.shown_error()
     dialog.prices["on_demand"].setText("1.25")
     dialog.price_date.setText("2026-13")
     assert not ok.isEnabled() and "price_date" in dialog.error()
@@ -536,3 +543,37 @@ def test_shutdown_leaves_no_timer(tab: CostTab) -> None:
     assert tab._timer in active_timers()
     tab.shutdown()
     assert tab._timer not in active_timers()
+
+
+def test_tab_leads_with_one_recommendation_for_the_demand(tab: CostTab) -> None:
+    comparison = tab.comparison
+    assert comparison is not None and comparison.verdict is not None
+    head = tab.headline
+    assert not head.recommendation.isHidden()
+    text = head.recommendation.text()
+    best = comparison.verdict.best
+    assert units.format_money(best.cost_usd) in text
+    assert f"over {comparison.inputs.horizon_months} months" in text
+    # one fleet size everywhere: the verdict's owning plan is the fleet of the demand note
+    assert comparison.fleet is not None
+    if best.choice != planning.OWN:
+        assert f"owning {comparison.fleet.gpus} GPUs" in text
+    assert f"{comparison.fleet.gpus} GPUs" in tab.inputs.demand_rule.text() or (
+        f"{comparison.fleet.servers} server" in tab.inputs.demand_rule.text()
+    )
+    # the slider says how it relates to the demand
+    note = head.utilization_note.text()
+    assert "at most 50%" in note and f"{comparison.fleet.gpus} GPUs" in note
+
+
+def test_hybrid_key_names_the_colours_drawn(tab: CostTab) -> None:
+    note = tab.hybrid.note.text()
+    assert "Dark:" not in note and "served by owned GPUs" in note
+
+
+def test_cleared_plots_do_not_keep_stale_axes(tab: CostTab) -> None:
+    cumulative = tab.plots.cumulative_plot.getPlotItem()
+    assert cumulative.viewRange()[1][1] > 1e5  # dollars of the current plan
+    tab.plots.clear()
+    assert cumulative.viewRange()[1][1] <= 1.0 + 1e-9
+    assert not tab.plots.paybacks and not tab.plots.crossings

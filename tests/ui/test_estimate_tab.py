@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QLineEdit
 from pytestqt.qtbot import QtBot
 
+from desktopapp.application import workload
 from desktopapp.model import units
 from desktopapp.model.catalog import accelerator_catalog, cheapest_offer
 from desktopapp.model.inference import InferenceInputs, estimate_inference
@@ -137,10 +138,10 @@ def test_memory_and_inference_match_the_model(tab: EstimateTab) -> None:
     assert inference.throughput_per_second == pytest.approx(expected.throughput_per_second)
     assert inference.latency_seconds == pytest.approx(expected.latency_seconds)
     assert inference.cost_per_million == pytest.approx(expected.cost_per_million)
-    assert tab.inference_panel.bound_card.value_text() == f"{expected.bound.capitalize()} bound"
-    assert tab.inference_panel.latency_card.value_text() == units.format_duration(
-        expected.latency_seconds
-    )
+    # a language model: the cards show the serving model (TTFT, TPOT; issue 14)
+    serving = workload.serving_view(tab.state.inference)
+    assert tab.inference_panel.latency_card.value_text() == serving.latency.value
+    assert tab.inference_panel.bound_card.value_text() == serving.bound.value
 
 
 @pytest.mark.parametrize("preset", [p.id for p in load_presets()])
@@ -381,6 +382,8 @@ def test_measured_accelerator_from_the_hardware_tab(
     assert est.utilization == pytest.approx(0.55)
     assert "measured" in tab.inputs.utilization_note.text()
     assert tab.outcome.inference is not None  # bandwidth from the catalog match
+    # the modelled run uses the catalog A100 with the measured matmul efficiency
+    assert tab.modelled.view is not None, tab.modelled.message.text()
     app_state.set_custom_accelerator(None)
     assert tab.inputs.accelerator.findData(CUSTOM_ID) < 0
     assert tab.inputs.accelerator.accelerator_id() != CUSTOM_ID
@@ -596,3 +599,81 @@ def test_a_scenario_price_with_another_named_source_is_kept(
     assert (app_state.training.price, app_state.training.price_source) == catalog_price(
         "a100-sxm-80gb"
     )
+
+
+# --- issue 13 item 7: the modelled run; issue 16: this tab's small defects ---------------------
+
+
+def test_modelled_run_shows_plan_breakdown_and_scaling(tab: EstimateTab, qtbot: QtBot) -> None:
+    tab.apply_preset("llm-7b")
+    panel = tab.modelled
+    assert panel.view is not None
+    assert "DP" in panel.plan_label.text() and panel.plan_label.isVisibleTo(tab)
+    assert panel.mfu_card.value_text().endswith("%")
+    assert panel.mfu_card.toolTip() and panel.band_card.toolTip()  # formula tooltips
+    assert panel.bar.parts and panel.legend.text()
+    assert panel.knee_label.text()
+    assert not tab.plots.isVisibleTo(tab)  # the bending curves replace the flat ones
+    curves = panel._build_plots()["curves"]
+    xs, _ys = curves[2].getData()
+    assert xs is not None and len(xs) > 10
+
+
+def test_typed_utilization_overrides_the_modelled_mfu(tab: EstimateTab, qtbot: QtBot) -> None:
+    tab.apply_preset("llm-7b")
+    modelled = tab.modelled.mfu_card.value_text()
+    tab.inputs.utilization.set_fraction(0.33)
+    tab.inputs.utilization_moved.emit(0.33)
+    settle(qtbot, tab)
+    tab.recompute()
+    assert tab.modelled.mfu_card.value_text().startswith("33")
+    assert tab.modelled.mfu_card.value_text() != modelled
+
+
+def test_no_plan_fits_says_so(tab: EstimateTab, qtbot: QtBot) -> None:
+    tab.apply_preset("foundation-175b")
+    tab.inputs.devices.setValue(1)
+    tab.recompute()
+    assert tab.modelled.view is None
+    text = tab.modelled.message.text()
+    assert text.startswith("No parallel plan fits") and tab.modelled.message.isVisibleTo(tab)
+
+
+def test_invalid_price_only_blanks_the_cost(tab: EstimateTab, qtbot: QtBot) -> None:
+    tab.apply_preset("llm-7b")
+    before = tab.training_results.time_card.value_text()
+    type_into(qtbot, tab.inputs.price, "abc")
+    settle(qtbot, tab)
+    tab.recompute()
+    assert tab.training_results.time_card.value_text() == before
+    assert tab.training_results.compute_card.value_text() not in ("", units.DASH)
+    assert tab.training_results.cost_card.value_text() in ("", units.DASH)
+
+
+def test_flops_times_samples_without_inputs_says_why(tab: EstimateTab, qtbot: QtBot) -> None:
+    tab.apply_preset("llm-7b")
+    tab.inputs.method_forward.click()
+    settle(qtbot, tab)
+    tab.recompute()
+    assert "FLOPs × samples needs" in tab.training_results.range_note.text()
+    assert tab.modelled.message.text()  # the modelled panel is not blank either
+
+
+def test_serving_targets_pick_the_concurrency_and_draw_the_line(
+    qtbot: QtBot, tab: EstimateTab
+) -> None:
+    tab.apply_preset("llm-7b")
+    tab.recompute()
+    panel = tab.inference_panel
+    assert panel.latency_card.caption == "TIME TO FIRST TOKEN"
+    assert panel.bound_card.caption == "TIME PER OUTPUT TOKEN"
+    assert "target" not in panel.bound_card.detail_text()
+    tab.inputs.tpot_target.setValue(40)
+    tab.recompute()
+    assert "target 40.0 ms ✓" in panel.bound_card.detail_text()
+    assert "meets the latency targets" in panel.note_label.text()
+    parts = panel.ensure_built()
+    assert parts["target"].isVisible() and parts["target"].value() == pytest.approx(40.0)
+    tab.inputs.tpot_target.setValue(0)
+    tab.recompute()
+    assert not parts["target"].isVisible()

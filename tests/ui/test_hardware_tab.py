@@ -632,3 +632,48 @@ def test_use_in_estimates_updates_the_app_state(
 
 
 # The summary tests (no widgets) are in tests/application/test_hardware_presenter.py.
+
+
+def test_a_suspect_run_is_flagged_before_use_and_needs_apply_anyway(
+    make_tab: MakeTab, tmp_path: Path, qtbot: QtBot, app_state: AppState
+) -> None:
+    """Issue 16: a matmul far below the datasheet (< 5% of peak) is shown as measured and
+    flagged as suspect before it can be applied; the first press warns, "Apply anyway"
+    applies the measured figure unchanged."""
+
+    def slow_suite(config: BenchConfig, token: CancelToken) -> Iterator[ProgressEvent]:
+        yield ProgressEvent(0.5, "matmul fp32 64×64…", 0.0, result=result("fp32", 64, 0.01))
+        yield ProgressEvent(1.0, "done", 0.0, done=True)
+
+    tab = make_tab(make_services(tmp_path, suite=slow_suite), show=True)
+    run_to_end(qtbot, tab)
+    assert "suspect" in tab.use_summary.text()  # 0.01 of 0.5 TFLOP/s = 2% of peak
+    assert "0.01" in tab.use_summary.text()  # the measured value, as measured
+    tab.use_button.click()
+    assert app_state.custom_accelerator is None  # not applied silently
+    assert "far below" in tab.use_status.text()
+    assert tab.use_button.text() == "Apply anyway"
+    with qtbot.waitSignal(app_state.custom_accelerator_changed, timeout=1000):
+        tab.use_button.click()
+    custom = app_state.custom_accelerator
+    assert custom is not None and dict(custom.peak_tflops) == pytest.approx({"fp32": 0.01})
+    assert tab.use_button.text() == "Use in estimates"
+
+
+def test_a_disturbed_run_shows_as_disturbed_in_the_history(
+    make_tab: MakeTab, tmp_path: Path, qtbot: QtBot
+) -> None:
+    conditions = {"disturbed": True, "summary": "disturbed run: other processes used 60% of CPUs"}
+
+    def busy_suite(config: BenchConfig, token: CancelToken) -> Iterator[ProgressEvent]:
+        yield ProgressEvent(0.5, "matmul fp32 64×64…", 0.0, result=result("fp32", 64, 0.3))
+        yield ProgressEvent(1.0, "done", 0.0, done=True, conditions=conditions)
+
+    tab = make_tab(make_services(tmp_path, suite=busy_suite), show=True)
+    outcome = run_to_end(qtbot, tab)
+    assert outcome.device_info["conditions"]["disturbed"]
+    assert "check before use" in tab.use_summary.text()
+    qtbot.waitUntil(lambda: len(tab.history.rows()) == 1, timeout=3000)
+    row = tab.history.rows()[0]
+    assert row.status.endswith("disturbed") and "60% of CPUs" in row.disturbed
+    assert "60% of CPUs" in tab.history.runs.item(0, 6).toolTip()

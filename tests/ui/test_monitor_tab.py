@@ -419,7 +419,18 @@ def test_cpu_only_view_says_why_there_is_no_gpu(qtbot: QtBot, make_tab: MakeTab)
     message = tab.no_gpu_message()
     assert message.startswith("No GPU data: the NVML library (libnvidia-ml) was not found")
     assert message.count("\n") == 0  # one line
-    assert not tab.tables_box.isVisible()
+    # Issue 16: without a GPU the process table shows the busiest processes by CPU and memory
+    # (devices.top_processes, read in a worker thread); the GPU cost pages are hidden.
+    assert tab.tables_box.isVisible()
+    assert tab.tables.tabText(0) == "Top processes (CPU, memory)"
+    assert not tab.tables.isTabVisible(1) and not tab.tables.isTabVisible(2)
+    qtbot.waitUntil(lambda: tab.host_model.rowCount() > 0, timeout=5000)
+    page = tab._table_pages[0][0]
+    assert page.currentWidget() is tab.host_table
+    rows = tab.host_model.rowCount()
+    assert rows <= 16  # the top 8 by CPU and the top 8 by memory, each process once
+    memory = [tab.host_model.data(tab.host_model.index(r, 4)) for r in range(rows)]
+    assert all(str(text).endswith("B") for text in memory)
     assert not tab.idle_panel.cards.isVisible()
     assert "No GPU utilization measured" in tab.diagnosis_text() or "Collecting" in (
         tab.diagnosis_text()
@@ -654,3 +665,18 @@ def test_minimized_window_stops_sampling(qtbot: QtBot, make_tab: MakeTab) -> Non
     tab.setWindowState(Qt.WindowState.WindowNoState)
     qtbot.waitUntil(tab.is_sampling, timeout=2000)
     wait_samples(qtbot, tab, 3)
+
+
+def test_cluster_page_remembers_its_prometheus_url(qtbot: QtBot, isolated_home: Any) -> None:
+    from desktopapp.ui.monitor.cluster import ClusterPanel
+
+    first = ClusterPanel()
+    qtbot.addWidget(first)
+    assert first.url.text() == ""
+    first.url.setText("http://prometheus.example:9090")
+    first.token_file.setText("/etc/prom/token")
+    first.remember()
+    again = ClusterPanel()
+    qtbot.addWidget(again)
+    assert again.url.text() == "http://prometheus.example:9090"
+    assert again.token_file.text() == "/etc/prom/token"

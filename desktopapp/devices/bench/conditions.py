@@ -65,9 +65,7 @@ class RunConditions:
         """One line for the results and the history: what else happened during the run."""
         parts = []
         if math.isfinite(self.other_cpu_share):
-            parts.append(
-                f"other processes used {self.other_cpu_share:.0%} of the {self.cpus} CPUs"
-            )
+            parts.append(f"other processes used {self.other_cpu_share:.0%} of the {self.cpus} CPUs")
         else:
             parts.append("other processes' CPU use unknown")
         if math.isfinite(self.cpu_mhz_end) and math.isfinite(self.cpu_mhz_max):

@@ -118,6 +118,18 @@ def make_plot(
     return widget
 
 
+def set_titles(plot: Any, title: str, x_label: str, y_label: str) -> None:
+    """Change a plot's title and axis labels, styled as :func:`make_plot` styles them."""
+    item = plot.getPlotItem()
+    item.setTitle(
+        f"<span style='color:{COLORS['text']}; font-size:{BASE_POINT_SIZE}pt; "
+        f"font-weight:600'>{title}</span>"
+    )
+    label_style = {"color": COLORS["muted"], "font-size": f"{BASE_POINT_SIZE - 1:.0f}pt"}
+    item.setLabel("bottom", x_label, **label_style)
+    item.setLabel("left", y_label, **label_style)
+
+
 def marker(color_hex: str | None = None, size: float = 12.0) -> Any:
     """A one-point item for "the current choice"; it follows the plot's log mode like a curve."""
     module = pg()

@@ -63,6 +63,9 @@ class ResultCard(QFrame):
     def caption(self) -> str:
         return self._caption.text()
 
+    def set_caption(self, caption: str) -> None:
+        self._caption.setText(caption.upper())
+
     def value_text(self) -> str:
         """The value and unit as shown, e.g. ``"2.18 EFLOP"`` (``"—"`` when not computable)."""
         unit = self._unit.text()

@@ -402,15 +402,22 @@ class OffersPanel(Section):
             "Compare the cheapest rentable price of each kind: hyperscaler, neocloud and "
             "marketplace, on-demand, committed and spot"
         )
+        # Filters on one row, actions on the next: one row is wider than the results column in
+        # presentation mode (issue 16: no sideways scrolling from 1280 px).
         bar = QHBoxLayout()
         bar.setSpacing(INNER_SPACING)
         bar.addWidget(self.filter_edit, 3)
         bar.addWidget(self.kind_combo, 1)
-        bar.addStretch(0)
-        bar.addWidget(self.reset_button)
-        bar.addWidget(self.add_button)
-        bar.addWidget(self.remove_button)
         self.add(bar)
+        actions = QHBoxLayout()
+        actions.setSpacing(INNER_SPACING)
+        actions.addWidget(self.reset_button)
+        actions.addStretch(1)
+        actions.addWidget(self.add_button)
+        actions.addWidget(self.remove_button)
+        for button in (self.reset_button, self.add_button, self.remove_button):
+            button.setMinimumWidth(button.sizeHint().width())
+        self.add(actions)
 
         self.table = QTableView()
         self.table.setModel(self.proxy)
@@ -621,18 +628,30 @@ class CustomOfferDialog(QDialog):
         layout.addWidget(self.buttons)
         self.setMinimumWidth(420)
 
+        # The problem is shown only once the user has typed something: an empty form is not
+        # an error yet (Add offer stays disabled until the offer is complete).
+        self._touched = False
+        self._problem = ""
         for line in (self.provider, self.instance, self.region, self.price_date, self.source):
-            line.textChanged.connect(self._validate)
+            line.textChanged.connect(self._on_edit)
         for edit in self.prices.values():
-            edit.textChanged.connect(self._validate)
-        self.gpus.valueChanged.connect(self._validate)
+            edit.textChanged.connect(self._on_edit)
+        self.gpus.valueChanged.connect(self._on_edit)
         self._validate()
 
     def offer(self) -> CloudOffer | None:
         return self._offer
 
     def error(self) -> str:
+        """What stops the offer from being added (also before it is shown)."""
+        return self._problem
+
+    def shown_error(self) -> str:
         return self.error_label.text()
+
+    def _on_edit(self, *_args: object) -> None:
+        self._touched = True
+        self._validate()
 
     def _validate(self) -> None:
         problem = ""
@@ -662,7 +681,8 @@ class CustomOfferDialog(QDialog):
             except ValueError as exc:
                 problem = str(exc).splitlines()[0]
         self._offer = offer
-        self.error_label.setText(problem)
+        self._problem = problem
+        self.error_label.setText(problem if self._touched else "")
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(offer is not None)
 
     def accept(self) -> None:

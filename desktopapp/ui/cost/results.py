@@ -29,7 +29,9 @@ from desktopapp.application.cost import OWNING_COLOR
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.units import DASH
+from desktopapp.ui.common.axes import make_axis
 from desktopapp.ui.common.band_slider import BandSlider
+from desktopapp.ui.common.layouts import flow_grid, plot_row
 from desktopapp.ui.common.result_card import ResultCard
 from desktopapp.ui.common.section import Section
 from desktopapp.ui.common.theme import (
@@ -49,13 +51,29 @@ class HeadlinePanel(Section):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Rent or buy?", parent=parent)
+        # The one recommendation for the demand (model.planning.Verdict), first and largest.
+        self.recommendation = QLabel()
+        self.recommendation.setObjectName("Recommendation")
+        self.recommendation.setWordWrap(True)
+        self.recommendation.setTextFormat(Qt.TextFormat.RichText)
+        self.recommendation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = self.recommendation.font()
+        font.setPointSizeF(font.pointSizeF() * 1.25)
+        self.recommendation.setFont(font)
+        self.recommendation.setStyleSheet(
+            f"background: {COLORS['accent_soft']}; border: 1px solid {COLORS['border']};"
+            f" border-radius: 6px; padding: 10px 12px; color: {COLORS['text']};"
+        )
+        self.add(self.recommendation)
         self.utilization = BandSlider(5, 100, None)
         self.utilization.setToolTip(
             "The share of hours your own GPUs do useful work. Owning is paid every hour; a cloud "
             "GPU only for the hours you use it."
         )
         self.utilization.setMinimumWidth(220)
-        caption = QLabel("Utilization of owned GPUs")
+        caption = QLabel("Owned GPUs busy at most")
+        caption.setWordWrap(True)
+        caption.setMinimumWidth(caption.fontMetrics().horizontalAdvance("Owned GPUs") + 8)
         caption.setObjectName("FieldLabel")
         self.utilization_note = QLabel()
         self.utilization_note.setObjectName("Hint")
@@ -81,13 +99,11 @@ class HeadlinePanel(Section):
         self.break_even_card = ResultCard("Owning pays off above")
         self.total_card = ResultCard("Owning · whole horizon")
         self.cards = (self.owning_card, self.cloud_card, self.break_even_card, self.total_card)
-        row = QHBoxLayout()
-        row.setSpacing(INNER_SPACING + 2)
-        for card in self.cards:
-            row.addWidget(card, 1)
-        self.add(row)
+        self.add(flow_grid(self.cards))
 
     def clear(self, reason: str) -> None:
+        self.recommendation.setText("")
+        self.recommendation.setVisible(False)
         for card in self.cards:
             card.clear(reason)
         self.verdict.setText(
@@ -187,21 +203,6 @@ class ComparisonPanel(Section):
 # --- plots ------------------------------------------------------------------------------------
 
 
-def _money_axis(orientation: str) -> Any:
-    """A pyqtgraph axis whose ticks read as money ($500, $1.2M)."""
-    from desktopapp.ui.common.plots import pg
-
-    module = pg()
-
-    class MoneyAxis(module.AxisItem):  # type: ignore[name-defined]
-        def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
-            return [units.format_money(v * scale, 2) if v >= 0 else "" for v in values]
-
-    axis = MoneyAxis(orientation=orientation)
-    axis.enableAutoSIPrefix(False)
-    return axis
-
-
 def _style_axis(plot: Any, name: str) -> None:
     from desktopapp.ui.common.plots import pg
 
@@ -233,10 +234,10 @@ class PlotsPanel(Section):
         self.curve_plot = plots.make_plot(
             "Cost per useful GPU-hour vs utilization", "utilization of owned GPUs (%)", ""
         )
-        self.curve_plot.getPlotItem().setAxisItems({"left": _money_axis("left")})
+        self.curve_plot.getPlotItem().setAxisItems({"left": make_axis("left", "$")})
         _style_axis(self.curve_plot, "left")
         self.cumulative_plot = plots.make_plot("Cumulative cost of the plan", "month", "")
-        self.cumulative_plot.getPlotItem().setAxisItems({"left": _money_axis("left")})
+        self.cumulative_plot.getPlotItem().setAxisItems({"left": make_axis("left", "$")})
         _style_axis(self.cumulative_plot, "left")
         self.curve_plot.setXRange(0, 100, padding=0.01)
 
@@ -268,14 +269,11 @@ class PlotsPanel(Section):
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.setObjectName("Hint")
 
-        row = QHBoxLayout()
-        row.setSpacing(INNER_SPACING)
         for plot in (self.curve_plot, self.cumulative_plot):
             plot.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-            row.addWidget(plot, 1)
-        self.add(row, 1)
+            plot.setMinimumHeight(260)
+        self.add(plot_row((self.curve_plot, self.cumulative_plot)), 1)
         self.add(self.legend)
-        self.setFixedHeight(350)
 
     def _add(self, plot: Any, item: Any) -> Any:
         plot.addItem(item)
@@ -295,6 +293,9 @@ class PlotsPanel(Section):
             item.setData([], [])
         self.utilization_label.setText("")
         self.legend.setText("")
+        # No stale axes: the ranges of the last comparison go with its curves.
+        self.cumulative_plot.getPlotItem().setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+        self.curve_plot.getPlotItem().setYRange(0, 1, padding=0)
 
     def set_curves(
         self,
@@ -442,6 +443,12 @@ def _swatch(color: str) -> str:
 # --- hybrid and idle ----------------------------------------------------------------------------
 
 
+HYBRID_NOTE = (
+    "Owned GPUs take work whenever there is demand, so the hybrid can own fewer GPUs "
+    "than the fleet above, which is sized at your utilization."
+)
+
+
 class HybridPanel(Section):
     """The best hybrid plan: own K GPUs, rent the rest of the monthly profile."""
 
@@ -460,11 +467,8 @@ class HybridPanel(Section):
         self.add(self.summary)
         self.saving_card = ResultCard("Hybrid saving vs all-cloud")
         self.add(self.saving_card)
-        self.note = QLabel(
-            "Owned GPUs take work whenever there is demand, so the hybrid can own fewer GPUs "
-            "than the fleet above, which is sized at your utilization. Dark: served by owned "
-            "GPUs; colour: rented."
-        )
+        self.note = QLabel(HYBRID_NOTE)
+        self.note.setTextFormat(Qt.TextFormat.RichText)
         self.note.setObjectName("Hint")
         self.note.setWordWrap(True)
         self.add(self.note)
@@ -507,6 +511,11 @@ class HybridPanel(Section):
         )
         self.plot.addItem(self.owned_bars)
         self.plot.addItem(self.rented_bars)
+        # The key names the colours as drawn in the active theme (owning is light in dark).
+        self.note.setText(
+            f"{HYBRID_NOTE} {_swatch(themed(OWNING_COLOR))}&nbsp;served by owned GPUs; "
+            f"{_swatch(themed(rented_color))}&nbsp;rented."
+        )
         top = float(np.max(owned_arr + rented_arr)) if len(x) else 1.0
         self.plot.setYRange(0, top * 1.1 if top > 0 else 1.0, padding=0.0)
         self.plot.setXRange(0.3, len(x) + 0.7, padding=0.0)
@@ -518,6 +527,8 @@ class HybridPanel(Section):
             if bars is not None:
                 self.plot.removeItem(bars)
         self.owned_bars = self.rented_bars = None
+        self.plot.getPlotItem().setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+        self.note.setText(HYBRID_NOTE)
 
 
 class IdlePanel(QFrame):

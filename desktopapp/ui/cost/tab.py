@@ -21,7 +21,7 @@ import html
 from datetime import date
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QScrollArea, QWidget
+from PySide6.QtWidgets import QScrollArea, QWidget
 
 from desktopapp.application import cost as presenter
 from desktopapp.application.cost import option_color
@@ -46,7 +46,7 @@ from desktopapp.model.planning import (
     offers_with_custom,
     owning_defaults,
 )
-from desktopapp.ui.common.layouts import scrolling_column, two_panes
+from desktopapp.ui.common.layouts import scrolling_column, stack_when_narrow, two_panes
 from desktopapp.ui.common.marking import (
     FieldMarks,
     blocked,
@@ -54,7 +54,7 @@ from desktopapp.ui.common.marking import (
     select_data,
 )
 from desktopapp.ui.common.recompute import RecomputingTab
-from desktopapp.ui.common.theme import COLORS, SPACING
+from desktopapp.ui.common.theme import COLORS
 from desktopapp.ui.cost.form import CostForm
 from desktopapp.ui.cost.inputs import CostInputsPanel
 from desktopapp.ui.cost.offers import CustomOfferDialog, OffersPanel
@@ -126,10 +126,12 @@ class CostTab(RecomputingTab):
 
     # --- layout ---------------------------------------------------------------------------------
     def _build_layout(self) -> None:
-        row = QHBoxLayout()
-        row.setSpacing(SPACING)
-        row.addWidget(self.hybrid, 3)
-        row.addWidget(self.idle, 2)
+        # Hybrid and idle side by side while both fit, one under the other otherwise (no
+        # sideways scrolling from 1280 px, issue 16).
+        row = stack_when_narrow((self.hybrid, self.idle))
+        row.setStretchFactor(0, 3)
+        row.setStretchFactor(1, 2)
+        self.hybrid_row = row
         self.results_scroll: QScrollArea = scrolling_column(
             (self.headline, self.plots, self.table, row, self.offers, self.assumptions),
             horizontal=Qt.ScrollBarPolicy.ScrollBarAsNeeded,

@@ -76,10 +76,10 @@ class ComparisonView:
     def _show_headline(self, comparison: CostComparison) -> None:
         head = self.headline
         head.owning_card.show_view(presenter.owning_card(comparison))
-        head.utilization_note.setText(
-            "Cost per useful hour and break-even use this. The owned fleet is sized so your "
-            "demand keeps it at most this busy."
-        )
+        head.utilization_note.setText(presenter.utilization_note(comparison))
+        recommendation = presenter.recommendation_html(comparison)
+        head.recommendation.setText(recommendation)
+        head.recommendation.setVisible(bool(recommendation))
         cheapest = comparison.cheapest
         if cheapest is None:
             reason = "Tick at least one cloud price in the table below to compare."

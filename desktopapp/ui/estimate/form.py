@@ -126,7 +126,8 @@ class WorkloadForm:
             fields.update(forward_flops=forward, samples=samples)
         price = read_quantity(inp.price, errors)
         if inp.price.error() is not None and not inp.price.is_empty():
-            return None
+            # an invalid price only blanks the cost: compute, time and GPU-hours stand
+            price = None
         precision = str(inp.precision.currentData() or "bf16")
         if custom is not None:
             fields["accelerator"] = custom.based_on

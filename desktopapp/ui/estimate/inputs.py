@@ -32,6 +32,7 @@ from desktopapp.ui.common.fields import (
     spin_box,
     with_units,
 )
+from desktopapp.ui.common.layouts import flow_grid
 from desktopapp.ui.common.quantity_edit import QuantityEdit
 from desktopapp.ui.common.section import Section
 
@@ -238,8 +239,9 @@ class InputsPanel(InputsColumn):
         ):
             label = QLabel(caption)
             label.setObjectName("Hint")
-            shape.addWidget(label, 0, col)
-            shape.addWidget(spin, 1, col)
+            # two by two: four in a row set a minimum wider than the pane (issue 16)
+            shape.addWidget(label, 2 * (col // 2), col % 2)
+            shape.addWidget(spin, 2 * (col // 2) + 1, col % 2)
             spin.setMinimumWidth(50)
         section.add_row("Shape", shape)
 
@@ -247,12 +249,8 @@ class InputsPanel(InputsColumn):
         self.checkpointing.setToolTip("Keep only layer inputs; recompute activations in backward")
         self.flash_attention = QCheckBox("FlashAttention")
         self.flash_attention.setToolTip("Attention scores are not stored")
-        flags = QHBoxLayout()
-        flags.setSpacing(14)
-        flags.addWidget(self.checkpointing)
-        flags.addWidget(self.flash_attention)
-        flags.addStretch(1)
-        section.add_row("", flags)
+        # flows: side by side while they fit, one under the other when narrow (issue 16)
+        section.add_row("", flow_grid((self.checkpointing, self.flash_attention), (2, 1)))
 
         for combo in (self.storage, self.optimizer, self.zero_stage):
             combo.activated.connect(lambda _i: self.edited.emit())
@@ -272,11 +270,18 @@ class InputsPanel(InputsColumn):
 
     def _build_inference(self) -> None:
         section = Section("Inference", "Serving the same model on the chosen accelerator.")
-        self.inference_batch = spin_box(1, 1_000_000, 1, "Requests processed together per step")
+        self.inference_batch = spin_box(
+            1,
+            1_000_000,
+            1,
+            "Language models: sequences running at once (continuous batching; the KV cache caps "
+            "it, and with latency targets the highest concurrency up to this that meets them is "
+            "used). Other models: samples per batch.",
+        )
         self.inference_precision = small_combo(chars=6)
         self.inference_precision.setToolTip("Weight precision when serving")
         section.add_row(
-            "Batch size", field_pair(self.inference_batch, "Precision", self.inference_precision)
+            "Concurrency", field_pair(self.inference_batch, "Precision", self.inference_precision)
         )
         self.prompt_tokens = spin_box(0, 10_000_000, 512, "Prompt (input) tokens per request")
         self.output_tokens = spin_box(1, 10_000_000, 256, "Generated tokens per request")
@@ -287,6 +292,20 @@ class InputsPanel(InputsColumn):
             1, MAX_DEVICES, 1, "Devices serving one copy of the model (tensor parallel)"
         )
         section.add_row("Serving devices", self.inference_devices)
+        self.ttft_target = spin_box(
+            0, 600_000, 0, "Target time to first token (0: no target)", suffix=" ms", special="none"
+        )
+        self.tpot_target = spin_box(
+            0,
+            60_000,
+            0,
+            "Target time per output token (0: no target)",
+            suffix=" ms",
+            special="none",
+        )
+        section.add_row("Target TTFT", field_pair(self.ttft_target, "TPOT", self.tpot_target))
+        self.ttft_target.valueChanged.connect(lambda _v: self.edited.emit())
+        self.tpot_target.valueChanged.connect(lambda _v: self.edited.emit())
         self.inference_devices.valueChanged.connect(lambda _v: self.edited.emit())
         self.inference_batch.valueChanged.connect(lambda _v: self.edited.emit())
         self.prompt_tokens.valueChanged.connect(lambda _v: self.edited.emit())
@@ -325,6 +344,8 @@ class InputsPanel(InputsColumn):
             "prompt_tokens": self.prompt_tokens,
             "output_tokens": self.output_tokens,
             "inference_gpus": self.inference_devices,
+            "ttft_target_ms": self.ttft_target,
+            "tpot_target_ms": self.tpot_target,
         }
         for name, widget in names.items():
             widget.setObjectName(name)

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from desktopapp.application.workload import (
     NO_PRICE,
+    InferenceCurve,
     InferenceView,
     MemoryView,
     TrainingView,
@@ -26,6 +27,7 @@ from desktopapp.application.workload import (
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.units import DASH
+from desktopapp.ui.common.layouts import card_grid, plot_row
 from desktopapp.ui.common.range_bar import RangeBar
 from desktopapp.ui.common.result_card import ResultCard
 from desktopapp.ui.common.section import Section
@@ -51,7 +53,7 @@ class TrainingResults(Section):
         self.gpu_hours_card = ResultCard("GPU-hours")
         self.cost_card = ResultCard("Cost")
         self.cards = (self.compute_card, self.time_card, self.gpu_hours_card, self.cost_card)
-        self.add(card_row(self.cards))
+        self.add(card_grid(self.cards))
 
         self.range_caption = QLabel("Planning range · whole project, ×1 to ×3")
         self.range_caption.setObjectName("SectionTitle")
@@ -128,7 +130,7 @@ class PlotsPanel(Section):
         self._plot_row = QHBoxLayout()
         self._plot_row.setSpacing(INNER_SPACING)
         self.add(self._plot_row, 1)
-        self.setFixedHeight(290)
+        self.setMinimumHeight(260)
 
     def __getattr__(self, name: str) -> Any:
         # Only reached for attributes not set yet: the plot parts before the build.
@@ -195,7 +197,8 @@ class PlotsPanel(Section):
         util_plot.setXRange(5, 80, padding=0.02)
         for plot in (time_plot, cost_plot, util_plot):
             plot.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-            self._plot_row.addWidget(plot, 1)
+            plot.setMinimumHeight(220)
+        self._plot_row.addWidget(plot_row((time_plot, cost_plot, util_plot), min_plot_width=240))
         return parts
 
     def set_data(
@@ -341,18 +344,15 @@ class MemoryPanel(Section):
         self.verdict = QLabel(DASH)
         self.verdict.setObjectName("Verdict")
         self.verdict.setProperty("verdict", "none")
-        self.add_header_widget(self.verdict)
+        self.verdict.setWordWrap(True)
+        self.add(self.verdict)  # under the title: beside it, the two set a wide minimum
         self.bar = MemoryBar()
         self.add(self.bar)
-        legend = QGridLayout()
-        legend.setHorizontalSpacing(18)
-        legend.setVerticalSpacing(4)
-        self.legend: dict[str, _LegendItem] = {}
-        for i, (key, caption) in enumerate(MEMORY_PARTS):
-            item = _LegendItem(key, caption)
-            self.legend[key] = item
-            legend.addWidget(item, i // 3, i % 3)
-        self.add(legend)
+        self.legend: dict[str, _LegendItem] = {
+            key: _LegendItem(key, caption) for key, caption in MEMORY_PARTS
+        }
+        # three columns while they fit, then two, then one (issue 16: nothing cut off)
+        self.add(card_grid(self.legend.values(), columns=(3, 2, 1)))
         self.advice = QLabel()
         self.advice.setWordWrap(True)
         self.advice.setTextFormat(Qt.TextFormat.RichText)
@@ -403,7 +403,9 @@ class MemoryPanel(Section):
 
 
 class InferencePanel(Section):
-    """Throughput, latency, cost per million and the roofline bound; throughput vs batch."""
+    """Language models: throughput, time to first token, cost per million and time per output
+    token, with throughput against latency as the concurrency grows. Per-sample models: the
+    roofline's throughput, latency, cost and bound, with throughput against batch size."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Inference", parent=parent)
@@ -412,20 +414,20 @@ class InferencePanel(Section):
         self.cost_card = ResultCard("Cost per million")
         self.bound_card = ResultCard("Roofline bound")
         self.cards = (self.throughput_card, self.latency_card, self.cost_card, self.bound_card)
-        self.add(card_row(self.cards))
+        self.add(card_grid(self.cards))
         # The plot is built after the tab shows its figures (see PlotsPanel): until then a
         # frame of the same height holds its place and the last data waits.
         self._slot = QVBoxLayout()
         self._slot.setContentsMargins(0, 0, 0, 0)
         holder = QWidget()
-        holder.setFixedHeight(240)
+        holder.setMinimumHeight(240)
         holder.setLayout(self._slot)
         self.add(holder)
         self._parts: dict[str, Any] | None = None
-        self._pending: tuple[Any, Any, str, tuple[float, float]] | None = None
+        self._pending: InferenceCurve | None = None
 
     def __getattr__(self, name: str) -> Any:
-        if name in ("plot", "curve", "marker"):
+        if name in ("plot", "curve", "marker", "target"):
             return self.ensure_built()[name]
         raise AttributeError(name)
 
@@ -445,14 +447,15 @@ class InferencePanel(Section):
                 log_x=True,
                 y_format=_axis_si,
             )
-            plot.setFixedHeight(240)
-            plot.setXRange(0, 3.01, padding=0.02)  # log10(1) … log10(1024)
-            plots.set_log_ticks(plot, (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024))
+            plot.setMinimumHeight(220)
             curve = plot.plot(pen=plots.pen(2))
             marker = plots.marker(SERIES[2])
             plot.addItem(marker)
+            target = plots.pg().InfiniteLine(angle=90, movable=False, pen=plots.pen(3, 1.6, True))
+            target.setVisible(False)
+            plot.addItem(target)
             self._slot.addWidget(plot)
-            self._parts = {"plot": plot, "curve": curve, "marker": marker}
+            self._parts = {"plot": plot, "curve": curve, "marker": marker, "target": target}
             for name, part in self._parts.items():
                 setattr(self, name, part)
             from desktopapp.ui.common.export import install_export_actions
@@ -460,10 +463,12 @@ class InferencePanel(Section):
             install_export_actions(self)
             pending, self._pending = self._pending, None
             if pending is not None:
-                self.set_curve(*pending)
+                self.set_curve(pending)
         return self._parts
 
     def show_view(self, view: InferenceView) -> None:
+        for card, caption in zip(self.cards, view.captions, strict=True):
+            card.set_caption(caption)
         self.throughput_card.show_view(view.throughput)
         self.latency_card.show_view(view.latency)
         if view.cost is None:
@@ -472,21 +477,30 @@ class InferencePanel(Section):
             self.cost_card.show_view(view.cost)
         self.bound_card.show_view(view.bound)
         self.set_note(view.note)
-        curve = view.curve
-        self.set_curve(curve.batch_size, curve.throughput, curve.unit, curve.current)
+        self.set_curve(view.curve)
 
-    def set_curve(
-        self, batch: Any, throughput: Any, unit: str, current: tuple[float, float]
-    ) -> None:
+    def set_curve(self, curve: InferenceCurve) -> None:
         if self._parts is None:
-            self._pending = (batch, throughput, unit, current)
+            self._pending = curve
             return
-        from desktopapp.ui.common.plots import set_curve
+        from desktopapp.ui.common.plots import set_curve, set_log_ticks, set_titles
 
-        set_curve(self._parts["curve"], batch, throughput)
-        self._parts["marker"].setData([current[0]], [current[1]])
-        self._parts["plot"].getPlotItem().setLabel("left", f"{unit}s / second")
-        self._parts["plot"].getPlotItem().enableAutoRange(axis="y")
+        plot = self._parts["plot"]
+        item = plot.getPlotItem()
+        item.setLogMode(x=curve.log_x, y=False)
+        set_titles(plot, curve.title, curve.x_label, f"{curve.unit}s / second")
+        if curve.log_x:
+            set_log_ticks(plot, (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024))
+        else:
+            item.getAxis("bottom").setTicks(None)
+        set_curve(self._parts["curve"], curve.x, curve.throughput)
+        self._parts["marker"].setData([curve.current[0]], [curve.current[1]])
+        target = self._parts["target"]
+        target.setVisible(curve.target_x is not None)
+        if curve.target_x is not None:
+            target.setValue(curve.target_x)
+        item.enableAutoRange(axis="x")
+        item.enableAutoRange(axis="y")
 
     def clear(self, reason: str) -> None:
         for card in self.cards:
@@ -496,6 +510,7 @@ class InferencePanel(Section):
             return
         self._parts["curve"].setData([], [])
         self._parts["marker"].setData([], [])
+        self._parts["target"].setVisible(False)
 
 
 class AssumptionsPanel(Section):

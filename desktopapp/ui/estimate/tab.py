@@ -18,6 +18,12 @@ from PySide6.QtWidgets import QWidget
 
 from desktopapp.application import workload
 from desktopapp.application import workload_policy as policy
+from desktopapp.application.training_view import (
+    NotModelled,
+    measured_efficiency,
+    modelled_view,
+    shape_of,
+)
 from desktopapp.application.workload import WorkloadResults
 from desktopapp.application.workload_policy import WorkloadController
 from desktopapp.model.catalog import (
@@ -48,6 +54,7 @@ from desktopapp.ui.common.recompute import RecomputingTab
 from desktopapp.ui.common.theme import COLORS
 from desktopapp.ui.estimate.form import WorkloadForm
 from desktopapp.ui.estimate.inputs import METHOD_6ND, InputsPanel
+from desktopapp.ui.estimate.modelled import ModelledPanel
 from desktopapp.ui.estimate.results import (
     AssumptionsPanel,
     InferencePanel,
@@ -99,6 +106,7 @@ class EstimateTab(RecomputingTab):
         self.form = WorkloadForm(self.inputs)
         self.training_results = TrainingResults()
         self.plots = PlotsPanel()
+        self.modelled = ModelledPanel()
         self.memory_panel = MemoryPanel()
         self.inference_panel = InferencePanel()
         self.assumptions = AssumptionsPanel()
@@ -138,6 +146,7 @@ class EstimateTab(RecomputingTab):
         self.results_scroll = scrolling_column(
             (
                 self.training_results,
+                self.modelled,
                 (self.plots, 1),
                 self.memory_panel,
                 self.inference_panel,
@@ -393,8 +402,13 @@ class EstimateTab(RecomputingTab):
         m_est = self._run(estimate_memory, memory, errors, self.form.memory_widgets())
         i_est = self._run(estimate_inference, inference, errors, self.form.inference_widgets())
 
-        results = WorkloadResults(training, t_est, m_est, inference, i_est)
+        targets = (
+            self.inputs.ttft_target.value() / 1000.0 or None,
+            self.inputs.tpot_target.value() / 1000.0 or None,
+        )
+        results = WorkloadResults(training, t_est, m_est, inference, i_est, targets)
         self._show(results, workload.present(results, COLORS), errors)
+        self._show_modelled(training, t_est, memory)
         self._marks.show(errors)
 
         self.outcome = _Outcome(
@@ -403,6 +417,8 @@ class EstimateTab(RecomputingTab):
             i_est,
             {w.objectName() or type(w).__name__: m for w, m in errors.items()},
         )
+        if self.inputs.price in errors:  # shown without a cost; the state keeps the last valid
+            training, t_est = None, None
         self._publish(training, memory, inference, t_est, m_est, i_est, bool(errors))
         self.recomputed_once()
 
@@ -481,7 +497,12 @@ class EstimateTab(RecomputingTab):
         if view.training is None:
             preset = None if self._preset_id is None else get_preset(self._preset_id)
             reason = workload.training_missing_reason(
-                next(iter(errors.values()), ""),
+                next(iter(errors.values()), "")
+                or workload.method_missing_reason(
+                    self.inputs.method(),
+                    self.inputs.forward_flops.is_empty(),
+                    self.inputs.samples.is_empty(),
+                ),
                 None if preset is None else preset.name,
                 preset is None or preset.has_training_estimate,
             )
@@ -506,6 +527,33 @@ class EstimateTab(RecomputingTab):
         else:
             self.inference_panel.show_view(view.inference)
         self.assumptions.set_groups(list(view.assumptions))
+
+    def _show_modelled(
+        self, training: TrainingInputs | None, t_est: object, memory: MemoryInputs | None
+    ) -> None:
+        """The modelled run (issue 13): plan, breakdown, scaling; or why there is none."""
+        if training is None or t_est is None:
+            self.modelled.clear("The modelled run needs a valid training estimate above.")
+            return
+        preset = None if self._preset_id is None else get_preset(self._preset_id)
+        shape = shape_of(memory, preset)
+        custom = self._custom_selected()
+        measured = (
+            None
+            if custom is None
+            else measured_efficiency(
+                custom.peak_tflops, custom.based_on, training.resolved_precision
+            )
+        )
+        view = modelled_view(
+            training, shape, measured, utilization_user_set=self.policy.utilization_user_set
+        )
+        if isinstance(view, NotModelled):
+            self.modelled.clear(view.reason)
+        else:
+            self.modelled.show_view(view)
+        # the modelled scaling plots (that bend) replace the flat-utilization ones
+        self.plots.setVisible(isinstance(view, NotModelled))
 
     def marked_fields(self) -> dict[QWidget, str]:
         """Widgets currently marked invalid by the model, with the reason."""

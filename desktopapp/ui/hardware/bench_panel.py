@@ -14,7 +14,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QResizeEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QComboBox,
@@ -77,6 +77,7 @@ class BenchControls(QFrame):
         title.setObjectName("SectionTitle")
         note = QLabel("Measure what this machine really delivers, against its datasheet peak.")
         note.setObjectName("SectionNote")
+        note.setWordWrap(True)
 
         self.device = QComboBox()
         self.device.setMinimumContentsLength(24)
@@ -122,6 +123,7 @@ class BenchControls(QFrame):
         self.progress.setTextVisible(False)
         self.step_label = QLabel("Ready. Choose what to measure and press Run benchmark.")
         self.step_label.setObjectName("Muted")
+        self.step_label.setWordWrap(True)
         self.eta_label = QLabel("")
         self.eta_label.setObjectName("Muted")
         self.eta_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -134,9 +136,7 @@ class BenchControls(QFrame):
         top.addWidget(self._caption("Mode"))
         top.addWidget(self.quick)
         top.addWidget(self.full)
-        top.addSpacing(10)
-        top.addWidget(self.cancel_button)
-        top.addWidget(self.start_button)
+        top.addStretch(1)
 
         grid = QGridLayout()
         grid.setHorizontalSpacing(10)
@@ -147,15 +147,19 @@ class BenchControls(QFrame):
         grid.addWidget(dtypes_row, 1, 1)
         grid.setColumnStretch(1, 1)
 
+        # The buttons sit with the status line, not beside Device and Mode: that row left them
+        # narrower than their text at 1024 px and in presentation mode (issue 16).
         status = QHBoxLayout()
         status.addWidget(self.step_label, 1)
         status.addWidget(self.eta_label)
+        status.addWidget(self.cancel_button)
+        status.addWidget(self.start_button)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 12, 14, 12)
         layout.setSpacing(8)
         header = QHBoxLayout()
-        header.addWidget(title)
+        header.addWidget(title, 0, Qt.AlignmentFlag.AlignTop)
         header.addWidget(note, 1)
         layout.addLayout(header)
         layout.addLayout(top)
@@ -167,6 +171,15 @@ class BenchControls(QFrame):
         self.cancel_button.clicked.connect(self.cancel_requested)
         self.device.activated.connect(self._on_device_activated)
         self.quick.toggled.connect(self._on_quick_toggled)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        # Wrapped status and note lines keep the height their text needs at this width.
+        for label in (self.step_label,):
+            if label.width() > 0:
+                needed = label.heightForWidth(label.width())
+                if needed > 0 and needed != label.minimumHeight():
+                    label.setMinimumHeight(needed)
 
     @staticmethod
     def _caption(text: str) -> QLabel:

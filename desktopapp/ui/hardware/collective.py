@@ -8,7 +8,7 @@ interpretation, and saves the run to the results database like the CLI.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
@@ -24,12 +24,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktopapp.application.hardware import BusbwChoice, busbw_for_estimates
 from desktopapp.devices.bench.collective import OPS, CollectiveConfig, CollectiveRun
 from desktopapp.devices.bench.core import CancelToken, ProgressEvent
 from desktopapp.model.collective import AdvertisedRate, advertised_rate, interpret
 from desktopapp.model.units import format_bytes, format_duration
 from desktopapp.ui.common.plots import make_plot, pen, pg
 from desktopapp.ui.common.workers import Worker
+
+if TYPE_CHECKING:
+    from desktopapp.ui.state import AppState
 
 NO_ACCELERATOR = "(none: no advertised line)"
 
@@ -72,8 +76,9 @@ class CollectiveWorker(Worker):
 
 
 class CollectivePanel(QWidget):
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, state: AppState | None = None) -> None:
         super().__init__(parent)
+        self.state = state
         self.worker: CollectiveWorker | None = None
         self.run: CollectiveRun | None = None
         self.device = QComboBox()
@@ -140,7 +145,60 @@ class CollectivePanel(QWidget):
         layout.addLayout(self.plot_slot, 3)
         layout.addWidget(self.table, 2)
         layout.addWidget(self.interpretation)
+        layout.addLayout(self._build_use_row())
         self.advertised_line: Any = None
+        if self.state is not None:
+            self.state.measured_busbw_changed.connect(self._refresh_use)
+        self._refresh_use()
+
+    def _build_use_row(self) -> QHBoxLayout:
+        self.use_label = QLabel("")
+        self.use_label.setObjectName("Muted")
+        self.use_label.setWordWrap(True)
+        self.use_button = QPushButton("Use in estimates")
+        self.use_button.setToolTip(
+            "Hand the measured all-reduce bus bandwidth to the Workload tab's estimates"
+        )
+        self.use_button.clicked.connect(self.use_in_estimates)
+        self.stop_using_button = QPushButton("Stop using")
+        self.stop_using_button.clicked.connect(self.stop_using)
+        for button in (self.use_button, self.stop_using_button):
+            button.setMinimumWidth(button.sizeHint().width())
+        row = QHBoxLayout()
+        row.addWidget(self.use_label, 1)
+        row.addWidget(self.use_button)
+        row.addWidget(self.stop_using_button)
+        return row
+
+    def busbw_choice(self) -> BusbwChoice | None:
+        """The all-reduce busbw of the shown run that "Use in estimates" would hand over."""
+        if self.run is None:
+            return None
+        return busbw_for_estimates((r.op, r.bytes, r.busbw_gbs * 1e9) for r in self.run.results)
+
+    def use_in_estimates(self) -> None:
+        choice = self.busbw_choice()
+        if self.state is None or choice is None:
+            return
+        self.state.set_measured_busbw(choice.bytes_per_s)
+        self.state.show_status(f"Estimates now use the measured {choice.text}", 8000)
+
+    def stop_using(self) -> None:
+        if self.state is not None:
+            self.state.set_measured_busbw(None)
+
+    def _refresh_use(self, *_args: object) -> None:
+        choice = self.busbw_choice()
+        used = self.state.measured_busbw if self.state is not None else None
+        self.use_button.setEnabled(self.state is not None and choice is not None)
+        self.stop_using_button.setEnabled(used is not None)
+        if used is not None:
+            text = f"Estimates use a measured all-reduce bus bandwidth of {used / 1e9:.3g} GB/s."
+        elif choice is not None:
+            text = f"This run: {choice.text}. Not used in the estimates yet."
+        else:
+            text = "Run the collectives (with all-reduce) to use the measured bus bandwidth."
+        self.use_label.setText(text)
 
     # --- running ---------------------------------------------------------------------------
 
@@ -218,6 +276,7 @@ class CollectivePanel(QWidget):
             ):
                 self.table.setItem(i, j, QTableWidgetItem(text))
         self._redraw()
+        self._refresh_use()
 
     def showEvent(self, event: Any) -> None:
         self._ensure_plot()
@@ -243,6 +302,7 @@ class CollectivePanel(QWidget):
         self.advertised_line = None
         run = self.run
         if run is None:
+            item.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)  # no stale axes
             return
         for index, op in enumerate(OPS):
             rows = [r for r in run.results if r.op == op]

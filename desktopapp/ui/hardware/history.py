@@ -158,9 +158,12 @@ class HistoryPanel(QWidget):
                     _item(tflops_text(row.best_fp32), right=True),
                     _item(tflops_text(row.best_bf16), right=True),
                     _item(str(row.measurements), right=True),
-                    _item(row.status if row.same_machine else f"{row.status} · other machine"),
+                    _item(
+                        row.status if row.same_machine else f"{row.status} · other machine",
+                        tooltip=row.disturbed,
+                    ),
                 ]
-                if row.cancelled:
+                if row.cancelled or row.disturbed:
                     cells[6].setForeground(QColor(COLORS["warn"]))
                 for c, cell in enumerate(cells):
                     self.runs.setItem(r, c, cell)

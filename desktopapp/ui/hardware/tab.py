@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PySide6.QtCore import QEvent, QSignalBlocker, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QCloseEvent, QShowEvent, QStandardItemModel
+from PySide6.QtGui import QCloseEvent, QResizeEvent, QShowEvent, QStandardItemModel
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -44,6 +44,7 @@ from desktopapp.application.hardware import (
     measured_accelerator,
     measured_device_from_info,
     percent_text,
+    review_use,
     tflops_text,
     utilization_choices,
 )
@@ -92,6 +93,27 @@ from desktopapp.ui.state import AppState, CustomAccelerator
 TORCH_PROBE_DELAY_MS = 150  # let the first paint happen before torch is imported
 
 
+class WrappingFrame(QFrame):
+    """A frame whose word-wrapped labels keep the height their text needs at their width (its
+    parent layouts size it from the unwrapped hint, which cut the "Use in estimates" text)."""
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        keep_label_heights(self)
+
+
+def keep_label_heights(widget: QWidget) -> None:
+    """Give every label under ``widget`` at least the height its text needs at its width."""
+    for label in widget.findChildren(QLabel):
+        if label.width() <= 0:
+            continue
+        needed = (
+            label.heightForWidth(label.width()) if label.wordWrap() else label.sizeHint().height()
+        )
+        if needed > 0 and needed != label.minimumHeight():
+            label.setMinimumHeight(needed)
+
+
 class HardwareTab(QWidget):
     """Device cards, the benchmark panel, live results, history, and "use in estimates"."""
 
@@ -133,6 +155,8 @@ class HardwareTab(QWidget):
         self.dropped_events = 0
         self._findings: list[str] = []
         self._device: MeasuredDevice | None = None  # device of the results on screen
+        self._device_info: dict[str, object] = {}  # its device info, with the run conditions
+        self._confirm_pending = False  # "Use in estimates" showed a warning: next press applies
         self._shown_label = ""  # "this run", "run #3 of …"
         self._last_outcome: BenchOutcome | None = None
 
@@ -234,7 +258,7 @@ class HardwareTab(QWidget):
         self.sub_tabs.addTab(self.history, "History")
         from desktopapp.ui.hardware.collective import CollectivePanel
 
-        self.collectives = CollectivePanel()  # issue 17: busbw against size, advertised line
+        self.collectives = CollectivePanel(state=self.state)  # issue 17: busbw, advertised
         self.sub_tabs.addTab(scroll_area(content=self.collectives), "Collectives")
 
         results_frame = QFrame()
@@ -252,7 +276,7 @@ class HardwareTab(QWidget):
         return right
 
     def _build_use_panel(self) -> QFrame:
-        frame = QFrame()
+        frame = WrappingFrame()
         frame.setObjectName("PeakTile")
         title = QLabel("Use in estimates")
         title.setObjectName("SectionTitle")
@@ -281,16 +305,22 @@ class HardwareTab(QWidget):
         self.use_status.setObjectName("Faint")
         self.use_status.setWordWrap(True)
 
+        # Title and actions on one row, the measured figures (wrapping) under them: side by
+        # side the summary was squeezed into a narrow column of one word per line.
+        for button in (self.use_button, self.stop_using_button):
+            button.setMinimumWidth(button.sizeHint().width())
+        self.use_mode.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         row = QHBoxLayout()
         row.setSpacing(8)
         row.addWidget(title)
-        row.addWidget(self.use_summary, 1)
+        row.addStretch(1)
         row.addWidget(self.use_mode)
         row.addWidget(self.use_button)
         layout = QVBoxLayout(frame)
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(2)
         layout.addLayout(row)
+        layout.addWidget(self.use_summary)
         status_row = QHBoxLayout()
         status_row.addWidget(self.use_status, 1)
         status_row.addWidget(self.stop_using_button)
@@ -317,7 +347,9 @@ class HardwareTab(QWidget):
         self.history.open_requested.connect(self.show_saved_run)
         self.history.compare_requested.connect(self.compare)
         self.history.export_requested.connect(self._on_export_requested)
-        self.use_button.clicked.connect(self.use_in_estimates)
+        self.use_button.clicked.connect(
+            lambda: self.use_in_estimates(apply_anyway=self._confirm_pending)
+        )
         self.stop_using_button.clicked.connect(lambda: self.state.set_custom_accelerator(None))
         self.use_mode.activated.connect(lambda _index: self._refresh_use_panel())
         self.state.custom_accelerator_changed.connect(self._on_custom_accelerator)
@@ -570,6 +602,7 @@ class HardwareTab(QWidget):
         self._clear_findings()
         self.results_model.set_results([])
         self._device = None
+        self._device_info = {}
         self._shown_label = "this run"
         self._last_outcome = None
         self.plot.clear_data()
@@ -605,6 +638,7 @@ class HardwareTab(QWidget):
             self.dropped_events += 1
             return
         self._device = measured_device_from_info(info, self.controls.device_spec())
+        self._device_info = dict(info)
         self.results_caption.setText(self._caption_text())
         self._refresh_plot()
 
@@ -630,6 +664,7 @@ class HardwareTab(QWidget):
             self.dropped_events += 1
             return
         self._last_outcome = outcome
+        self._device_info = dict(outcome.device_info)
         if outcome.error:
             self._show_step(f"Could not start: {outcome.error}")
             self.results_caption.setText("")
@@ -726,6 +761,7 @@ class HardwareTab(QWidget):
         results = self.results_model.results()
         best = best_by_dtype(results)
         device = self._device
+        self._set_confirm_pending(False)
         if not best or device is None:
             self.use_summary.setText("Run the matmul suite to use the measured throughput here.")
             self.use_button.setEnabled(False)
@@ -735,7 +771,15 @@ class HardwareTab(QWidget):
             pct = percent_text(result)
             share = f" ({pct} of peak)" if pct != "—" else ""
             parts.append(f"{dtype} {tflops_text(result.tflops)}{share}")
-        self.use_summary.setText("Best measured: " + " · ".join(parts) + " TFLOP/s")
+        text = "Best measured: " + " · ".join(parts) + " TFLOP/s"
+        # Flag a suspect or disturbed run BEFORE it can be applied (model.measurement).
+        review = review_use(results, device, self._device_info)
+        if review.suspect:
+            text += f" — suspect ({', '.join(review.suspect)} far below the datasheet)"
+        elif review.needs_confirmation:
+            text += " — check before use"
+        self.use_summary.setText(text)
+        self.use_summary.setToolTip(review.warning)
         shares = utilization_choices(results, device)
         model = self.use_mode.model()
         if isinstance(model, QStandardItemModel):
@@ -747,13 +791,29 @@ class HardwareTab(QWidget):
                 self.use_mode.setCurrentIndex(0)
         self.use_button.setEnabled(True)
 
-    def use_in_estimates(self) -> CustomAccelerator | None:
-        """Hand the measured throughput to the Workload tab through the shared state."""
+    def _set_confirm_pending(self, pending: bool) -> None:
+        self._confirm_pending = pending
+        self.use_button.setText("Apply anyway" if pending else "Use in estimates")
+        self.use_button.setMinimumWidth(self.use_button.sizeHint().width())
+
+    def use_in_estimates(self, apply_anyway: bool = False) -> CustomAccelerator | None:
+        """Hand the measured throughput to the Workload tab through the shared state.
+
+        A suspect, out-of-range or disturbed run is not applied at once: the warning is shown
+        and the button becomes "Apply anyway"; ``apply_anyway=True`` (its second press)
+        applies the measured figures as they are."""
         device = self._device
         results = self.results_model.results()
         if device is None:
             self.use_status.setText("Nothing measured yet.")
             return None
+        review = review_use(results, device, self._device_info)
+        if review.needs_confirmation and not apply_anyway:
+            self.use_status.setText(f"⚠ {review.warning} Press Apply anyway to use it as it is.")
+            self.use_status.setToolTip(review.warning)
+            self._set_confirm_pending(True)
+            return None
+        self._set_confirm_pending(False)
         mode = str(self.use_mode.currentData() or USE_AS_PEAK)
         try:
             custom = measured_accelerator(
@@ -826,6 +886,7 @@ class HardwareTab(QWidget):
             return
         self._generation += 1
         self._shown_label = loaded.label
+        self._device_info = dict(loaded.device_info)
         self._device = measured_device_from_info(loaded.device_info, loaded.device)
         self.results_model.set_results(loaded.results)
         self.results_view.resizeColumnsToContents()

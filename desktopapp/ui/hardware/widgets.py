@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -266,6 +267,17 @@ class DeviceCard(QFrame):
         self.body.addLayout(self.facts)
         self.fact_values: dict[str, QLabel] = {}
         self.chips: ChipRow | None = None
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Wrapped labels in the facts grid get the height their text needs at their width
+        (the grid sizes rows from the unwrapped hint, which cut "Apple M3 Max…" and long
+        facts in narrow windows and in presentation mode)."""
+        super().resizeEvent(event)
+        for label in self.findChildren(QLabel):
+            if label.wordWrap() and label.width() > 0:
+                needed = label.heightForWidth(label.width())
+                if needed > 0 and needed != label.minimumHeight():
+                    label.setMinimumHeight(needed)
 
     def add_badge(self, chip: Chip) -> QLabel:
         label = chip_label(chip)

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QFrame,
     QGraphicsItem,
     QGridLayout,
-    QLabel,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
@@ -40,6 +39,7 @@ from desktopapp.ui.common.theme import (
     current_scale,
     plot_palette,
 )
+from desktopapp.ui.monitor.controls import FitHeightLabel
 from desktopapp.ui.monitor.layout import (
     BYTES_RATE,
     CELSIUS,
@@ -211,7 +211,7 @@ def _swatch(color: str, label: str, dashed: bool = False, block: bool = False) -
     mark = "■" if block else ("╌" if dashed else "━")
     return (
         f"<span style='color:{color}'>{mark}</span>"
-        f"<span style='color:{COLORS['muted']}'>&nbsp;{label}</span>&nbsp;&nbsp;"
+        f"<span style='color:{COLORS['muted']}'>&nbsp;{label}</span>&nbsp; "
     )
 
 
@@ -219,8 +219,7 @@ def _legend_html(spec: PlotSpec) -> str:
     """Title and legend. With several GPUs the line styles are explained once in grey and
     each GPU gets a colour swatch, instead of one entry per curve."""
     parts = [
-        f"<span style='color:{COLORS['text']}; font-weight:600'>{spec.title}</span>"
-        "&nbsp;&nbsp;&nbsp;"
+        f"<span style='color:{COLORS['text']}; font-weight:600'>{spec.title}</span>&nbsp;&nbsp; "
     ]
     gpus = sorted({c.gpu for c in spec.curves if c.gpu is not None})
     if len(gpus) > 1:
@@ -246,10 +245,11 @@ class MonitorPlot:
         self.spec = spec
         self.frame = QFrame()
         self.frame.setObjectName("Section")
-        self.header = QLabel(_legend_html(spec))
+        self.header = FitHeightLabel(_legend_html(spec))
         self.header.setObjectName("PlotHeader")
         self.header.setTextFormat(Qt.TextFormat.RichText)
-        # A long legend is clipped rather than widening the whole column.
+        # A long legend wraps rather than widening the whole column or being clipped.
+        self.header.setWordWrap(True)
         self.header.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.header.setMinimumWidth(0)
         self.time_axis = TimeAxis()

@@ -44,6 +44,16 @@ def _fetch(url: str, token_file: str, price: float) -> Any:  # worker thread
     return collect(PrometheusClient(url, token), price_per_gpu_hour=price)
 
 
+KEY_URL = "cluster/prometheus_url"
+KEY_TOKEN_FILE = "cluster/token_file"
+
+
+def _settings() -> Any:
+    from desktopapp.ui.main_window import app_settings  # the app's settings file
+
+    return app_settings()
+
+
 class ClusterPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -51,6 +61,12 @@ class ClusterPanel(QWidget):
         self.url.setPlaceholderText("http://prometheus:9090")
         self.token_file = QLineEdit()
         self.token_file.setPlaceholderText("bearer token file (optional)")
+        # The Prometheus URL and token file are remembered between sessions (issue 16).
+        settings = _settings()
+        self.url.setText(str(settings.value(KEY_URL, "") or ""))
+        self.token_file.setText(str(settings.value(KEY_TOKEN_FILE, "") or ""))
+        self.url.editingFinished.connect(self.remember)
+        self.token_file.editingFinished.connect(self.remember)
         browse = QPushButton("…")
         browse.setToolTip("Choose the file holding the bearer token")
         browse.clicked.connect(self._browse)
@@ -108,11 +124,19 @@ class ClusterPanel(QWidget):
         if path:
             self.token_file.setText(path)
 
+    def remember(self) -> None:
+        """Keep the URL and token file for the next session."""
+        settings = _settings()
+        settings.setValue(KEY_URL, self.url.text().strip())
+        settings.setValue(KEY_TOKEN_FILE, self.token_file.text().strip())
+        settings.sync()
+
     def refresh(self) -> None:
         url = self.url.text().strip()
         if not url:
             self.show_error("enter the Prometheus URL, e.g. http://prometheus:9090")
             return
+        self.remember()
         token_file, price = self.token_file.text().strip(), self.price.value()
         self.summary.setText(f"reading {url}…")
         self.runner.submit(lambda: _fetch(url, token_file, price))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLabel, QPushButton, QWidget
 
 from desktopapp.ui.common.theme import COLORS
@@ -60,3 +61,14 @@ def caption(text: str) -> QLabel:
     label = QLabel(text)
     label.setObjectName("FieldLabel")
     return label
+
+
+class FitHeightLabel(QLabel):
+    """A word-wrapped label that keeps the height its text needs at its width (a plot card's
+    layout sizes it from the one-line hint, which cut a wrapped legend)."""
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        needed = self.heightForWidth(self.width())
+        if needed > 0 and needed != self.minimumHeight():
+            self.setMinimumHeight(needed)

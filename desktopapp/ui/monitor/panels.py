@@ -98,7 +98,7 @@ class Banner(QFrame):
         super().__init__(parent)
         self.setObjectName("MonitorBanner")
         self.icon = QLabel()
-        self.icon.setFixedSize(18, 18)
+        self.icon.setMinimumSize(18, 18)  # grows with presentation fonts
         self.icon.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.text = _label(wrap=True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -628,7 +628,7 @@ class SessionPanel(Section):
         _caption, self.ram = self._value_row("RAM")
 
     def _value_row(self, caption: str) -> tuple[QLabel, QLabel]:
-        value = _label()
+        value = _label(wrap=True)  # long values wrap: no sideways scrolling of the side column
         value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         return self.add_row(caption, value), value
 

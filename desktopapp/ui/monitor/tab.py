@@ -24,7 +24,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, QStandardPaths, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QSplitter,
     QStackedWidget,
     QTabWidget,
@@ -45,6 +46,9 @@ from PySide6.QtWidgets import (
 
 from desktopapp.application.monitor import (
     GapPolicy,
+    PerGpuDiagnosis,
+    host_process_empty_text,
+    host_process_rows,
     idle_config,
     idle_price,
     no_gpu_reason,
@@ -58,13 +62,15 @@ from desktopapp.devices.sampler import (
     SystemSample,
 )
 from desktopapp.devices.session_store import SessionInfo, SessionStore, monitor_db_path
+from desktopapp.devices.top_processes import ProcessSnapshot
 from desktopapp.model.idle_cost import IdleCostConfig, IdleCostReport
 from desktopapp.model.ringbuffer import TIMEBASES
 from desktopapp.model.units import format_duration, format_money
 from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, INNER_SPACING, SPACING
 from desktopapp.ui.common.timers import register_timer
 from desktopapp.ui.common.workers import TaskRunner
-from desktopapp.ui.monitor.controls import Segmented, caption
+from desktopapp.ui.hardware.widgets import FlowLayout
+from desktopapp.ui.monitor.controls import FitHeightLabel, Segmented, caption
 from desktopapp.ui.monitor.layout import GridLayout, plot_specs
 from desktopapp.ui.monitor.panels import (
     Banner,
@@ -84,6 +90,8 @@ from desktopapp.ui.monitor.sampling import SamplerFactory, SamplingController
 from desktopapp.ui.monitor.summary import session_totals
 from desktopapp.ui.monitor.tables import (
     COST_SORT_COLUMN,
+    HOST_CPU_COLUMN,
+    HOST_PROCESS_COLUMNS,
     PROCESS_COLUMNS,
     PROCESS_COST_COLUMNS,
     PROCESS_GPU_MEMORY_COLUMN,
@@ -113,6 +121,22 @@ WARM_UP_SAMPLES = 10  # taken WARM_UP_INTERVAL_S apart when the tab opens, to fi
 WARM_UP_INTERVAL_S = 0.2
 # "ready" (plots filled) only once the warm-up burst is over and the interval has taken over.
 READY_SAMPLES = WARM_UP_SAMPLES
+
+
+class SideScroll(QScrollArea):
+    """The side column's scroll area: at least as wide as its content needs (340 px or more,
+    with presentation fonts more), so it scrolls up and down but never sideways."""
+
+    MIN_WIDTH = 340
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        content = self.widget()
+        needed = self.MIN_WIDTH
+        if content is not None:
+            bar = self.verticalScrollBar().sizeHint().width()
+            needed = max(needed, content.minimumSizeHint().width() + bar + 2 * self.frameWidth())
+        return QSize(needed, hint.height())
 
 
 class MonitorTab(QWidget):
@@ -234,24 +258,35 @@ class MonitorTab(QWidget):
         self._show_empty_tables("Waiting for the first samples.")
         self._update_status()
 
-    def _build_toolbar(self) -> QHBoxLayout:
-        toolbar = QHBoxLayout()
-        toolbar.setSpacing(INNER_SPACING)
-        toolbar.addWidget(self.status_pill)
-        toolbar.addSpacing(6)
-        toolbar.addWidget(caption("Sample"))
-        toolbar.addWidget(self.interval_combo)
-        toolbar.addSpacing(10)
-        toolbar.addWidget(caption("Show"))
-        toolbar.addWidget(self.timebase)
-        toolbar.addSpacing(10)
-        toolbar.addWidget(self.axis_mode)
-        toolbar.addStretch(1)
-        toolbar.addWidget(self.notes_label)
-        toolbar.addSpacing(6)
-        toolbar.addWidget(self.pause_button)
-        toolbar.addWidget(self.record_button)
-        toolbar.addWidget(self.export_button)
+    def _build_toolbar(self) -> QWidget:
+        """The controls in groups that wrap to a second line when the window is narrow (issue
+        16: buttons never narrower than their text, at 1024 px and in presentation mode)."""
+
+        def group(*widgets: QWidget) -> QWidget:
+            holder = QWidget()
+            row = QHBoxLayout(holder)
+            row.setContentsMargins(0, 0, 0, 0)
+            row.setSpacing(INNER_SPACING)
+            for widget in widgets:
+                row.addWidget(widget)
+            return holder
+
+        for segmented in (self.timebase, self.axis_mode):
+            for button in segmented.buttons.values():
+                button.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
+        self.notes_label.setWordWrap(True)
+        toolbar = QWidget()
+        flow = FlowLayout(toolbar, spacing=INNER_SPACING + 6)
+        flow.addWidget(self.status_pill)
+        flow.addWidget(group(caption("Sample"), self.interval_combo))
+        flow.addWidget(group(caption("Show"), self.timebase))
+        flow.addWidget(self.axis_mode)
+        flow.addWidget(self.notes_label)
+        flow.addWidget(group(self.pause_button, self.record_button, self.export_button))
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        toolbar.setSizePolicy(policy)
+        self.toolbar = toolbar
         return toolbar
 
     def _build_plots(self) -> QWidget:
@@ -265,6 +300,7 @@ class MonitorTab(QWidget):
         # Plots: a placeholder until the first sample tells which channels exist.
         self.cursor_label = QLabel()
         self.cursor_label.setObjectName("Hint")
+        self.cursor_label.setWordWrap(True)
         self.cursor_label.setText(
             "Hover over a plot to read every value at that moment; click to pin the cursor."
         )
@@ -310,12 +346,24 @@ class MonitorTab(QWidget):
             page.addWidget(table)
             self._table_pages.append((page, empty, table))
             self.tables.addTab(page, title)
+        # Without a GPU the first page shows the busiest processes by CPU and memory instead,
+        # read by devices.top_processes in a worker thread every TABLE_REFRESH_S.
+        self.host_model: RecordModel[Any] = RecordModel(HOST_PROCESS_COLUMNS, self)
+        self.host_table = make_table(self.host_model, 2)
+        self.host_table.sortByColumn(HOST_CPU_COLUMN, Qt.SortOrder.DescendingOrder)
+        self._table_pages[0][0].addWidget(self.host_table)  # page index 2
+        self._top_processes: Any = None
+        self._host_runner = TaskRunner("monitor-processes", self)
+        self._host_runner.result_ready.connect(self._on_host_processes)
+        self._host_timer = QTimer(self)
+        self._host_timer.setInterval(int(TABLE_REFRESH_S * 1000))
+        self._host_timer.timeout.connect(self._poll_host_processes)
         from desktopapp.ui.common.layouts import scroll_area
         from desktopapp.ui.monitor.cluster import ClusterPanel
 
         self.cluster = ClusterPanel()  # issue 17: a fleet from Prometheus
         self.tables.addTab(scroll_area(content=self.cluster), "Cluster")
-        self.attribution_note = QLabel()
+        self.attribution_note = FitHeightLabel()  # keeps the height its wrapped text needs
         self.attribution_note.setObjectName("Hint")
         self.attribution_note.setWordWrap(True)
         tables_box = QFrame()
@@ -330,6 +378,7 @@ class MonitorTab(QWidget):
 
     def _build_side(self) -> QScrollArea:
         self.diagnosis = DiagnosisPanel()
+        self.per_gpu_diagnosis = PerGpuDiagnosis()  # a busy and an idle GPU are not averaged
         self.idle_panel = IdleCostPanel()
         side = QWidget()
         side_col = QVBoxLayout(side)
@@ -340,16 +389,15 @@ class MonitorTab(QWidget):
         side_col.addStretch(1)
         self.side_col = side_col
         self.session_panel: SessionPanel | None = None
-        side_scroll = QScrollArea()
+        side_scroll = SideScroll()
         side_scroll.setWidgetResizable(True)
         side_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        side_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        side_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         side_scroll.setWidget(side)
-        side_scroll.setMinimumWidth(340)
         return side_scroll
 
     def _lay_out(
-        self, toolbar: QHBoxLayout, plots_box: QWidget, tables_box: QFrame, side: QScrollArea
+        self, toolbar: QWidget, plots_box: QWidget, tables_box: QFrame, side: QScrollArea
     ) -> None:
         left = QSplitter(Qt.Orientation.Vertical)
         left.setChildrenCollapsible(False)
@@ -374,7 +422,7 @@ class MonitorTab(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(SPACING + 4, SPACING - 2, SPACING, 4)
         outer.setSpacing(INNER_SPACING)
-        outer.addLayout(toolbar)
+        outer.addWidget(toolbar)
         outer.addWidget(self.gpu_banner)
         outer.addWidget(self.alert_banner)
         outer.addWidget(self.stall_banner)
@@ -415,6 +463,8 @@ class MonitorTab(QWidget):
 
             sys.stderr.write("monitor: the sampling thread did not stop within 5 s\n")
         self._exports.shutdown()
+        self._host_timer.stop()
+        self._host_runner.shutdown()
         self._update_status()
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -610,7 +660,7 @@ class MonitorTab(QWidget):
             )
             self.idle_panel.set_gpu_mode(False)
             self._show_empty_tables(f"No GPU data: {reason}.")
-            self.tables_box.setVisible(False)
+            self._start_host_processes()
         if self._demo_note:
             self.gpu_banner.show_message(self._demo_note, "info")
 
@@ -630,6 +680,7 @@ class MonitorTab(QWidget):
         else:
             self._gaps.no_history()
         self._last = session.feed(sample)
+        self.per_gpu_diagnosis.feed(sample)
         self.samples += 1
         if sample.problems != self._problems:
             self._problems = sample.problems
@@ -666,7 +717,7 @@ class MonitorTab(QWidget):
             self.live.show_sample(update.sample)
         if force or warming or now - self._last_detail >= DETAIL_REFRESH_S:
             self._last_detail = now
-            self.diagnosis.show_diagnosis(update.diagnosis)
+            self.diagnosis.show_diagnosis(self.per_gpu_diagnosis.view(update.diagnosis))
             self._show_idle(update.idle)
             self._show_session()
         if force or warming or now - self._last_table >= TABLE_REFRESH_S:
@@ -724,6 +775,39 @@ class MonitorTab(QWidget):
 
     def _on_alert_dismissed(self) -> None:
         self._alert_dismissed = True
+
+    # --- top processes by CPU and memory, without a GPU ------------------------------------
+    def _start_host_processes(self) -> None:
+        from desktopapp.devices.top_processes import TopProcesses
+
+        self.tables.setTabText(0, "Top processes (CPU, memory)")
+        self.tables.setTabVisible(1, False)
+        self.tables.setTabVisible(2, False)
+        set_text(self._table_pages[0][1], "Reading the process list…")
+        set_text(
+            self.attribution_note,
+            "No GPU here: the busiest processes of this machine by CPU (100% = one core) and "
+            f"the largest by memory, refreshed every {TABLE_REFRESH_S:g} s.",
+        )
+        if self._top_processes is None:
+            self._top_processes = TopProcesses(limit=8)
+        self._poll_host_processes()
+        self._host_timer.start()
+
+    def _poll_host_processes(self) -> None:
+        top = self._top_processes
+        if self._shut_down or top is None or self._host_runner.is_busy():
+            return
+        self._host_runner.submit(top.read)  # a psutil scan: off the GUI thread
+
+    def _on_host_processes(self, snapshot: object) -> None:
+        if self._shut_down or not isinstance(snapshot, ProcessSnapshot):
+            return
+        rows = host_process_rows(snapshot)
+        self.host_model.set_rows(rows)
+        page, empty, _table = self._table_pages[0]
+        set_text(empty, host_process_empty_text(snapshot))
+        page.setCurrentIndex(2 if rows else 0)
 
     def _show_empty_tables(self, reason: str) -> None:
         for page, empty, _table in self._table_pages:

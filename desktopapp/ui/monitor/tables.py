@@ -17,6 +17,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 from desktopapp.devices.gpu_sampling import GpuProcess
+from desktopapp.devices.top_processes import HostProcess
 from desktopapp.model.idle_cost import ProcessCost, UserCost
 from desktopapp.model.units import DASH, format_bytes, format_hours, format_money, format_percent
 
@@ -184,6 +185,31 @@ PROCESS_COLUMNS: tuple[Column[GpuProcess], ...] = (
     ),
 )
 PROCESS_GPU_MEMORY_COLUMN = len(PROCESS_COLUMNS) - 1
+
+# Without a GPU: the busiest processes of the machine by CPU and memory (devices.top_processes).
+HOST_PROCESS_COLUMNS: tuple[Column[HostProcess], ...] = (
+    Column("PID", lambda p: str(p.pid), lambda p: float(p.pid), numeric=True, sample="4194304"),
+    Column("User", lambda p: p.user or DASH, lambda p: p.user, sample="username"),
+    Column("Process", lambda p: p.name or DASH, lambda p: p.name.lower(), tooltip=lambda p: p.name),
+    Column(
+        "CPU", lambda p: _pct(p.cpu_percent), lambda p: p.cpu_percent, numeric=True, sample="1000%"
+    ),
+    Column(
+        "Memory",
+        lambda p: format_bytes(p.rss_bytes),
+        lambda p: p.rss_bytes,
+        numeric=True,
+        sample="99.9 GiB",
+    ),
+    Column(
+        "Memory %",
+        lambda p: _pct(p.memory_percent),
+        lambda p: p.memory_percent,
+        numeric=True,
+        sample="100%",
+    ),
+)
+HOST_CPU_COLUMN = 3
 
 PROCESS_COST_COLUMNS: tuple[Column[ProcessCost], ...] = (
     Column("PID", lambda p: str(p.pid), lambda p: float(p.pid), numeric=True, sample="4194304"),

@@ -1,0 +1,242 @@
+"""The Workload tab's modelled training run (issue 13), without Qt.
+
+:func:`modelled_view` turns the tab's :class:`~desktopapp.model.training.TrainingInputs` (and
+the preset's model shape) into :class:`ModelledView`: cards for predicted MFU, step time and
+the GPU-hours band, the parallel plan in words, the step-time breakdown parts and the scaling
+sweep over 1..4096 GPUs with its knee. When the run cannot be modelled it returns a
+:class:`NotModelled` with the reason in the user's words (never a blank panel).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from desktopapp.application.text import CardView, formula_tooltip
+from desktopapp.model import perf_training, units
+from desktopapp.model.training import TrainingInputs
+
+FloatArray = npt.NDArray[np.float64]
+
+SHAPE_FIELDS = ("seq_len", "layers", "hidden", "heads", "kv_heads", "active_params")
+PLAN_FIELDS = ("tp", "pp", "dp", "micro_batch", "global_batch_tokens")
+PLOT_GPUS = np.unique(
+    np.array([m * 2**k for k in range(13) for m in (1, 3) if m * 2**k <= 4096], dtype=float)
+)
+NOT_MODELLED_SIMPLE = (
+    "Not modelled: the parallel-plan model needs a catalog accelerator and the 6·N·D rule "
+    "(the cards above use C / (peak × utilization × devices))."
+)
+
+
+@dataclass(frozen=True)
+class BreakdownPart:
+    key: str  # StepBreakdown field
+    label: str
+    seconds: float
+    share: float  # of the step
+    text: str  # "compute 1.2 s (71%)"
+
+
+@dataclass(frozen=True)
+class ScalingView:
+    gpus: FloatArray
+    hours: FloatArray
+    cost: FloatArray | None
+    mfu_pct: FloatArray
+    current_gpus: int
+    knee_gpus: float | None
+    knee_text: str  # the knee sentence, capitalised
+
+
+@dataclass(frozen=True)
+class ModelledView:
+    mfu: CardView
+    step: CardView
+    band: CardView
+    plan_text: str  # "TP 8 inside each node, PP 4 (1F1B interleaved ×2), DP 32 …"
+    plan_reason: str  # why this plan
+    plan_tooltip: str
+    breakdown: tuple[BreakdownPart, ...]
+    breakdown_tooltip: str
+    scaling: ScalingView
+    warnings: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NotModelled:
+    reason: str
+
+
+def _capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
+def run_inputs(
+    training: TrainingInputs,
+    shape: Mapping[str, Any] | None = None,
+    measured_matmul_efficiency: float | None = None,
+) -> perf_training.RunInputs | None:
+    """RunInputs for the tab's inputs; ``shape`` holds SHAPE_FIELDS/PLAN_FIELDS (None: auto)."""
+    extra = {k: v for k, v in (shape or {}).items() if v is not None}
+    if measured_matmul_efficiency is not None:
+        extra["measured_matmul_efficiency"] = measured_matmul_efficiency
+    return perf_training.run_inputs_from_training(training, **extra)
+
+
+def measured_efficiency(
+    measured_tflops: Mapping[str, float], catalog_id: str | None, precision: str
+) -> float | None:
+    """Hardware tab's "Use in estimates": measured sustained matmul TFLOP/s over the catalog
+    accelerator's dense peak at ``precision`` (None: no catalog match or precision)."""
+    if catalog_id is None or precision not in measured_tflops:
+        return None
+    from desktopapp.model.catalog import get_accelerator
+
+    try:
+        peak = get_accelerator(catalog_id).peak_flops(precision) / 1e12
+    except ValueError:
+        return None
+    return min(1.0, measured_tflops[precision] / peak) if peak > 0 else None
+
+
+def shape_of(memory: Any, preset: Any = None) -> dict[str, Any]:
+    """The model shape for the run: the tab's shape inputs (``MemoryInputs``; a preset fills
+    them), else the preset's. Only a complete shape (layers, hidden, heads) is passed; a
+    partial one would describe another model."""
+    for source in (memory, preset):
+        if source is None:
+            continue
+        shape = {n: getattr(source, n, None) for n in ("layers", "hidden", "heads", "seq_len")}
+        kv = getattr(source, "kv_heads", None)
+        if kv:
+            shape["kv_heads"] = kv
+        if all(shape[n] for n in ("layers", "hidden", "heads")):
+            return {k: v for k, v in shape.items() if v}
+    return {}
+
+
+def modelled_view(
+    training: TrainingInputs,
+    shape: Mapping[str, Any] | None = None,
+    measured_matmul_efficiency: float | None = None,
+    utilization_user_set: bool = True,
+) -> ModelledView | NotModelled:
+    """The modelled run. ``utilization_user_set`` False: the utilization field only shows the
+    catalog default, so the model predicts MFU; True: the typed utilization overrides it (as
+    ``--utilization`` does on the command line)."""
+    if not utilization_user_set and training.utilization is not None:
+        training = replace(training, utilization=None)
+    if measured_matmul_efficiency is not None and training.peak_tflops is not None:
+        # a measured device: the catalog's peak with the measured matmul efficiency
+        training = replace(training, peak_tflops=None)
+    inp = run_inputs(training, shape, measured_matmul_efficiency)
+    if inp is None:
+        return NotModelled(NOT_MODELLED_SIMPLE)
+    try:
+        run = perf_training.estimate_run(inp)
+    except perf_training.PlanError as exc:
+        return NotModelled(f"No parallel plan fits: {exc}")
+    except ValueError as exc:
+        return NotModelled(f"Not modelled: {str(exc).splitlines()[0]}")
+    sweep = perf_training.scaling_sweep(inp)
+    return _view(run, sweep, inp)
+
+
+def _view(
+    run: perf_training.RunEstimate, sweep: perf_training.ScalingSweep, inp: Any
+) -> ModelledView:
+    formula = run.formula
+    rows = [
+        ("plan", run.plan_reason),
+        ("peak", f"{run.peak_tflops:,.4g} TFLOP/s per GPU"),
+        ("step", units.format_duration(run.step_seconds)),
+        ("steps", units.format_count(run.steps)),
+    ]
+    mfu_source = (
+        "your utilization (overrides the model)"
+        if run.utilization_override
+        else "modelled: model FLOPs / (step time × GPUs × peak)"
+    )
+    mfu = CardView(
+        units.format_percent(run.mfu),
+        f"HFU {units.format_percent(run.hfu)} · "
+        + ("your utilization" if run.utilization_override else "modelled"),
+        formula_tooltip(
+            "Predicted MFU",
+            "MFU = model FLOPs per step / (step time × GPUs × peak)",
+            [("source", mfu_source), *rows],
+        ),
+    )
+    step = CardView(
+        units.format_duration(run.step_seconds),
+        f"{units.format_count(run.steps)} steps",
+        formula_tooltip("Step time", "step = compute + recompute + exposed comm + bubble", rows),
+    )
+    band = CardView(
+        f"{units.format_count(run.gpu_hours_low)} … {units.format_count(run.gpu_hours_high)}",
+        f"estimate {units.format_count(run.gpu_hours)} GPU-h · wall time "
+        f"{units.format_duration(run.training_seconds)}",
+        formula_tooltip(
+            "GPU-hours band",
+            f"GPU-h = wall time × GPUs; band = estimate × calibration quantiles\n{formula}",
+            [
+                *rows,
+                ("estimate", f"{units.format_count(run.gpu_hours)} GPU-h"),
+                ("band", run.range_meaning),
+            ],
+        ),
+        unit="GPU-h",
+    )
+    labels = perf_training.breakdown_parts()
+    total = run.breakdown.total or 1.0
+    parts = []
+    for key, seconds in run.breakdown.to_dict().items():
+        if key not in labels or seconds <= 0:
+            continue
+        share = seconds / total
+        parts.append(
+            BreakdownPart(
+                key,
+                labels[key],
+                seconds,
+                share,
+                f"{labels[key]} {units.format_duration(seconds)} "
+                f"({units.format_percent(share, 0)})",
+            )
+        )
+    # plotted at 1, 2, 3, 4, 6, 8, 12, … (2^k and 3·2^k): every count would zigzag between
+    # counts with good and awkward factorisations
+    pick = np.isin(sweep.gpus, PLOT_GPUS)
+    hours = sweep.training_hours[pick]
+    plan_text, _, why = run.plan_reason.partition(" — ")
+    return ModelledView(
+        mfu=mfu,
+        step=step,
+        band=band,
+        plan_text=plan_text,
+        plan_reason=_capitalised(why) if why else "",
+        plan_tooltip=formula_tooltip(
+            "Parallel plan", f"best of {run.plans_tried:,} plans that fit memory", rows
+        ),
+        breakdown=tuple(parts),
+        breakdown_tooltip=formula_tooltip(
+            "Step-time breakdown",
+            "step = compute + recompute + exposed TP/CP/EP/DP comm + pipeline sends + bubble",
+            [(p.label, units.format_duration(p.seconds)) for p in parts],
+        ),
+        scaling=ScalingView(
+            gpus=sweep.gpus[pick],
+            hours=hours,
+            cost=None if sweep.cost_usd is None else sweep.cost_usd[pick],
+            mfu_pct=sweep.mfu[pick] * 100.0,
+            current_gpus=int(inp.gpus),
+            knee_gpus=sweep.knee_gpus,
+            knee_text=_capitalised(sweep.knee_text),
+        ),
+        warnings=tuple(run.warnings),
+    )

@@ -1,0 +1,180 @@
+"""The modelled training run (issue 13): MFU, step time and GPU-hours band cards, the
+parallel plan, the step-time breakdown bar and the scaling plots against GPUs with the knee.
+Renders :mod:`desktopapp.application.training_view`; computes nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QPainter, QPaintEvent
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+
+from desktopapp.application.training_view import BreakdownPart, ModelledView
+from desktopapp.ui.common.layouts import card_grid, plot_row
+from desktopapp.ui.common.result_card import ResultCard
+from desktopapp.ui.common.section import Section
+from desktopapp.ui.common.theme import COLORS, SERIES
+
+
+class BreakdownBar(QWidget):
+    """One horizontal bar: the step's parts left to right, widths by share."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.parts: tuple[BreakdownPart, ...] = ()
+        self.setMinimumHeight(22)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def sizeHint(self) -> QSize:
+        return QSize(300, 26)
+
+    def set_parts(self, parts: tuple[BreakdownPart, ...]) -> None:
+        self.parts = parts
+        self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        rect = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(COLORS.get("border", "#cccccc")))
+        painter.drawRoundedRect(rect, 4, 4)
+        x = rect.left()
+        for i, part in enumerate(self.parts):
+            width = rect.width() * part.share
+            painter.setBrush(QColor(SERIES[i % len(SERIES)]))
+            painter.drawRect(QRectF(x, rect.top(), width, rect.height()))
+            x += width
+        painter.end()
+
+
+def _legend(parts: tuple[BreakdownPart, ...]) -> str:
+    return "   ".join(
+        f'<span style="color:{SERIES[i % len(SERIES)]}">■</span> {p.text}'
+        for i, p in enumerate(parts)
+    )
+
+
+class ModelledPanel(Section):
+    """Predicted MFU, step time, GPU-hours band, plan, breakdown and scaling with the knee."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Modelled run · parallel plan and scaling", parent=parent)
+        self.mfu_card = ResultCard("Predicted MFU")
+        self.step_card = ResultCard("Step time")
+        self.band_card = ResultCard("Likely GPU-hours")
+        self.cards = (self.mfu_card, self.step_card, self.band_card)
+        self.add(card_grid(self.cards, columns=(3, 2, 1)))
+        self.message = QLabel()
+        self.message.setObjectName("Hint")
+        self.message.setWordWrap(True)
+        self.plan_label = QLabel()
+        self.plan_label.setWordWrap(True)
+        self.plan_label.setObjectName("SectionTitle")
+        self.reason_label = QLabel()
+        self.reason_label.setObjectName("Hint")
+        self.reason_label.setWordWrap(True)
+        self.bar = BreakdownBar()
+        self.legend = QLabel()
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.knee_label = QLabel()
+        self.knee_label.setWordWrap(True)
+        for widget in (
+            self.message,
+            self.plan_label,
+            self.reason_label,
+            self.bar,
+            self.legend,
+            self.knee_label,
+        ):
+            self.add(widget)
+        self._plots: dict[str, Any] | None = None
+        self.plots_holder: QWidget | None = None
+        self.view: ModelledView | None = None
+
+    def _build_plots(self) -> dict[str, Any]:
+        if self._plots is not None:
+            return self._plots
+        from desktopapp.model import units
+        from desktopapp.ui.common import plots
+
+        time_plot = plots.make_plot(
+            "Wall time vs GPUs", "GPUs", "wall time", log_x=True, log_y=True, y_unit="h"
+        )
+        cost_plot = plots.make_plot(
+            "Cost vs GPUs", "GPUs", "cost", log_x=True, y_format=lambda v: units.format_money(v, 2)
+        )
+        mfu_plot = plots.make_plot("MFU vs GPUs", "GPUs", "MFU", log_x=True, y_unit="%")
+        parts: dict[str, Any] = {
+            "plots": (time_plot, cost_plot, mfu_plot),
+            "curves": [],
+            "knees": [],
+        }
+        pg = plots.pg()
+        for i, plot in enumerate(parts["plots"]):
+            parts["curves"].append(plot.plot(pen=plots.pen(i)))
+            knee = pg.InfiniteLine(angle=90, pen=plots.pen(3, width=1.4, dashed=True))
+            knee.setVisible(False)
+            plot.addItem(knee)
+            parts["knees"].append(knee)
+            plot.setXRange(0, 3.62, padding=0.02)
+            plots.set_log_ticks(plot, (1, 8, 64, 512, 4096))
+        for plot in parts["plots"]:
+            plot.setMinimumHeight(200)
+        self.plots_holder = plot_row(parts["plots"], min_plot_width=240)
+        self.add(self.plots_holder, 1)
+        self._plots = parts
+        return parts
+
+    def clear(self, reason: str) -> None:
+        self.view = None
+        for card in self.cards:
+            card.clear(reason)
+        self.message.setText(reason)
+        self.message.setVisible(True)
+        for widget in (self.plan_label, self.reason_label, self.bar, self.legend, self.knee_label):
+            widget.setVisible(False)
+        if self.plots_holder is not None:
+            self.plots_holder.setVisible(False)
+
+    def show_view(self, view: ModelledView) -> None:
+        self.view = view
+        self.mfu_card.show_view(view.mfu)
+        self.step_card.show_view(view.step)
+        self.band_card.show_view(view.band)
+        self.message.setText("\n".join(view.warnings))
+        self.message.setVisible(bool(view.warnings))
+        self.plan_label.setText(view.plan_text)
+        self.plan_label.setToolTip(view.plan_tooltip)
+        self.reason_label.setText(view.plan_reason)
+        self.bar.set_parts(view.breakdown)
+        self.bar.setToolTip(view.breakdown_tooltip)
+        self.legend.setText(_legend(view.breakdown))
+        self.legend.setToolTip(view.breakdown_tooltip)
+        self.knee_label.setText(view.scaling.knee_text)
+        for widget in (self.plan_label, self.reason_label, self.bar, self.legend, self.knee_label):
+            widget.setVisible(True)
+        parts = self._build_plots()
+        assert self.plots_holder is not None
+        self.plots_holder.setVisible(True)
+        sc = view.scaling
+        from desktopapp.ui.common import plots
+
+        ys = (sc.hours, sc.cost, sc.mfu_pct)
+        for curve, knee, y in zip(parts["curves"], parts["knees"], ys, strict=True):
+            if y is None:
+                curve.setData([], [])
+            else:
+                plots.set_curve(curve, sc.gpus, y)
+            knee.setVisible(sc.knee_gpus is not None)
+            if sc.knee_gpus is not None:
+                import math
+
+                knee.setValue(math.log10(sc.knee_gpus))
+        for plot in parts["plots"]:
+            plot.setToolTip(sc.knee_text)
+
+
+__all__ = ["BreakdownBar", "ModelledPanel"]
