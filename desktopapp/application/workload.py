@@ -31,7 +31,12 @@ from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.inference import InferenceEstimate, InferenceInputs, inference_sweep_batch
 from desktopapp.model.memory import MemoryEstimate
-from desktopapp.model.serving import DEFAULT_MAX_BATCH, ServingInputs, estimate_serving
+from desktopapp.model.serving import (
+    DEFAULT_MAX_BATCH,
+    ServingInputs,
+    estimate_serving,
+    from_inference,
+)
 from desktopapp.model.training import (
     TrainingEstimate,
     TrainingInputs,
@@ -345,25 +350,12 @@ def serving_inputs(
     targets the model picks the highest concurrency that meets them (up to the engine cap, or
     the field if it is higher)."""
     ttft, tpot = targets
-    return ServingInputs(
-        params=inputs.params,
-        accelerator=inputs.accelerator,
-        peak_tflops=inputs.peak_tflops,
-        bandwidth_gbs=inputs.bandwidth_gbs,
-        precision=inputs.precision,
-        layers=inputs.layers,
-        hidden=inputs.hidden,
-        heads=inputs.heads,
-        kv_heads=inputs.kv_heads,
-        prompt_tokens=inputs.prompt_tokens,
-        output_tokens=inputs.output_tokens,
-        gpus=inputs.gpus,
+    return from_inference(
+        inputs,
         concurrency=None if (ttft or tpot) else inputs.batch_size,
         max_running=max(inputs.batch_size, DEFAULT_MAX_BATCH),
         ttft_slo_s=ttft,
         tpot_slo_s=tpot,
-        price=inputs.price,
-        price_source=inputs.price_source,
     )
 
 

@@ -18,6 +18,7 @@ from desktopapp.model.serving import (
     ServingEstimate,
     ServingInputs,
     estimate_serving,
+    from_inference,
     static_sweep,
 )
 
@@ -92,24 +93,11 @@ def serving_inputs(args: argparse.Namespace, base: InferenceInputs) -> ServingIn
         extra["compute_share"] = base.utilization
     if getattr(args, "bandwidth_efficiency", None) is not None:
         extra["bandwidth_share"] = base.bandwidth_efficiency
-    return ServingInputs(
-        params=base.params,
-        accelerator=base.accelerator,
-        peak_tflops=base.peak_tflops,
-        bandwidth_gbs=base.bandwidth_gbs,
-        precision=base.precision,
-        layers=base.layers,
-        hidden=base.hidden,
-        heads=base.heads,
-        kv_heads=base.kv_heads,
-        prompt_tokens=base.prompt_tokens,
-        output_tokens=base.output_tokens,
-        gpus=base.gpus,
+    return from_inference(
+        base,
         batching=batching,
         concurrency=args.concurrency,
         batch_size=base.batch_size,
-        price=base.price,
-        price_source=base.price_source,
         **extra,
     )
 

@@ -969,3 +969,25 @@ def static_sweep(inp: ServingInputs, batch_sizes: Any) -> StaticSweep:
         cost,
         per_device,
     )
+
+
+def from_inference(inference: Any, **extra: Any) -> ServingInputs:
+    """Serving inputs from the roofline's :class:`~desktopapp.model.inference.InferenceInputs`
+    (same model, device, shape, request and price) plus the serving-only fields in ``extra``."""
+    return ServingInputs(
+        params=inference.params,
+        accelerator=inference.accelerator,
+        peak_tflops=inference.peak_tflops,
+        bandwidth_gbs=inference.bandwidth_gbs,
+        precision=inference.precision,
+        layers=inference.layers,
+        hidden=inference.hidden,
+        heads=inference.heads,
+        kv_heads=inference.kv_heads,
+        prompt_tokens=inference.prompt_tokens,
+        output_tokens=inference.output_tokens,
+        gpus=inference.gpus,
+        price=inference.price,
+        price_source=inference.price_source,
+        **extra,
+    )

@@ -303,6 +303,12 @@ def test_fractions_stay_decimals_unless_the_unit_takes_milli_and_micro() -> None
     from desktopapp.model.units import format_money
 
     assert si_tick_strings([0.0, 2e5], 2e5, "$") == [format_money(0.0), format_money(2e5)]
+    # One style per axis: millions from a million on, never "$900,000" beside "$1.00M".
+    assert si_tick_strings([9e5, 1e6, 1.1e6], 1e5, "$") == ["$0.9M", "$1.0M", "$1.1M"]
+    assert si_tick_strings([0.0, 5e8, 1e9], 5e8, "$") == ["$0.0B", "$0.5B", "$1.0B"]
+    # Hours read as hours: thousands separators, never "kh".
+    assert si_tick_strings([0.0, 1500.0, 3000.0], 1500.0, "h") == ["0 h", "1,500 h", "3,000 h"]
+    assert [si_tick_label(v, "h") for v in (0.5, 100.0, 12345.0)] == ["0.5 h", "100 h", "12,345 h"]
     assert si_tick_label(1.5e6, "$") == format_money(1.5e6)
 
 

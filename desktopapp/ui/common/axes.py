@@ -45,6 +45,8 @@ MAX_DECIMALS = 12
 # or metres), "$0.05", not "50 m$".
 MONEY_UNIT = "$"  # formatted by units.format_money ($500, $1.2M), never "k$"
 SUBMULTIPLE_UNITS: frozenset[str] = frozenset({"s", "W", "J", "Hz", "V", "A", "F", "m", "g"})
+# Units that never take a multiple prefix: "1,500 h", not "1.5 kh"; "120 %", not "0.12 k%".
+PLAIN_UNITS: frozenset[str] = frozenset({"h", "%", "min", "d"})
 
 
 def si_prefix(magnitude: float, submultiples: bool = True) -> tuple[float, str]:
@@ -98,17 +100,48 @@ def si_tick_strings(values: Sequence[float], spacing: float, unit: str = "") -> 
     → ``["0.00", "0.05", "0.10"]``.
     """
     if unit == MONEY_UNIT:
-        return [units.format_money(v) for v in values]
+        return _money_ticks(values, spacing)
     finite = [v for v in values if math.isfinite(v)]
     if not finite:
         return [units.DASH for _ in values]
     largest = max(abs(v) for v in finite)
     factor, prefix = si_prefix(largest if largest > 0 else abs(spacing), allows_submultiples(unit))
+    if unit in PLAIN_UNITS and factor >= 1:
+        factor, prefix = 1.0, ""
     decimals = _decimals_for(abs(spacing) / factor)
     return [
         _join(_plain(v / factor, decimals), prefix, unit) if math.isfinite(v) else units.DASH
         for v in values
     ]
+
+
+def _money_ticks(values: Sequence[float], spacing: float) -> list[str]:
+    """Money ticks in one style: ``units.format_money`` below a million; from a million on,
+    every tick in millions (or billions) with the decimals the spacing needs, so ``$900,000``
+    never stands next to ``$1.00M``."""
+    finite = [abs(v) for v in values if math.isfinite(v)]
+    largest = max(finite, default=0.0)
+    if largest < 1e6:
+        return [units.format_money(v) for v in values]
+    factor, suffix = (1e9, "B") if largest >= 1e9 else (1e6, "M")
+    decimals = _decimals_for(abs(spacing) / factor)
+    return [
+        f"{'-' if v < 0 else ''}${abs(v) / factor:,.{decimals}f}{suffix}"
+        if math.isfinite(v)
+        else units.DASH
+        for v in values
+    ]
+
+
+def _plain_label(value: float, digits: int) -> str:
+    """``value`` with thousands separators and up to ``digits`` significant digits below
+    ``10**digits`` (1,500; 2.5; 12,345), trailing decimal zeros dropped."""
+    whole = len(str(int(abs(value))))
+    decimals = max(0, digits - whole)
+    text = f"{value:,.{decimals}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
 
 
 def si_tick_label(value: float, unit: str = "", digits: int = 3) -> str:
@@ -122,6 +155,8 @@ def si_tick_label(value: float, unit: str = "", digits: int = 3) -> str:
     if value == 0:
         return _join("0", "", unit)
     factor, prefix = si_prefix(abs(value), allows_submultiples(unit))
+    if unit in PLAIN_UNITS and abs(value) >= 1:
+        return _join(_plain_label(value, digits), "", unit)
     mantissa = units.format_number(value / factor, digits)
     if "." in mantissa:
         mantissa = mantissa.rstrip("0").rstrip(".")

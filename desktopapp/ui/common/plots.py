@@ -92,13 +92,7 @@ def make_plot(
     widget.setMouseEnabled(x=False, y=False)
     widget.hideButtons()
     item = widget.getPlotItem()
-    item.setTitle(
-        f"<span style='color:{COLORS['text']}; font-size:{BASE_POINT_SIZE}pt; "
-        f"font-weight:600'>{title}</span>"
-    )
-    label_style = {"color": COLORS["muted"], "font-size": f"{BASE_POINT_SIZE - 1:.0f}pt"}
-    item.setLabel("bottom", x_label, **label_style)
-    item.setLabel("left", y_label, **label_style)
+    set_titles(widget, title, x_label, y_label)
     tick_font = QFont()
     tick_font.setPointSizeF(BASE_POINT_SIZE - 1.5)
     for name in ("bottom", "left"):
