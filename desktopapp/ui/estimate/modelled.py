@@ -93,6 +93,19 @@ class ModelledPanel(Section):
         self._plots: dict[str, Any] | None = None
         self.plots_holder: QWidget | None = None
         self.view: ModelledView | None = None
+        # The plots are built after the tab shows its figures (as PlotsPanel does): the first
+        # window appears without waiting for three pyqtgraph plots.
+        self._plots_allowed = False
+
+    def build_later(self) -> None:
+        from PySide6.QtCore import QTimer
+
+        QTimer.singleShot(0, self, self._allow_plots)
+
+    def _allow_plots(self) -> None:
+        self._plots_allowed = True
+        if self.view is not None:
+            self._show_scaling(self.view)
 
     def _build_plots(self) -> dict[str, Any]:
         if self._plots is not None:
@@ -156,6 +169,10 @@ class ModelledPanel(Section):
         self.knee_label.setText(view.scaling.knee_text)
         for widget in (self.plan_label, self.reason_label, self.bar, self.legend, self.knee_label):
             widget.setVisible(True)
+        if self._plots_allowed:
+            self._show_scaling(view)
+
+    def _show_scaling(self, view: ModelledView) -> None:
         parts = self._build_plots()
         assert self.plots_holder is not None
         self.plots_holder.setVisible(True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
@@ -129,6 +129,7 @@ class EstimateTab(RecomputingTab):
         # The plots come after the figures: the tab is ready (and painted) first.
         self.ready.connect(self.plots.build_later)
         self.ready.connect(self.inference_panel.build_later)
+        self.ready.connect(self.modelled.build_later)
         start = DEFAULT_PRESET if any(p.id == DEFAULT_PRESET for p in self._presets) else None
         if start is None and self._presets:
             start = self._presets[0].id
@@ -531,7 +532,28 @@ class EstimateTab(RecomputingTab):
     def _show_modelled(
         self, training: TrainingInputs | None, t_est: object, memory: MemoryInputs | None
     ) -> None:
-        """The modelled run (issue 13): plan, breakdown, scaling; or why there is none."""
+        """The modelled run (issue 13): plan, breakdown, scaling; or why there is none. Before
+        the tab first reports ready it runs just after (the first window does not wait for the
+        plan search and the 1-4,096 GPU sweep)."""
+        first = getattr(self, "_modelled_pending", None) is None
+        self._modelled_pending: tuple[Any, Any, Any] | None = (training, t_est, memory)
+        if not self.is_ready():
+            if first:
+                from PySide6.QtCore import QTimer
+
+                QTimer.singleShot(0, self, self._show_modelled_pending)
+            return
+        self._show_modelled_pending()
+
+    def _show_modelled_pending(self) -> None:
+        """Show the latest modelled-run inputs (a deferred call never shows stale ones)."""
+        pending, self._modelled_pending = getattr(self, "_modelled_pending", None), None
+        if pending is not None:
+            self._show_modelled_now(*pending)
+
+    def _show_modelled_now(
+        self, training: TrainingInputs | None, t_est: object, memory: MemoryInputs | None
+    ) -> None:
         if training is None or t_est is None:
             self.modelled.clear("The modelled run needs a valid training estimate above.")
             return
