@@ -677,3 +677,19 @@ def test_serving_targets_pick_the_concurrency_and_draw_the_line(
     tab.inputs.tpot_target.setValue(0)
     tab.recompute()
     assert not parts["target"].isVisible()
+
+
+def test_measured_bus_bandwidth_reaches_the_modelled_run(
+    qtbot: QtBot, tab: EstimateTab, app_state: AppState
+) -> None:
+    tab.apply_preset("llm-7b")
+    tab.inputs.devices.setValue(64)
+    tab.recompute()
+    qtbot.waitUntil(lambda: tab.modelled.view is not None, timeout=10_000)
+    before = tab.modelled.view
+    app_state.set_measured_busbw(2e8)  # a very slow fabric: 0.2 GB/s all-reduce bus bandwidth
+    tab.flush()
+    qtbot.waitUntil(lambda: tab.modelled.view is not before, timeout=10_000)
+    after = tab.modelled.view
+    assert after is not None and before is not None
+    assert after.step.value != before.step.value  # a slower fabric lengthens the step

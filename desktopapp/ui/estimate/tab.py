@@ -169,6 +169,8 @@ class EstimateTab(RecomputingTab):
         inp.price_reset.connect(self._on_price_reset)
         self.state.workload_changed.connect(self._on_state_workload_changed)
         self.state.custom_accelerator_changed.connect(self._on_custom_accelerator)
+        # the Hardware tab's measured all-reduce bus bandwidth (Collectives, "Use in estimates")
+        self.state.measured_busbw_changed.connect(lambda _v: self.schedule())
 
     # --- accelerator, precision, utilization, price --------------------------------------------
     def _current_accelerator(self) -> Accelerator | None:
@@ -559,6 +561,9 @@ class EstimateTab(RecomputingTab):
             return
         preset = None if self._preset_id is None else get_preset(self._preset_id)
         shape = shape_of(memory, preset)
+        busbw = self.state.measured_busbw
+        if busbw is not None:
+            shape = {**shape, "measured_busbw": busbw}
         custom = self._custom_selected()
         measured = (
             None
