@@ -216,6 +216,12 @@ def _register_train(sub: Any) -> None:
     )
     p.add_argument("--power-cap-w", type=quantity, help="GPU power cap, W (default: the TDP)")
     p.add_argument("--moe-top-k", type=count, help="experts per token, mixture of experts (2)")
+    p.add_argument(
+        "--busbw-gbs",
+        type=quantity,
+        help="measured all-reduce bus bandwidth inside a node, GB/s (e.g. from `bench --suite "
+        "allreduce`; default: the interconnect catalog's)",
+    )
     add_json_option(p)
 
 
@@ -600,6 +606,10 @@ def run_train(args: argparse.Namespace) -> int:
     inputs = training_inputs_from_args(args)
     est = estimate_training(inputs)
     extra = {n: getattr(args, n, None) for n in perf_training.RUN_OPTIONS}
+    if getattr(args, "busbw_gbs", None) is not None:
+        from desktopapp.model.validation import require_range
+
+        extra["measured_busbw"] = require_range("busbw_gbs", args.busbw_gbs, 1e-3, 1e5) * 1e9
     if args.preset is not None and args.scenario is None:  # the preset's sourced shape
         preset = get_preset(args.preset)
         if preset.method == "6nd" and all(extra[n] is None for n in ("layers", "hidden", "heads")):

@@ -168,3 +168,30 @@ def test_cli_takes_stack_power_cap_and_top_k(capsys):
     fsdp = _json(capsys, [*SEVEN_B, *SHAPE, "--gpus", "64", "--software-stack", "fsdp"])
     assert capped["mfu"] < base["mfu"] and fsdp["mfu"] < base["mfu"]
     assert capped["gpu_hours_low"] > base["gpu_hours_low"]
+
+
+def test_a_measured_bus_bandwidth_replaces_the_catalog_figure(capsys) -> None:
+    """``--busbw-gbs`` (e.g. from ``bench --suite allreduce``) feeds the modelled run: a slow
+    measured fabric lengthens the step and lowers MFU; 0 is refused naming the option."""
+    from desktopapp.cli import run_command
+
+    base = [
+        "estimate",
+        "train",
+        "--params",
+        "7B",
+        "--tokens",
+        "2T",
+        "--accelerator",
+        "h100-sxm",
+        "--gpus",
+        "512",
+        "--json",
+    ]
+    assert run_command(base) == 0
+    catalog = json.loads(capsys.readouterr().out)
+    assert run_command([*base, "--busbw-gbs", "50"]) == 0
+    slow = json.loads(capsys.readouterr().out)
+    assert slow["step_seconds"] > catalog["step_seconds"] and slow["mfu"] < catalog["mfu"]
+    assert run_command([*base, "--busbw-gbs", "0"]) == 2
+    assert "--busbw-gbs" in capsys.readouterr().err
