@@ -77,17 +77,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def option_name(field: str, args: argparse.Namespace) -> str:
-    """Model field ``gpus`` → CLI option ``--gpus`` when the command has such an option."""
+    """Model field ``gpus`` → CLI option ``--gpus`` when the command has such an option;
+    otherwise the field's label as the user knows it (``"GPU-hours per month"``, see
+    ``model.validation.FIELD_LABELS``), never the internal name."""
+    from desktopapp.model.validation import field_label
+
     dest = field.strip().replace("-", "_")
     if dest in vars(args):
         return "--" + dest.replace("_", "-")
-    return field
+    return field_label(field)
 
 
 def format_value_error(exc: ValueError, args: argparse.Namespace) -> str:
     """One line naming the option: ``InputError("gpus", …)`` → ``--gpus: …``."""
-    from desktopapp.model.validation import error_field, error_text
+    from desktopapp.model.validation import error_field, error_text, is_file_error, user_message
 
+    if is_file_error(exc):  # a scenario file's: "plan.json: training.params (Parameters): …"
+        return user_message(exc)
     field = error_field(exc)
     if field:
         return f"{option_name(field, args)}: {error_text(exc)}"

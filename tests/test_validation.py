@@ -34,3 +34,39 @@ def test_require_int_accepts_whole_floats_only():
 def test_require_choice_lists_options():
     with pytest.raises(ValueError, match="optimizer: must be one of adamw, sgd"):
         v.require_choice("optimizer", "lion", ["adamw", "sgd"])
+
+
+# --- errors speak the field's label (issue 16) ------------------------------------------------
+
+
+def test_user_message_names_the_label_not_the_internal_field():
+    assert v.user_message(v.InputError("params", "must be greater than 0, got -1")) == (
+        "Parameters: must be greater than 0, got -1"
+    )
+    assert v.user_message(ValueError("gpu_hours_per_month: must be 0 or more")) == (
+        "GPU-hours per month: must be 0 or more"
+    )
+    assert v.user_message(ValueError("plain sentence, no field")) == "plain sentence, no field"
+
+
+def test_field_label_of_a_dotted_or_unknown_field_has_no_underscores():
+    assert v.field_label("cost.demand.gpu_hours_per_month") == "GPU-hours per month"
+    assert v.field_label("some_new_field") == "some new field"
+
+
+def test_every_labelled_field_reads_as_words():
+    for field, label in v.FIELD_LABELS.items():
+        assert "_" not in label and label.strip() == label and label, field
+
+
+def test_a_scenario_file_error_keeps_the_key_and_adds_its_label():
+    from desktopapp.model.scenario import ScenarioError
+
+    exc = ScenarioError("plan.json", "training.params: must be greater than 0", "training.params")
+    assert v.is_file_error(exc)
+    assert v.user_message(exc) == (
+        "plan.json: training.params (Parameters): must be greater than 0"
+    )
+    assert v.user_message(ScenarioError("plan.json", "file not found")) == (
+        "plan.json: file not found"
+    )

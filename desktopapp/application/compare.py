@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from desktopapp.application.text import implausible_inputs
 from desktopapp.application.workload import DEVICE_SWEEP, UTILIZATION_SWEEP
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
@@ -39,6 +40,7 @@ from desktopapp.model.training import (
     training_sweep_devices,
     training_sweep_utilization,
 )
+from desktopapp.model.validation import user_message
 
 DASH = units.DASH
 FLEET_UTILIZATION_SWEEP = np.linspace(0.05, 1.0, 96)
@@ -101,6 +103,9 @@ class ScenarioSummary:
     sources: tuple[Source, ...]
     assumptions: tuple[tuple[str, tuple[Assumption, ...]], ...]
     problems: tuple[str, ...] = field(default=())
+    # Inputs beyond any real system (still computed): shown in the compare view and report.
+    warnings: tuple[str, ...] = field(default=())
+    file_name: str = ""  # the scenario's file ("a.json"), "" when it has none
 
     def row(self, section: str, label: str) -> Row | None:
         return next((r for r in self.rows if r.key == (section, label)), None)
@@ -137,13 +142,16 @@ class ScenarioSummary:
 
 
 def big_count(value: float | None) -> str:
-    """``7e9`` → ``"7B"``, ``1.5e12`` → ``"1.5T"``, ``110e6`` → ``"110M"``."""
+    """``7e9`` → ``"7B"``, ``1.5e12`` → ``"1.5T"``, ``110e6`` → ``"110M"``; from 1,000T up
+    ``"1.00×10^18"`` (never ``"1e+03T"``); below 1,000 a plain number (``"0.5"``, ``"42"``)."""
     if value is None or not math.isfinite(value):
         return DASH
+    if abs(value) >= 1e15:
+        return units.format_power_of_ten(value)
     for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
         if abs(value) >= scale:
-            return f"{value / scale:.3g}{suffix}"
-    return f"{value:.3g}"
+            return f"{units.format_plain(value / scale)}{suffix}"
+    return units.format_plain(value)
 
 
 def _money_rate(value: float | None) -> str:
@@ -175,8 +183,9 @@ def offer_for(scenario: Scenario, offer_id: str | None) -> CloudOffer | None:
 # --- the summary --------------------------------------------------------------------------------
 
 
-def summarize(scenario: Scenario, label: str | None = None) -> ScenarioSummary:
-    """Run the model on a scenario and lay out what the compare view and report show."""
+def summarize(scenario: Scenario, label: str | None = None, file_name: str = "") -> ScenarioSummary:
+    """Run the model on a scenario and lay out what the compare view and report show.
+    ``file_name`` (the scenario's file, if any) tells scenarios of the same name apart."""
     problems: list[str] = []
     t_est = m_est = i_est = None
     tco = None
@@ -186,23 +195,23 @@ def summarize(scenario: Scenario, label: str | None = None) -> ScenarioSummary:
 
             t_est = estimate_training(scenario.training)
         except ValueError as exc:
-            problems.append(f"training: {exc}")
+            problems.append(f"Training: {user_message(exc)}")
     if scenario.memory is not None:
         try:
             m_est = estimate_memory(scenario.memory)
         except ValueError as exc:
-            problems.append(f"memory: {exc}")
+            problems.append(f"Memory: {user_message(exc)}")
     if scenario.inference is not None:
         try:
             i_est = estimate_inference(scenario.inference)
         except ValueError as exc:
-            problems.append(f"inference: {exc}")
+            problems.append(f"Inference: {user_message(exc)}")
     plan = scenario.cost
     if plan.on_prem is not None and plan.cloud is not None:
         try:
             tco = estimate_tco(plan.on_prem, plan.cloud)
         except ValueError as exc:
-            problems.append(f"cost: {exc}")
+            problems.append(f"Rent or buy: {user_message(exc)}")
     rows = _rows(scenario, t_est, m_est, i_est, tco)
     groups: list[tuple[str, tuple[Assumption, ...]]] = []
     for title, est in (("Training", t_est), ("Memory", m_est), ("Inference", i_est)):
@@ -221,6 +230,10 @@ def summarize(scenario: Scenario, label: str | None = None) -> ScenarioSummary:
         sources=tuple(_sources(scenario, t_est)),
         assumptions=tuple(groups),
         problems=tuple(problems),
+        warnings=tuple(
+            implausible_inputs(scenario.training, scenario.memory, scenario.inference, plan.on_prem)
+        ),
+        file_name=file_name,
     )
 
 
@@ -258,7 +271,7 @@ def _rows(
                 )
             )
             add(Row(section, "Samples", big_count(training.samples), training.samples))
-        add(Row(section, "Epochs", f"{training.epochs:g}", training.epochs))
+        add(Row(section, "Epochs", units.format_plain(training.epochs), training.epochs))
         section = "Hardware"
         add(Row(section, "Accelerator", acc.name if acc is not None else "given peak"))
         add(Row(section, "Devices", f"{training.gpus:,}", float(training.gpus)))
@@ -344,13 +357,15 @@ def _rows(
                 Row(
                     section,
                     "Server power",
-                    f"{onprem.power_kw:.3g} kW",
+                    f"{units.format_plain(onprem.power_kw)} kW",
                     float(onprem.power_kw),
                     detail=onprem.power_source,
                 )
             )
-            add(Row(section, "Life", f"{onprem.life_years:g} years", float(onprem.life_years)))
-            add(Row(section, "PUE · electricity", f"{onprem.pue:g} · ${onprem.kwh_price:g}/kWh"))
+            life = units.format_plain(onprem.life_years)
+            add(Row(section, "Life", f"{life} years", float(onprem.life_years)))
+            pue, kwh = units.format_plain(onprem.pue), units.format_plain(onprem.kwh_price)
+            add(Row(section, "PUE · electricity", f"{pue} · ${kwh}/kWh"))
             add(
                 Row(
                     section,
@@ -502,11 +517,11 @@ def _sources(scenario: Scenario, t_est: TrainingEstimate | None) -> list[Source]
         acc = catalog.find(acc_id)
         if acc is None:
             continue
-        peaks = ", ".join(f"{p} {acc.peak_tflops[p]:g}" for p in acc.precisions)
+        peaks = ", ".join(f"{p} {units.format_plain(acc.peak_tflops[p])}" for p in acc.precisions)
         add(
             Source(
                 f"Accelerator: {acc.name}",
-                f"dense peak TFLOP/s {peaks}; {acc.memory_gb:g} GB",
+                f"dense peak TFLOP/s {peaks}; {units.format_plain(acc.memory_gb)} GB",
                 acc.source,
                 acc.source_date,
                 acc.confidence,
@@ -555,7 +570,11 @@ def _sources(scenario: Scenario, t_est: TrainingEstimate | None) -> list[Source]
             )
         if plan.on_prem.power_source:
             add(
-                Source("Server power", f"{plan.on_prem.power_kw:.3g} kW", plan.on_prem.power_source)
+                Source(
+                    "Server power",
+                    f"{units.format_plain(plan.on_prem.power_kw)} kW",
+                    plan.on_prem.power_source,
+                )
             )
     return out
 
@@ -594,3 +613,22 @@ def relative_change(value: float | None, reference: float | None) -> float | Non
     if value is None or reference is None or reference == 0:
         return None
     return value / reference - 1.0
+
+
+def legend_labels(summaries: Sequence[ScenarioSummary]) -> list[str]:
+    """What each scenario is called in a legend, all different: its name; where names repeat
+    (three files saved as copies all named "a"), its file name, else its label; still repeated
+    (one file pinned twice), numbered: ``"a.json (2)"``."""
+    names = [s.scenario.name or s.label for s in summaries]
+    chosen = [
+        (s.file_name or s.label) if names.count(name) > 1 else name
+        for s, name in zip(summaries, names, strict=True)
+    ]
+    seen: dict[str, int] = {}
+    out = []
+    for name in chosen:
+        if chosen.count(name) > 1:
+            seen[name] = seen.get(name, 0) + 1
+            name = f"{name} ({seen[name]})"
+        out.append(name)
+    return out

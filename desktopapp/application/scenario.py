@@ -24,7 +24,8 @@ estimates are recomputed from the inputs).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from desktopapp.application.plan import PlanState
@@ -40,10 +41,27 @@ from desktopapp.model.planning import (
     default_spot_overhead,
     offers_with_custom,
 )
-from desktopapp.model.scenario import DEMAND_AUTO, CostPlan, Scenario
+from desktopapp.model.scenario import DEMAND_AUTO, MAX_NAME_CHARS, CostPlan, Scenario
 from desktopapp.model.training import TrainingInputs
 
 UNTITLED = "Untitled"
+
+
+def name_after_save_as(name: str, old_path: Path | None, new_path: Path) -> str:
+    """The scenario's name once it is saved as ``new_path`` (File → Save As).
+
+    A name the program gave follows the file: "Untitled", or the old file's stem ("a" of
+    ``a.json``, the name a copy would otherwise keep, so three copies read "a, a, a")
+    becomes the new file's stem. A name the user typed (anything else) is kept. Saving to the
+    same file changes nothing.
+    """
+    if old_path is not None and Path(old_path) == Path(new_path):
+        return name
+    stem = Path(new_path).stem.strip()[:MAX_NAME_CHARS] or UNTITLED
+    automatic = name.strip() in ("", UNTITLED) or (
+        old_path is not None and name.strip() == Path(old_path).stem.strip()[:MAX_NAME_CHARS]
+    )
+    return stem if automatic else name
 
 
 def scenario_from_state(
@@ -172,4 +190,70 @@ def cost_inputs_from_plan(
         compared=tuple(compared),
         custom_offers=plan.custom_offers,
         hybrid_option=hybrid,
+    )
+
+
+# --- the window's document policies (title, labels, recent files, report path), without Qt ---
+
+MAX_RECENT_SHORTCUTS = 9  # Ctrl+Alt+1 … Ctrl+Alt+9
+REPORT_SUFFIX = ".pdf"
+
+
+def window_title(app_name: str, display_name: str, fresh: bool) -> str:
+    """``"plan.json[*] — ML Capacity Planner"`` (Qt shows ``[*]`` as "*" while modified);
+    just the app's name for a fresh window (no file, nothing changed)."""
+    return app_name if fresh else f"{display_name}[*] — {app_name}"
+
+
+def scenario_label(name: str, path: Path | None) -> str:
+    """What the compare view and report call the window's scenario: the file name, or
+    ``"name (file.json)"`` when the name is not the file's stem, or the name without a file."""
+    if path is None:
+        return name
+    return path.name if name == path.stem else f"{name} ({path.name})"
+
+
+def recent_entries(recent: Sequence[str]) -> list[tuple[str, str, int | None]]:
+    """File → Open Recent: (menu text, path, shortcut digit or None) per file, newest first:
+    ``("&1 plan.json", "/w/plan.json", 1)``; the tenth and later have no accelerator key."""
+    out: list[tuple[str, str, int | None]] = []
+    for index, path in enumerate(recent):
+        name = Path(path).name
+        text = f"&{index + 1} {name}" if index < 9 else name
+        out.append((text, path, index + 1 if index < MAX_RECENT_SHORTCUTS else None))
+    return out
+
+
+def suggested_report_path(path: Path | None, name: str) -> Path:
+    """Where File → Export Report suggests writing: ``<file stem>-report.pdf`` beside the
+    scenario's file, else ``<name>-report.pdf``; characters a file name cannot hold become
+    ``_``."""
+    stem = path.stem if path is not None else (name or "scenario")
+    safe = "".join(c if c.isalnum() or c in "-_ " else "_" for c in stem).strip() or "report"
+    file_name = f"{safe}-report{REPORT_SUFFIX}"
+    return path.parent / file_name if path is not None else Path(file_name)
+
+
+def report_target(chosen: Path) -> Path:
+    """The file a report is written to: ``.pdf`` added or replacing another suffix."""
+    return chosen if chosen.suffix.lower() == REPORT_SUFFIX else chosen.with_suffix(REPORT_SUFFIX)
+
+
+def report_saved_text(file_name: str, page_count: int) -> str:
+    """The status line after a report was written."""
+    pages = f"{page_count} page{'s' if page_count != 1 else ''}"
+    return f"Report saved: {file_name} ({pages})"
+
+
+def recovery_text(title: str, saved_at: float, older: int) -> str:
+    """The banner offering work autosaved by a session that ended unexpectedly (rich text):
+    its title, when it was saved (local time) and how many older autosaves there are."""
+    import html
+    import time
+
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(saved_at))
+    extra = f" ({older} older autosave{'s' if older != 1 else ''} too)" if older else ""
+    return (
+        "<b>Unsaved work was found</b> from a session that ended unexpectedly: "
+        f"{html.escape(title)}, autosaved {when}{extra}."
     )

@@ -74,3 +74,24 @@ def busy_percent(fraction: float) -> str:
 def plural(count: int, word: str) -> str:
     """``1 server``, ``2 servers``."""
     return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def implausible_inputs(*inputs: object) -> list[str]:
+    """One sentence per typed input beyond any real system (more than 100T parameters, more
+    than 1M devices, …; the limits and their sources are
+    :data:`desktopapp.model.measurement.PLAUSIBLE_LIMITS`). ``inputs`` are the model's input
+    dataclasses (training, memory, inference, owning; None is skipped); a field they share is
+    checked once. The figures are still computed: these are warnings, not errors."""
+    from desktopapp.model.measurement import PLAUSIBLE_LIMITS, plausibility_warnings
+
+    values: dict[str, float | int | None] = {}
+    for item in inputs:
+        if item is None:
+            continue
+        for name in PLAUSIBLE_LIMITS:
+            value = getattr(item, name, None)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                values.setdefault(name, value)
+    if "gpus" in values and "devices" in values:  # the same limit under two names
+        del values["devices"]
+    return plausibility_warnings(values)

@@ -16,7 +16,13 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from desktopapp.commands.options import add_command, add_json_option
-from desktopapp.commands.output import output_width, print_json, print_key_values, print_table
+from desktopapp.commands.output import (
+    output_width,
+    print_json,
+    print_key_values,
+    print_table,
+    warn_implausible,
+)
 from desktopapp.model import perf_training, units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import PRICING_MODELS
@@ -604,6 +610,7 @@ def _emit(args: argparse.Namespace, est: Any, print_text: Callable[[Any], None])
 
 def run_train(args: argparse.Namespace) -> int:
     inputs = training_inputs_from_args(args)
+    warn_implausible(inputs, quiet=args.json)
     est = estimate_training(inputs)
     extra = {n: getattr(args, n, None) for n in perf_training.RUN_OPTIONS}
     if getattr(args, "busbw_gbs", None) is not None:
@@ -691,7 +698,9 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_memory(args: argparse.Namespace) -> int:
-    return _emit(args, estimate_memory(memory_inputs_from_args(args)), print_memory)
+    inputs = memory_inputs_from_args(args)
+    warn_implausible(inputs, quiet=args.json)
+    return _emit(args, estimate_memory(inputs), print_memory)
 
 
 def run_inference(args: argparse.Namespace) -> int:

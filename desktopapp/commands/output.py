@@ -143,3 +143,21 @@ def print_table(
 def print_key_values(pairs: Iterable[tuple[str, str]], stream: TextIO | None = None) -> None:
     """Two-column "label  value" listing for one result."""
     print_table(pairs, stream=stream)
+
+
+def warn_implausible(
+    *inputs: object, quiet: bool = False, stream: TextIO | None = None
+) -> list[str]:
+    """A ``warning:`` line on stderr for each input beyond any real system (see
+    :func:`desktopapp.application.text.implausible_inputs`); the estimate is still printed.
+    ``quiet`` (``--json``): nothing is written, the JSON on stdout is the whole answer and a
+    successful run leaves stderr empty. Returns the sentences (written or not)."""
+    from desktopapp.application.text import implausible_inputs
+
+    warnings = implausible_inputs(*inputs)
+    if quiet:
+        return warnings
+    out = stream or sys.stderr
+    for warning in warnings:
+        out.write(f"warning: {warning}\n")
+    return warnings

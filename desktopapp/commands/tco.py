@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from desktopapp.commands.options import add_command, add_json_option
-from desktopapp.commands.output import print_json, print_key_values
+from desktopapp.commands.output import print_json, print_key_values, warn_implausible
 from desktopapp.model import units
 from desktopapp.model.catalog import (
     PRICING_MODELS,
@@ -446,9 +446,9 @@ def text_rows(resolved: ResolvedTco, result: TcoResult) -> list[tuple[str, str]]
     payback = (
         f"month {result.payback_month}"
         if result.payback_month is not None
-        else f"not within the {onprem.life_years:g}-year life"
+        else f"not within the {units.format_plain(onprem.life_years)}-year life"
     )
-    idle = "same" if onprem.power_kw_idle is None else f"{onprem.idle_kw:.4g} kW"
+    idle = "same" if onprem.power_kw_idle is None else f"{units.format_plain(onprem.idle_kw, 4)} kW"
     saving = result.cloud_horizon_usd - result.onprem_horizon_usd
     rows = [
         ("Accelerator", f"{acc.name} ({acc.id})" if acc else units.DASH),
@@ -461,13 +461,19 @@ def text_rows(resolved: ResolvedTco, result: TcoResult) -> list[tuple[str, str]]
             f"{units.format_money(float(onprem.server_price))} per server, "
             f"{units.format_money(onprem.capex_usd)} in total",
         ),
-        ("Life", f"{onprem.life_years:g} years, straight line"),
-        ("Power per server", f"{float(onprem.power_kw):.4g} kW full load, idle {idle}"),
-        ("PUE / electricity", f"{onprem.pue:g} / ${onprem.kwh_price:g} per kWh"),
+        ("Life", f"{units.format_plain(onprem.life_years)} years, straight line"),
+        (
+            "Power per server",
+            f"{units.format_plain(float(onprem.power_kw), 4)} kW full load, idle {idle}",
+        ),
+        (
+            "PUE / electricity",
+            f"{units.format_plain(onprem.pue)} / ${units.format_plain(onprem.kwh_price)} per kWh",
+        ),
         (
             "Ops / facility",
             f"{units.format_percent(onprem.ops_fraction)} of capex per year / "
-            f"${onprem.facility_usd_per_kw_month:g} per kW-month",
+            f"${units.format_plain(onprem.facility_usd_per_kw_month)} per kW-month",
         ),
         ("Utilization", units.format_percent(u)),
         (
@@ -534,6 +540,7 @@ def _cloud_label(resolved: ResolvedTco) -> str:
 
 def run_tco(args: argparse.Namespace) -> int:
     resolved = resolve(args)
+    warn_implausible(resolved.onprem, quiet=args.json)
     result = estimate_tco(resolved.onprem, resolved.cloud, resolved.months)
     plan = demand_plan(resolved, result, args.profile)
     per_server = resolved.onprem.gpus_per_server

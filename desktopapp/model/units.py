@@ -2,6 +2,10 @@
 
 FLOPs use SI prefixes (1 PFLOP = 1e15 FLOP), bytes use IEC prefixes (1 GiB = 2**30 B),
 durations go from seconds to years, money is US dollars.
+
+Never scientific notation ("1.5e+06", "x1e-06"): beyond the largest prefix (1,000 Y and up,
+beyond any real system) and for vanishing fractions a number reads "1.98×10^50"
+(:func:`format_power_of_ten`), never as 27 digits.
 """
 
 from __future__ import annotations
@@ -39,17 +43,51 @@ _SI_PREFIXES = [
     (1e3, "k"),
 ]
 
-_IEC_PREFIXES = [(TIB * 1024, "PiB"), (TIB, "TiB"), (GIB, "GiB"), (MIB, "MiB"), (KIB, "KiB")]
+_IEC_PREFIXES = [
+    (TIB * 1024**4, "YiB"),
+    (TIB * 1024**3, "ZiB"),
+    (TIB * 1024**2, "EiB"),
+    (TIB * 1024, "PiB"),
+    (TIB, "TiB"),
+    (GIB, "GiB"),
+    (MIB, "MiB"),
+    (KIB, "KiB"),
+]
 
 
 def _finite(value: float | None) -> bool:
     return value is not None and isinstance(value, int | float) and math.isfinite(value)
 
 
-def _sig(value: float, digits: int) -> str:
-    """Format with ``digits`` significant figures, without scientific notation for 1e-3..1e6."""
+# Beyond these a mantissa switches to "×10^N": more digits than this are noise, not a figure.
+PLAIN_LIMIT = 1e6  # a mantissa after its prefix never reaches a million ("1,000 Y" is the top)
+SMALLEST_PLAIN = 1e-6  # below it a fraction would need more zeros than digits
+
+
+def format_power_of_ten(value: float | None, digits: int = 3) -> str:
+    """``1.98e50`` → ``"1.98×10^50"``, ``-3e-9`` → ``"-3.00×10^-9"`` (for numbers no prefix
+    covers; never Python's ``1.98e+50``)."""
+    if not _finite(value):
+        return DASH
+    assert value is not None
     if value == 0:
         return "0"
+    exponent = math.floor(math.log10(abs(value)))
+    mantissa = abs(value) / 10.0**exponent
+    if round(mantissa, max(0, digits - 1)) >= 10:  # 9.999 rounds up to 10.0
+        exponent += 1
+        mantissa /= 10
+    sign = "-" if value < 0 else ""
+    return f"{sign}{mantissa:.{max(0, digits - 1)}f}×10^{exponent}"
+
+
+def _sig(value: float, digits: int) -> str:
+    """Format with ``digits`` significant figures, without scientific notation; outside
+    1e-6 … 1e6 as ``"1.23×10^N"`` (a number that large or small has no plain reading)."""
+    if value == 0:
+        return "0"
+    if not SMALLEST_PLAIN <= abs(value) < PLAIN_LIMIT:
+        return format_power_of_ten(value, digits)
     magnitude = math.floor(math.log10(abs(value)))
     decimals = max(0, digits - 1 - magnitude)
     text = f"{value:.{decimals}f}"
@@ -63,6 +101,8 @@ def format_si(value: float | None, unit: str = "", digits: int = 3) -> str:
     assert value is not None
     sign = "-" if value < 0 else ""
     magnitude = abs(value)
+    if magnitude >= 1000 * _SI_PREFIXES[0][0]:  # beyond 999 Y: no prefix left
+        return f"{format_power_of_ten(value, digits)} {unit}".rstrip()
     for factor, prefix in _SI_PREFIXES:
         if magnitude >= factor:
             return f"{sign}{_sig(magnitude / factor, digits)} {prefix}{unit}".rstrip()
@@ -86,6 +126,8 @@ def format_bytes(num_bytes: float | None, digits: int = 3) -> str:
     assert num_bytes is not None
     sign = "-" if num_bytes < 0 else ""
     magnitude = abs(num_bytes)
+    if magnitude >= 1024 * _IEC_PREFIXES[0][0]:  # beyond 1,023 YiB: no prefix left
+        return f"{format_power_of_ten(num_bytes, digits)} B"
     for factor, suffix in _IEC_PREFIXES:
         if magnitude >= factor:
             return f"{sign}{_sig(magnitude / factor, digits)} {suffix}"
@@ -129,6 +171,10 @@ def format_money(usd: float | None, digits: int = 3) -> str:
     assert usd is not None
     sign = "-" if usd < 0 else ""
     v = abs(usd)
+    if v >= 1e15:  # beyond any budget: "$1.23×10^18", not "$1230000000B"
+        return f"{sign}${format_power_of_ten(v, digits)}"
+    if v >= 1e12:
+        return f"{sign}${_sig(v / 1e12, digits)}T"
     if v >= 1e9:
         return f"{sign}${_sig(v / 1e9, digits)}B"
     if v >= 1e6:
@@ -147,6 +193,8 @@ def format_percent(fraction: float | None, digits: int = 1) -> str:
     if not _finite(fraction):
         return DASH
     assert fraction is not None
+    if abs(fraction) * 100 >= PLAIN_LIMIT:
+        return f"{format_power_of_ten(fraction * 100, 3)}%"
     return f"{fraction * 100:.{digits}f}%"
 
 
@@ -241,3 +289,19 @@ def parse_quantity(
     if maximum is not None and abs(value) > maximum:
         raise ValueError(f"{field}: {shown_value(text)} is too large (at most {maximum:g})")
     return value + 0.0  # -0.0 becomes 0.0
+
+
+def format_plain(value: float | None, digits: int = 3) -> str:
+    """A typed figure as people write it: ``4``, ``1.5``, ``0.1``, ``12,346`` (trailing zeros
+    dropped, thousands grouped); never ``1e+06``: from 1e15 up, and below 1e-6,
+    ``"1.00×10^18"``. For echoing inputs (life, PUE, epochs) where ``"4.00"`` would read odd."""
+    if not _finite(value):
+        return DASH
+    assert value is not None
+    magnitude = abs(value)
+    if magnitude >= 1e15 or 0 < magnitude < SMALLEST_PLAIN:
+        return format_power_of_ten(value, digits)
+    text = format_number(value, digits)
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text

@@ -45,6 +45,110 @@ def error_text(exc: BaseException) -> str:
     return first.partition(": ")[2] if error_field(exc) else first
 
 
+# The fields' labels as the user reads them in the window and the report, in one place: a
+# message says "Parameters: must be greater than 0", never "params: …". The CLI names the
+# option instead (``--params``, see desktopapp.cli.format_value_error) when it has one, and
+# this label when it has none. A field missing here reads as its name with spaces
+# (``field_label("kv_heads")`` → "kv heads"), never with underscores.
+FIELD_LABELS: dict[str, str] = {
+    # workload (training, memory, inference)
+    "params": "Parameters",
+    "active_params": "Active parameters",
+    "tokens": "Training tokens",
+    "samples": "Samples",
+    "forward_flops": "Forward FLOPs per sample",
+    "forward_macs": "Forward MACs per sample",
+    "epochs": "Epochs",
+    "method": "Compute rule",
+    "gpus": "Devices",
+    "devices": "Devices",
+    "accelerator": "Accelerator",
+    "precision": "Precision",
+    "peak_tflops": "Peak per device (TFLOP/s)",
+    "utilization": "Utilization",
+    "price": "Price per GPU-hour",
+    "price_per_gpu_hour": "Price per GPU-hour",
+    "price_source": "Price source",
+    "project_margin": "Whole-project margin",
+    "memory_gb": "Memory per device (GB)",
+    "optimizer": "Optimizer",
+    "zero_stage": "ZeRO stage",
+    "batch_size": "Micro-batch",
+    "seq_len": "Sequence length",
+    "layers": "Layers",
+    "hidden": "Hidden size",
+    "heads": "Attention heads",
+    "kv_heads": "KV heads",
+    "kv_precision": "KV cache precision",
+    "overhead_gib": "Runtime overhead (GiB)",
+    "recompute": "Activation recompute",
+    "prompt_tokens": "Prompt tokens",
+    "output_tokens": "Output tokens",
+    "moe_top_k": "Experts per token",
+    # rent or buy
+    "gpu_hours_per_month": "GPU-hours per month",
+    "runs_per_month": "Runs per month",
+    "horizon_months": "Horizon (months)",
+    "months": "Horizon (months)",
+    "profile": "Demand profile",
+    "demand_source": "Demand from",
+    "gpus_per_server": "GPUs per server",
+    "server_price": "Server price",
+    "life_years": "Life (years)",
+    "power_kw": "Power at full load (kW)",
+    "power_kw_idle": "Power when idle (kW)",
+    "pue": "PUE",
+    "kwh_price": "Electricity price per kWh",
+    "ops_fraction": "Operations (share of capex per year)",
+    "facility_usd_per_kw_month": "Facility cost per kW-month",
+    "cloud_price": "Cloud price per GPU-hour",
+    "spot_overhead": "Spot interruption overhead",
+    "pricing": "Pricing",
+    "offer": "Cloud offer",
+    "on_demand": "On-demand price",
+    # scenario
+    "name": "Name",
+    "notes": "Notes",
+}
+
+
+def field_label(field: str) -> str:
+    """The user's word for an input: ``"params"`` → ``"Parameters"``; a field without an entry
+    in :data:`FIELD_LABELS` reads as its last part with spaces (``"cost.demand.kv_heads"`` →
+    ``"kv heads"``)."""
+    key = field.strip()
+    if key in FIELD_LABELS:
+        return FIELD_LABELS[key]
+    last = key.rsplit(".", 1)[-1]
+    return FIELD_LABELS.get(last, last.replace("_", " "))
+
+
+def is_file_error(exc: BaseException) -> bool:
+    """An error about a file's content (``ScenarioError``: ``.source`` the file, ``.problem``
+    the line, ``.field`` the dotted key)."""
+    return isinstance(getattr(exc, "source", None), str) and isinstance(
+        getattr(exc, "problem", None), str
+    )
+
+
+def user_message(exc: BaseException) -> str:
+    """One line for a person: ``InputError("params", "must be greater than 0, got -1")`` →
+    ``"Parameters: must be greater than 0, got -1"`` (the label, not the internal name). A
+    file's error keeps the key to fix and adds its label: ``"plan.json: training.params
+    (Parameters): must be greater than 0, got -1"``."""
+    field = error_field(exc)
+    if is_file_error(exc):
+        source, problem = str(getattr(exc, "source", "")), str(getattr(exc, "problem", ""))
+        if field and problem.startswith(f"{field}: "):
+            rest = problem[len(field) + 2 :]
+            return f"{source}: {field} ({field_label(field)}): {rest}"
+        return f"{source}: {problem}"
+    text = error_text(exc)
+    if field:
+        return f"{field_label(field)}: {text}" if text else field_label(field)
+    return text or type(exc).__name__
+
+
 def _as_float(field: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise InputError(field, f"expected a number, got {value!r}")

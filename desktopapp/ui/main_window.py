@@ -36,6 +36,15 @@ from PySide6.QtWidgets import (
 )
 
 from desktopapp import APP_NAME
+from desktopapp.application.scenario import (
+    recent_entries,
+    recovery_text,
+    report_saved_text,
+    report_target,
+    scenario_label,
+    suggested_report_path,
+    window_title,
+)
 from desktopapp.ui import TAB_NAMES, TABS, TabInfo, tab_info
 from desktopapp.ui.common.icons import app_icon
 from desktopapp.ui.common.placeholder import ComingPanel
@@ -66,7 +75,6 @@ KEY_THEME = "view/theme"
 KEY_NOTES_VISIBLE = "view/notes_visible"
 THEME_LABELS = {"system": "&System", "light": "&Light", "dark": "&Dark"}
 THEME_SHORTCUTS = {"system": "Ctrl+Alt+S", "light": "Ctrl+Alt+L", "dark": "Ctrl+Alt+D"}
-MAX_RECENT_SHORTCUTS = 9
 
 
 def app_settings() -> QSettings:
@@ -476,13 +484,12 @@ class MainWindow(QMainWindow):
         menu = self.recent_menu
         menu.clear()
         recent = self.document.recent
-        for index, path in enumerate(recent):
-            label = f"&{index + 1} {Path(path).name}" if index < 9 else Path(path).name
-            action = menu.addAction(label)
+        for text, path, digit in recent_entries(recent):
+            action = menu.addAction(text)
             action.setToolTip(path)
             action.setStatusTip(path)
-            if index < MAX_RECENT_SHORTCUTS:
-                action.setShortcut(QKeySequence(f"Ctrl+Alt+{index + 1}"))
+            if digit is not None:
+                action.setShortcut(QKeySequence(f"Ctrl+Alt+{digit}"))
             action.triggered.connect(lambda _c=False, p=path: self.document.open(p))
         menu.addSeparator()
         clear = menu.addAction("&Clear Recent Files")
@@ -512,10 +519,7 @@ class MainWindow(QMainWindow):
     # --- scenario ------------------------------------------------------------------------------
     def _update_title(self) -> None:
         doc = self.document
-        if doc.is_fresh():
-            self.setWindowTitle(APP_NAME)
-        else:
-            self.setWindowTitle(f"{doc.display_name()}[*] — {APP_NAME}")
+        self.setWindowTitle(window_title(APP_NAME, doc.display_name(), doc.is_fresh()))
         self.setWindowModified(doc.is_modified())
 
     def show_banner(
@@ -529,8 +533,6 @@ class MainWindow(QMainWindow):
     def offer_recovery(self) -> list[Any]:
         """After a crash: offer the newest autosave of an ended session in the banner (not a
         blocking dialog). Returns the candidates found (newest first)."""
-        import time
-
         from desktopapp import scenario_files
 
         with contextlib.suppress(OSError):
@@ -539,12 +541,8 @@ class MainWindow(QMainWindow):
         if not candidates:
             return []
         newest = candidates[0]
-        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(newest.saved_at))
-        more = len(candidates) - 1
-        extra = f" ({more} older autosave{'s' if more != 1 else ''} too)" if more else ""
         self.show_banner(
-            f"<b>Unsaved work was found</b> from a session that ended unexpectedly: "
-            f"{newest.title}, autosaved {when}{extra}.",
+            recovery_text(newest.title, newest.saved_at, len(candidates) - 1),
             "warn",
             (
                 ("&Restore", lambda: self._restore(newest)),
@@ -560,14 +558,12 @@ class MainWindow(QMainWindow):
     def current_summary(self) -> ScenarioSummary:
         from desktopapp.application.compare import summarize
 
-        return summarize(self.document.current_scenario(), self._current_label())
+        doc = self.document
+        file_name = doc.path.name if doc.path is not None else ""
+        return summarize(doc.current_scenario(), self._current_label(), file_name)
 
     def _current_label(self) -> str:
-        doc = self.document
-        name = doc.name
-        if doc.path is not None and name != doc.path.stem:
-            return f"{name} ({doc.path.name})"
-        return name if doc.path is None else doc.path.name
+        return scenario_label(self.document.name, self.document.path)
 
     def show_compare(self, page: int | None = None) -> CompareDialog:
         """The Compare dialog (not modal); the current scenario is pinned when none is."""
@@ -575,7 +571,11 @@ class MainWindow(QMainWindow):
 
         if self._compare is None:
             self._compare = CompareDialog(
-                lambda: (self.document.current_scenario(), self._current_label()),
+                lambda: (
+                    self.document.current_scenario(),
+                    self._current_label(),
+                    self.document.path.name if self.document.path is not None else "",
+                ),
                 self.export_report,
                 self,
             )
@@ -611,14 +611,10 @@ class MainWindow(QMainWindow):
 
         chosen = list(summaries) if summaries else self.report_summaries()
         doc = self.document
-        stem = doc.path.stem if doc.path is not None else (doc.name or "scenario")
-        safe = "".join(c if c.isalnum() or c in "-_ " else "_" for c in stem).strip() or "report"
-        start = doc.path.parent / f"{safe}-report.pdf" if doc.path else Path(f"{safe}-report.pdf")
-        target = self.choose_report_path(str(start))
-        if target is None:
+        chosen_path = self.choose_report_path(str(suggested_report_path(doc.path, doc.name)))
+        if chosen_path is None:
             return None
-        if target.suffix.lower() != ".pdf":
-            target = target.with_suffix(".pdf")
+        target = report_target(chosen_path)
         try:
             info = write_report(
                 target, chosen, file_name=doc.path.name if doc.path is not None else ""
@@ -628,8 +624,7 @@ class MainWindow(QMainWindow):
             self.show_status(f"Could not write the report: {message}", 0)
             self.document.show_error("Could not write the report", message)
             return None
-        pages = f"{info.page_count} page{'s' if info.page_count != 1 else ''}"
-        self.show_status(f"Report saved: {target.name} ({pages})", 8000)
+        self.show_status(report_saved_text(target.name, info.page_count), 8000)
         return info
 
     def _report_path_dialog(self, suggested: str) -> Path | None:

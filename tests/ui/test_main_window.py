@@ -196,3 +196,35 @@ def test_window_start_does_not_import_torch_or_nvml(isolated_home: Path) -> None
     )
     assert result.returncode == 0, result.stderr
     assert "HEAVY []" in result.stdout
+
+
+# --- Save As and the scenario's name (issue 16) --------------------------------------------------
+
+
+def test_save_as_renames_a_copy_but_keeps_a_typed_name(
+    window_factory: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    from desktopapp.model.scenario import load_scenario
+
+    window = window_factory(initial_tab="monitor", remember=False)
+    doc = window.document
+    assert doc.save_as(tmp_path / "a.json")
+    assert doc.name == "a" and load_scenario(tmp_path / "a.json").scenario.name == "a"
+    assert doc.save_as(tmp_path / "b.json")  # a copy: named after its file, not "a" again
+    assert doc.name == "b" and load_scenario(tmp_path / "b.json").scenario.name == "b"
+    assert window.windowTitle().startswith("b.json")
+    doc.set_name("Quarterly plan")
+    assert doc.save_as(tmp_path / "c.json")
+    assert load_scenario(tmp_path / "c.json").scenario.name == "Quarterly plan"
+
+
+def test_a_failed_save_as_keeps_the_name(
+    window_factory: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    window = window_factory(initial_tab="monitor", remember=False)
+    doc = window.document
+    errors: list[tuple[str, str]] = []
+    doc.show_error = lambda title, message: errors.append((title, message))
+    assert doc.save_as(tmp_path / "a.json") and doc.name == "a"
+    assert not doc.save_as(tmp_path / "missing" / "b.json")
+    assert doc.name == "a" and doc.path == tmp_path / "a.json" and errors

@@ -20,8 +20,9 @@ from typing import Any
 
 from desktopapp.model import units
 
-# (factor, prefix), largest first; "" is 1. Beyond yotta the mantissa grows (1,000 Y), it never
-# switches to an exponent.
+# (factor, prefix), largest first; "" is 1. Beyond yotta the mantissa grows (1,000 Y) up to a
+# million yotta; from there (and below the smallest fraction a unit reads) ticks read
+# "1.00×10^30", as units.format_power_of_ten writes them, never "1e+30".
 SI_TICK_PREFIXES: tuple[tuple[float, str], ...] = (
     (1e24, "Y"),
     (1e21, "Z"),
@@ -105,6 +106,8 @@ def si_tick_strings(values: Sequence[float], spacing: float, unit: str = "") -> 
     if not finite:
         return [units.DASH for _ in values]
     largest = max(abs(v) for v in finite)
+    if _beyond_prefixes(largest, unit):
+        return [_power_of_ten(v, unit) for v in values]
     factor, prefix = si_prefix(largest if largest > 0 else abs(spacing), allows_submultiples(unit))
     if unit in PLAIN_UNITS and factor >= 1:
         factor, prefix = 1.0, ""
@@ -115,15 +118,34 @@ def si_tick_strings(values: Sequence[float], spacing: float, unit: str = "") -> 
     ]
 
 
+def _beyond_prefixes(magnitude: float, unit: str) -> bool:
+    """Past what a prefix and a readable mantissa can show: a million yotta and up (up to
+    there the mantissa grows, "1,000 YFLOP"), or a fraction smaller than the smallest prefix
+    (a unit without submultiples: than :data:`MAX_DECIMALS` decimals can show)."""
+    if magnitude >= units.PLAIN_LIMIT * SI_TICK_PREFIXES[0][0]:
+        return True
+    if allows_submultiples(unit):
+        return 0 < magnitude < SI_TICK_PREFIXES[-1][0]
+    return 0 < magnitude < 10.0**-MAX_DECIMALS
+
+
+def _power_of_ten(value: float, unit: str) -> str:
+    if not math.isfinite(value):
+        return units.DASH
+    return _join(units.format_power_of_ten(value, 3), "", unit)
+
+
 def _money_ticks(values: Sequence[float], spacing: float) -> list[str]:
     """Money ticks in one style: ``units.format_money`` below a million; from a million on,
     every tick in millions (or billions) with the decimals the spacing needs, so ``$900,000``
     never stands next to ``$1.00M``."""
     finite = [abs(v) for v in values if math.isfinite(v)]
     largest = max(finite, default=0.0)
-    if largest < 1e6:
+    if largest < 1e6 or largest >= 1e15:  # beyond 1e15: "$1.00×10^18" per tick
         return [units.format_money(v) for v in values]
-    factor, suffix = (1e9, "B") if largest >= 1e9 else (1e6, "M")
+    factor, suffix = (
+        (1e12, "T") if largest >= 1e12 else (1e9, "B") if largest >= 1e9 else (1e6, "M")
+    )
     decimals = _decimals_for(abs(spacing) / factor)
     return [
         f"{'-' if v < 0 else ''}${abs(v) / factor:,.{decimals}f}{suffix}"
@@ -154,6 +176,8 @@ def si_tick_label(value: float, unit: str = "", digits: int = 3) -> str:
         return units.DASH
     if value == 0:
         return _join("0", "", unit)
+    if _beyond_prefixes(abs(value), unit):
+        return _power_of_ten(value, unit)
     factor, prefix = si_prefix(abs(value), allows_submultiples(unit))
     if unit in PLAIN_UNITS and abs(value) >= 1:
         return _join(_plain_label(value, digits), "", unit)

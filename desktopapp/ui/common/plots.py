@@ -156,11 +156,70 @@ def vertical_band(low: float, high: float, color_hex: str | None = None) -> Any:
 
 
 def set_log_ticks(plot: Any, values: Sequence[float], axis: str = "bottom") -> None:
-    """Fixed, plainly labelled ticks on a log axis (pyqtgraph's defaults crowd short ranges)."""
+    """Fixed, plainly labelled ticks on a log axis (pyqtgraph's defaults crowd short ranges),
+    in the axes' number format (``1``, ``512``, ``4,096``, ``0.01``, ``2 M``; never ``1e-05``)."""
     import math
 
-    ticks = [(math.log10(v), f"{v:,.0f}" if v >= 1 else f"{v:g}") for v in values if v > 0]
-    plot.getPlotItem().getAxis(axis).setTicks([ticks, []])
+    from desktopapp.ui.common.axes import si_tick_label
+
+    item = plot.getPlotItem().getAxis(axis)
+    unit = getattr(item, "si_unit", "")
+    ticks = [
+        (math.log10(v), f"{v:,.0f}" if 1 <= v < 1e6 else si_tick_label(v, unit))
+        for v in values
+        if v > 0
+    ]
+    item.setTicks([ticks, []])
+
+
+EMPTY_NOTE = "_desktopapp_empty_note"  # the "nothing to show" text of an empty plot
+
+
+def clear_plot(plot: Any) -> None:
+    """Remove every curve, marker, annotation and legend entry, and reset the view: the axes
+    range over 0…1 again (auto range on) and show tick values, so an emptied plot never keeps
+    the previous data's axes. Axis titles and fixed ticks (:func:`set_log_ticks`) stay."""
+    item = plot.getPlotItem()
+    item.clear()
+    legend = getattr(item, "legend", None)
+    if legend is not None:
+        legend.clear()
+    setattr(plot, EMPTY_NOTE, None)
+    for name in ("bottom", "left"):
+        item.getAxis(name).setStyle(showValues=True)
+    item.setRange(xRange=(0.0, 1.0), yRange=(0.0, 1.0), padding=0.0)
+    item.enableAutoRange()
+
+
+def show_empty(plot: Any, reason: str) -> Any:
+    """Mark a plot with nothing to draw: tick values hidden (no stale or made-up numbers) and
+    ``reason`` in the middle ("no training estimate"). The next :func:`clear_plot` undoes it.
+    Returns the text item."""
+    item = plot.getPlotItem()
+    for name in ("bottom", "left"):
+        item.getAxis(name).setStyle(showValues=False)
+    view = item.getViewBox()
+    view.disableAutoRange()
+    item.setRange(xRange=(0.0, 1.0), yRange=(0.0, 1.0), padding=0.0)
+    note = annotation(reason, anchor=(0.5, 0.5), boxed=False)
+    note.setColor(QColor(plot_palette().axis_text))
+    item.addItem(note, ignoreBounds=True)
+    # The view is in log10 units on a log axis; the middle of 0…1 is the middle either way.
+    note.setPos(0.5, 0.5)
+    setattr(plot, EMPTY_NOTE, note)
+    return note
+
+
+def empty_note(plot: Any) -> str:
+    """The reason shown on an empty plot (see :func:`show_empty`), or ``""``."""
+    note = getattr(plot, EMPTY_NOTE, None)
+    return "" if note is None else str(note.toPlainText())
+
+
+def data_curves(plot: Any) -> list[Any]:
+    """The plot's curves that hold at least one point (markers included)."""
+    items = plot.getPlotItem().listDataItems()
+    return [i for i in items if i.xData is not None and len(i.xData) > 0]
 
 
 def set_curve(curve: Any, xs: Sequence[float] | Any, ys: Sequence[float] | Any) -> None:

@@ -8,6 +8,7 @@ sensitivity charts and the PDF report.
 - :mod:`.charts`: compare plots and the tornado chart.
 - :mod:`.compare`: :class:`~.compare.CompareView` and :class:`~.compare.CompareDialog`.
 - :mod:`.report`: :func:`~.report.write_report`, the PDF.
+- :mod:`.pagination`: page breaks that keep table rows and headings together.
 
 Import the submodules where they are used: pyqtgraph loads only when a chart is built.
 """

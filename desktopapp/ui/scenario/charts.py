@@ -15,12 +15,13 @@ import numpy as np
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QWidget
 
-from desktopapp.application.compare import ScenarioSummary, big_count
-from desktopapp.model import units
+from desktopapp.application.compare import ScenarioSummary, big_count, legend_labels
 from desktopapp.model.sensitivity import SensitivityBar, SensitivityResult
 from desktopapp.ui.common import plots
 from desktopapp.ui.common.theme import COLORS, SERIES
 
+MONEY = "$"  # axes.MONEY_UNIT: money ticks in one style ($900k … $1.2M)
+DEVICE_AXIS_TOP = 3.62  # log10(4096): the device sweep's right end
 LOW_COLOR_INDEX = 0  # −25 %: first series colour
 HIGH_COLOR_INDEX = 1  # +25 %
 OVERLAY_TITLES = (
@@ -31,43 +32,32 @@ OVERLAY_TITLES = (
 )
 
 
-def _money_axis(value: float) -> str:
-    return units.format_money(value)
-
-
 def _scenario_color(index: int) -> str:
     return SERIES[index % len(SERIES)]
 
 
 def overlay_plots(parent: QWidget | None = None) -> list[Any]:
     """The four empty compare plots (see :data:`OVERLAY_TITLES`)."""
+    # Ticks in the app's one number format (ui.common.axes): "1,500 h", "$1.5M", "40 %".
     time_plot = plots.make_plot(
-        OVERLAY_TITLES[0], "devices", "hours", log_x=True, log_y=True, parent=parent
+        OVERLAY_TITLES[0], "devices", "wall time", log_x=True, log_y=True, y_unit="h", parent=parent
     )
     cost_plot = plots.make_plot(
-        OVERLAY_TITLES[1],
-        "devices",
-        "cost",
-        log_x=True,
-        y_format=_money_axis,
-        parent=parent,
+        OVERLAY_TITLES[1], "devices", "cost", log_x=True, y_unit=MONEY, parent=parent
     )
     util_plot = plots.make_plot(
-        OVERLAY_TITLES[2],
-        "utilization (%)",
-        "cost",
-        y_format=_money_axis,
-        parent=parent,
+        OVERLAY_TITLES[2], "utilization", "cost", x_unit="%", y_unit=MONEY, parent=parent
     )
     tco_plot = plots.make_plot(
         OVERLAY_TITLES[3],
-        "fleet utilization (%)",
+        "fleet utilization",
         "per GPU-h",
-        y_format=_money_axis,
+        x_unit="%",
+        y_unit=MONEY,
         parent=parent,
     )
     for plot in (time_plot, cost_plot):
-        plot.setXRange(0, 3.62, padding=0.02)  # log10(1) … log10(4096)
+        plot.setXRange(0, DEVICE_AXIS_TOP, padding=0.02)
         plots.set_log_ticks(plot, (1, 8, 64, 512, 4096))
     out = [time_plot, cost_plot, util_plot, tco_plot]
     for plot in (cost_plot, util_plot, tco_plot):
@@ -91,16 +81,14 @@ def fill_overlay(plot_list: Sequence[Any], summaries: Sequence[ScenarioSummary])
     """Draw every scenario's curves (one colour each) with a marker at its own choice."""
     time_plot, cost_plot, util_plot, tco_plot = plot_list
     for plot in plot_list:
-        item = plot.getPlotItem()
-        item.clear()
-        if item.legend is not None:
-            item.legend.clear()
+        plots.clear_plot(plot)  # no stale curves, legend entries or ranges
     max_cost = 0.0
+    names = legend_labels(summaries)  # distinct even when scenarios share a name
     for index, summary in enumerate(summaries):
         color = _scenario_color(index)
         curves = summary.curves()
         est = summary.training
-        name = summary.scenario.name or summary.label
+        name = names[index]
         if curves.devices is not None and est is not None:
             curve = time_plot.plot(pen=plots.pen(index), name=name)
             plots.set_curve(curve, curves.devices.values, curves.devices.training_hours)
@@ -133,11 +121,29 @@ def fill_overlay(plot_list: Sequence[Any], summaries: Sequence[ScenarioSummary])
             curve = tco_plot.plot(pen=plots.pen(index, dashed=True), name=f"{name} · renting")
             plots.set_curve(curve, xs, np.full(2, curves.cloud_per_useful_hour))
     time_plot.getPlotItem().enableAutoRange(axis="y")
+    for plot in (time_plot, cost_plot):
+        plot.setXRange(0, DEVICE_AXIS_TOP, padding=0.02)
     if max_cost > 0:
         cost_plot.setYRange(0, max_cost * 1.15, padding=0)
     util_plot.setXRange(5, 80, padding=0.02)
     tco_plot.setXRange(5, 100, padding=0.02)
     _cap_tco_range(tco_plot, summaries)
+    for plot, reason in zip(plot_list, _empty_reasons(summaries), strict=True):
+        if not plots.data_curves(plot):
+            plots.show_empty(plot, reason)
+
+
+def _empty_reasons(summaries: Sequence[ScenarioSummary]) -> tuple[str, str, str, str]:
+    """Why each overlay plot has nothing to draw (shown on the empty plot)."""
+    if not summaries:
+        none = "no scenario pinned"
+        return (none, none, none, none)
+    return (
+        "no training estimate",
+        "no training estimate with a price",
+        "no training estimate with a price",
+        "no owning and renting inputs",
+    )
 
 
 def _cap_tco_range(plot: Any, summaries: Sequence[ScenarioSummary]) -> None:
@@ -179,7 +185,7 @@ def tornado_height(result: SensitivityResult | None) -> int:
 def tornado_plot(metric: str, parent: QWidget | None = None) -> Any:
     title = "Cost of the run" if metric == "cost" else "Wall time"
     plot = plots.make_plot(
-        f"{title}: each input ±25%", "change of the result (%)", "", parent=parent
+        f"{title}: each input ±25%", "change of the result", "", x_unit="%", parent=parent
     )
     plot.setMinimumHeight(260)
     plot.getPlotItem().showGrid(x=True, y=False, alpha=0.15)
@@ -192,14 +198,13 @@ def fill_tornado(plot: Any, result: SensitivityResult | None, metric: str) -> li
     labels from top to bottom (empty when nothing can be shown)."""
     module = plots.pg()
     item = plot.getPlotItem()
-    item.clear()
+    plots.clear_plot(plot)
     base = None if result is None else result.base(metric)
     if result is None or base is None:
         label = "no price: cost not computed" if result is not None else "no training estimate"
-        text = module.TextItem(label, color=COLORS["muted"], anchor=(0.5, 0.5))
-        item.addItem(text)
-        text.setPos(0, 0)
         item.getAxis("left").setTicks([[], []])
+        item.getAxis("left").setWidth(None)
+        plots.show_empty(plot, label)
         return []
     bars = list(result.ranked(metric))
     n = len(bars)

@@ -46,12 +46,17 @@ from desktopapp.application.compare import (
     union_keys,
 )
 from desktopapp.model.scenario import Scenario, ScenarioError, load_scenario
+from desktopapp.model.validation import user_message
 from desktopapp.ui.common.export import install_export_actions
 from desktopapp.ui.common.theme import COLORS, INNER_SPACING, SERIES, SPACING
 from desktopapp.ui.scenario import charts
 
 MAX_PINNED = 4
 RESULTS = "Results"
+TABLE_NOTE = (
+    "Highlighted: differs from the first scenario. Changes are against the first "
+    "scenario; green is better, red worse. Right-click to copy or export as CSV."
+)
 
 
 @dataclass(frozen=True)
@@ -113,10 +118,7 @@ class CompareView(QWidget):
         table_page = QWidget()
         table_layout = QVBoxLayout(table_page)
         table_layout.setContentsMargins(0, SPACING, 0, 0)
-        self.table_note = QLabel(
-            "Highlighted: differs from the first scenario. Changes are against the first "
-            "scenario; green is better, red worse. Right-click to copy or export as CSV."
-        )
+        self.table_note = QLabel(TABLE_NOTE)
         self.table_note.setObjectName("Hint")
         self.table_note.setWordWrap(True)
         table_layout.addWidget(self.table, 1)
@@ -180,11 +182,18 @@ class CompareView(QWidget):
         return len(self._pins) >= MAX_PINNED
 
     def pin(
-        self, scenario: Scenario, label: str, path: Path | None = None, current: bool = False
+        self,
+        scenario: Scenario,
+        label: str,
+        path: Path | None = None,
+        current: bool = False,
+        file_name: str = "",
     ) -> bool:
         """Add a scenario (a pin of the same file, or the current scenario again, is replaced);
-        False when :data:`MAX_PINNED` are pinned already."""
-        new = Pin(label, summarize(scenario, label), path, current)
+        False when :data:`MAX_PINNED` are pinned already. ``file_name`` (default: ``path``'s)
+        tells scenarios of the same name apart in the legends."""
+        shown_file = file_name or (path.name if path is not None else "")
+        new = Pin(label, summarize(scenario, label, shown_file), path, current)
         for index, old in enumerate(self._pins):
             same_file = path is not None and old.path == path and old.current == current
             same_current = current and old.current
@@ -205,7 +214,7 @@ class CompareView(QWidget):
         try:
             loaded = load_scenario(path)
         except ScenarioError as exc:
-            return str(exc)
+            return user_message(exc)
         label = f"{loaded.scenario.name} ({path.name})"
         self.pin(loaded.scenario, label, path)
         return None
@@ -231,6 +240,7 @@ class CompareView(QWidget):
         self.empty.setVisible(not has_pins)
         self.pages.setVisible(has_pins)
         self._fill_table()
+        self.table_note.setText(self.note_text())
         charts.fill_overlay(self.plots, self.summaries())
         self._fill_sensitivity_choice()
         self.pins_changed.emit()
@@ -304,6 +314,14 @@ class CompareView(QWidget):
         for col in range(1, table.columnCount()):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
 
+    def note_text(self) -> str:
+        """The note under the table, with a "check the value" line per input of a pinned
+        scenario beyond any real system."""
+        lines = [TABLE_NOTE]
+        for pin in self._pins:
+            lines += [f"⚠ {pin.label}: {warning}" for warning in pin.summary.warnings]
+        return "\n".join(lines)
+
     def differing_cells(self) -> list[tuple[str, int]]:
         """(row label, column) of every highlighted cell (for tests and the report)."""
         out: list[tuple[str, int]] = []
@@ -341,14 +359,15 @@ class CompareView(QWidget):
 class CompareDialog(QDialog):
     """A window around :class:`CompareView` with its buttons (see the module docstring).
 
-    ``current_scenario`` gives the window's scenario and its label; ``export_report`` writes a
+    ``current_scenario`` gives the window's scenario, its label and (optionally) its file
+    name; ``export_report`` writes a
     report of the given summaries (both supplied by the main window). File choices and error
     messages go through replaceable callables, like the scenario document's.
     """
 
     def __init__(
         self,
-        current_scenario: Callable[[], tuple[Scenario, str]],
+        current_scenario: Callable[[], tuple[Scenario, str] | tuple[Scenario, str, str]],
         export_report: Callable[[Sequence[ScenarioSummary]], object] | None = None,
         parent: QWidget | None = None,
     ) -> None:
@@ -417,8 +436,9 @@ class CompareDialog(QDialog):
         self._show_chips()
 
     def pin_current(self) -> bool:
-        scenario, label = self._current()
-        if not self.view.pin(scenario, label, current=True):
+        scenario, label, *file_name = self._current()
+        shown_file = str(file_name[0]) if file_name else ""
+        if not self.view.pin(scenario, label, current=True, file_name=shown_file):
             self.show_error("Compare scenarios", f"At most {MAX_PINNED} scenarios can be compared.")
             return False
         return True

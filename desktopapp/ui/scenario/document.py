@@ -35,6 +35,7 @@ from desktopapp.application.scenario import (
     cost_inputs_from_plan,
     cost_plan_of,
     default_onprem,
+    name_after_save_as,
 )
 from desktopapp.model.planning import CostInputs
 from desktopapp.model.scenario import (
@@ -45,6 +46,7 @@ from desktopapp.model.scenario import (
     ScenarioError,
     load_scenario,
 )
+from desktopapp.model.validation import user_message
 from desktopapp.scenario_files import Autosave
 from desktopapp.ui.common.timers import register_timer
 from desktopapp.ui.state import AppState
@@ -300,7 +302,7 @@ class ScenarioDocument(QObject):
         try:
             loaded = load_scenario(target)
         except ScenarioError as exc:
-            self._report(f"Could not open {target.name}", str(exc), dialog)
+            self._report(f"Could not open {target.name}", user_message(exc), dialog)
             if "file not found" in str(exc):
                 self._set_recent(scenario_files.remove_recent(self._recent, target))
             return False
@@ -334,10 +336,16 @@ class ScenarioDocument(QObject):
             return False
         if not target.suffix:
             target = target.with_suffix(FILE_SUFFIX)
-        if self._name == UNTITLED:
-            self._name = target.stem[:200] or UNTITLED
+        previous = self._name
+        self._name = name_after_save_as(previous, self._path, target)
+        if self._name != previous:
             self.text_changed.emit()
-        return self._write(target)
+        if self._write(target):
+            return True
+        if self._name != previous:  # nothing was saved: the name stays what it was
+            self._name = previous
+            self.text_changed.emit()
+        return False
 
     def _suggested_name(self) -> str:
         if self._path is not None:
@@ -350,7 +358,9 @@ class ScenarioDocument(QObject):
         try:
             scenario.save(target)
         except (OSError, ScenarioError) as exc:
-            detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            detail = (
+                exc.strerror if isinstance(exc, OSError) and exc.strerror else user_message(exc)
+            )
             self._report(f"Could not save {target.name}", f"{target.name}: {detail}", True)
             return False
         self._path = Path(scenario_files.normalise_path(target))

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktopapp.model.scenario import MAX_NAME_CHARS
+from desktopapp.model.validation import user_message
 from desktopapp.ui.common.theme import INNER_SPACING, repolish
 from desktopapp.ui.scenario.document import ScenarioDocument
 
@@ -82,14 +83,14 @@ class NotesDock(QDockWidget):
             self.document.set_name(self.name_edit.text())
             self.error.setText("")
         except ValueError as exc:
-            self.error.setText(str(exc))
+            self.error.setText(user_message(exc))
 
     def _on_notes(self) -> None:
         try:
             self.document.set_notes(self.notes_edit.toPlainText())
             self.error.setText("")
         except ValueError as exc:
-            self.error.setText(str(exc))
+            self.error.setText(user_message(exc))
 
 
 class MessageBanner(QFrame):

@@ -2,15 +2,20 @@
 writer: ``QTextDocument`` lays out the HTML, ``QPdfWriter`` + ``QPainter`` draw it page by page
 with a running header and a "page i of n" footer.
 
-Contents, each part starting on a new page:
+Contents, in this order:
 
-1. Title, date, notes, key results, every input and assumption, results with units.
+1. Title, date, notes, key results, warnings about inputs beyond any real system, every input
+   and assumption, results with units.
 2. Scaling: wall time and cost against devices, cost against utilization, owning against
    renting (the plots of the compare view, rendered to images, light theme).
 3. Sensitivity: the tornado charts of cost and wall time (±25% per input).
 4. Comparison (two or more scenarios): the side-by-side table.
 5. Assumptions and sources: every assumption of every estimate, and the source, date and
    confidence of every catalog figure used (accelerator rows, offers, server prices).
+
+Parts follow each other without forced page breaks (a forced break after a page that ran over
+by a few lines left a nearly empty page). :func:`~desktopapp.ui.scenario.pagination.paginate`
+keeps every table row on one page and every heading with what it introduces.
 """
 
 from __future__ import annotations
@@ -23,13 +28,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QMarginsF, QRectF, QSize, QSizeF, Qt, QUrl
+from PySide6.QtCore import QBuffer, QIODevice, QMarginsF, QRectF, QSize, QSizeF, Qt, QUrl
 from PySide6.QtGui import (
     QColor,
     QFont,
     QImage,
     QPageLayout,
     QPageSize,
+    QPaintDevice,
     QPainter,
     QPdfWriter,
     QPen,
@@ -46,6 +52,7 @@ from desktopapp.model.atomic import atomic_write_bytes
 from desktopapp.ui.common.export import plot_image
 from desktopapp.ui.common.theme import COLORS, current_theme, use_palette
 from desktopapp.ui.scenario import charts
+from desktopapp.ui.scenario.pagination import paginate
 
 RESOLUTION_DPI = 300
 MARGIN_MM = (16.0, 20.0, 16.0, 18.0)  # left, top, right, bottom
@@ -109,6 +116,7 @@ h1 {{ font-size: 20pt; font-weight: 700; margin-bottom: 2px; color: {text}; }}
 h2 {{ font-size: 13pt; font-weight: 700; margin-top: 16px; margin-bottom: 6px;
       color: {accent_dark}; }}
 h3 {{ font-size: 10pt; font-weight: 700; margin-top: 10px; margin-bottom: 4px; color: {text}; }}
+h4 {{ font-size: 8.5pt; font-weight: 700; margin-top: 6px; margin-bottom: 2px; color: {text}; }}
 p {{ margin-top: 2px; margin-bottom: 4px; }}
 .sub {{ color: {muted}; font-size: 9pt; }}
 .muted {{ color: {muted}; }}
@@ -121,10 +129,6 @@ p {{ margin-top: 2px; margin-bottom: 4px; }}
 .bad {{ color: {bad}; font-weight: 600; }}
 .diff {{ background-color: {accent_soft}; font-weight: 600; }}
 """
-
-
-def _page_break() -> str:
-    return "<div style='page-break-before: always'></div>"
 
 
 def _key_cards(summary: ScenarioSummary) -> str:
@@ -225,13 +229,21 @@ def _comparison_table(summaries: Sequence[ScenarioSummary]) -> str:
     return "".join(lines)
 
 
+def _warnings(summary: ScenarioSummary) -> str:
+    """Inputs beyond any real system: still computed, but worth a second look."""
+    if not summary.warnings:
+        return ""
+    items = "".join(f"<li>{_esc(w)}</li>" for w in summary.warnings)
+    return f"<p class='bad'>Check these inputs:</p><ul>{items}</ul>"
+
+
 def _assumptions_and_sources(summaries: Sequence[ScenarioSummary]) -> str:
-    parts = [_page_break(), "<h2>Assumptions</h2>"]
+    parts = ["<h2>Assumptions</h2>"]
     for summary in summaries:
         if len(summaries) > 1:
             parts.append(f"<h3>{_esc(summary.label)}</h3>")
         for title, assumptions in summary.assumptions:
-            parts.append(f"<p class='value'>{_esc(title)}</p>")
+            parts.append(f"<h4>{_esc(title)}</h4>")  # a heading: kept with its table
             parts.append("<table width='100%' cellspacing='0' cellpadding='3'>")
             for a in assumptions:
                 parts.append(
@@ -244,6 +256,8 @@ def _assumptions_and_sources(summaries: Sequence[ScenarioSummary]) -> str:
             parts.append(
                 "<p class='bad'>Not computable: " + _esc("; ".join(summary.problems)) + "</p>"
             )
+        if len(summaries) > 1:
+            parts.append(_warnings(summary))
     parts.append("<h2>Sources of catalog figures</h2>")
     parts.append(
         "<p class='small'>Every catalog number the results used, with where it comes from, "
@@ -314,11 +328,11 @@ def report_html(
         "<h2>Key results</h2>",
         _key_cards(first),
         problems,
+        _warnings(first),
         "<h2>Results</h2>",
         _rows_table(first, results=True),
         "<h2>Inputs and assumptions</h2>",
         _rows_table(first, results=False),
-        _page_break(),
         "<h2>Scaling</h2>",
         "<p class='muted'>Every curve comes from the model's sweeps with all other inputs as "
         "given; the dots mark each scenario's own choice."
@@ -341,7 +355,6 @@ def report_html(
     ]
     if len(summaries) > 1:
         parts += [
-            _page_break(),
             "<h2>Comparison</h2>",
             "<p class='muted'>Highlighted: differs from the first scenario. Changes are against "
             "the first scenario; green is better, red worse.</p>",
@@ -387,27 +400,56 @@ def write_report(
     return ReportInfo(target, pages, title)
 
 
-def _paint_pdf(
-    tmp: Path,
-    summaries: Sequence[ScenarioSummary],
-    images: dict[str, QImage],
-    title: str,
-    file_name: str,
-    created: datetime,
-) -> int:
-    writer = QPdfWriter(str(tmp))
+@dataclass
+class PagedReport:
+    """The report laid out for the page: the document (in the writer's device pixels), the
+    page geometry and how many rows or headings :func:`paginate` moved."""
+
+    doc: QTextDocument
+    page_w: float
+    page_h: float
+    margins: tuple[float, float, float, float]  # left, top, right, bottom
+    moves: int
+    keep: tuple[object, ...] = ()  # the paint device (and its buffer) the layout measures with
+
+    @property
+    def content_w(self) -> float:
+        return self.page_w - self.margins[0] - self.margins[2]
+
+    @property
+    def content_h(self) -> float:
+        return self.page_h - self.margins[1] - self.margins[3]
+
+    @property
+    def page_count(self) -> int:
+        return self.doc.pageCount()
+
+
+def _setup_writer(writer: QPdfWriter, title: str) -> None:
     writer.setResolution(RESOLUTION_DPI)
     writer.setPageSize(QPageSize(QPageSize.PageSizeId.A4))
     writer.setPageMargins(QMarginsF(0, 0, 0, 0), QPageLayout.Unit.Millimeter)
     writer.setTitle(f"{title} — scenario report")
     writer.setCreator(f"{APP_NAME} {__version__}")
+
+
+def layout_report(
+    device: QPaintDevice,
+    summaries: Sequence[ScenarioSummary],
+    images: dict[str, QImage],
+    *,
+    file_name: str,
+    created: datetime,
+) -> PagedReport:
+    """Lay the report out for ``device`` (the PDF writer: A4 at :data:`RESOLUTION_DPI`) and
+    paginate it. Tests read the pages from the result without drawing anything."""
     left, top, right, bottom = (_mm_to_px(m) for m in MARGIN_MM)
-    page_w, page_h = float(writer.width()), float(writer.height())
+    page_w, page_h = float(device.width()), float(device.height())
     content_w, content_h = page_w - left - right, page_h - top - bottom
     css_scale = RESOLUTION_DPI / CSS_PX_PER_INCH
 
     doc = QTextDocument()
-    doc.documentLayout().setPaintDevice(writer)
+    doc.documentLayout().setPaintDevice(device)
     font = QFont("DejaVu Sans")
     font.setPointSizeF(8.5)
     doc.setDefaultFont(font)
@@ -421,38 +463,124 @@ def _paint_pdf(
         )
     )
     doc.setPageSize(QSizeF(content_w, content_h))
-    count = doc.pageCount()
+    moves = paginate(doc, content_h, css_scale)
+    return PagedReport(doc, page_w, page_h, (left, top, right, bottom), moves)
 
+
+def report_layout(
+    summaries: Sequence[ScenarioSummary],
+    *,
+    file_name: str = "",
+    created: datetime | None = None,
+) -> PagedReport:
+    """The report as :func:`write_report` lays it out (same writer settings, same images),
+    written to memory only: for tests and previews."""
+    if not summaries:
+        raise ValueError("summaries: give at least one scenario")
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buffer)
+    _setup_writer(writer, summaries[0].scenario.name or summaries[0].label)
+    with light_palette():
+        images = render_images(summaries)
+        paged = layout_report(
+            writer, summaries, images, file_name=file_name, created=created or datetime.now()
+        )
+    paged.keep = (writer, buffer)  # the layout measures with the writer: keep it alive
+    return paged
+
+
+def _paint_pdf(
+    tmp: Path,
+    summaries: Sequence[ScenarioSummary],
+    images: dict[str, QImage],
+    title: str,
+    file_name: str,
+    created: datetime,
+) -> int:
+    writer = QPdfWriter(str(tmp))
+    _setup_writer(writer, title)
+    paged = layout_report(writer, summaries, images, file_name=file_name, created=created)
     painter = QPainter()
     if not painter.begin(writer):
         raise OSError(f"{tmp.name}: could not start the PDF")
     try:
-        small = QFont("DejaVu Sans")
-        small.setPointSizeF(7.0)
-        for index in range(count):
-            if index:
-                writer.newPage()
-            _header_footer(
-                painter,
-                small,
-                index,
-                count,
-                title,
-                created,
-                left,
-                top,
-                right,
-                bottom,
-                page_w,
-                page_h,
-            )
-            painter.save()
-            painter.translate(left, top - index * content_h)
-            doc.drawContents(painter, QRectF(0, index * content_h, content_w, content_h))
-            painter.restore()
+        paint_pages(painter, paged, title, created, new_page=writer.newPage)
     finally:
         painter.end()
-    return count
+    return paged.page_count
+
+
+def paint_pages(
+    painter: QPainter,
+    paged: PagedReport,
+    title: str,
+    created: datetime,
+    new_page: Any = None,
+    pages: Sequence[int] | None = None,
+) -> None:
+    """Draw the pages (header, footer, content) with ``painter``; ``new_page()`` between pages
+    (the PDF writer's), or nothing when each page is drawn on its own device."""
+    doc = paged.doc
+    left, top, right, bottom = paged.margins
+    content_w, content_h = paged.content_w, paged.content_h
+    count = paged.page_count
+    small = QFont("DejaVu Sans")
+    small.setPointSizeF(7.0)
+    for n, index in enumerate(range(count) if pages is None else pages):
+        if n and new_page is not None:
+            new_page()
+        _header_footer(
+            painter,
+            small,
+            index,
+            count,
+            title,
+            created,
+            left,
+            top,
+            right,
+            bottom,
+            paged.page_w,
+            paged.page_h,
+        )
+        painter.save()
+        painter.translate(left, top - index * content_h)
+        doc.drawContents(painter, QRectF(0, index * content_h, content_w, content_h))
+        painter.restore()
+
+
+def page_images(
+    summaries: Sequence[ScenarioSummary], *, file_name: str = "", width_px: int = 620
+) -> list[QImage]:
+    """Each page of the report as an image ``width_px`` wide (a preview to look at; the PDF
+    itself comes from :func:`write_report`)."""
+    created = datetime.now()
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buffer)
+    title = summaries[0].scenario.name or summaries[0].label
+    _setup_writer(writer, title)
+    out = []
+    with light_palette():
+        images = render_images(summaries)
+        paged = layout_report(writer, summaries, images, file_name=file_name, created=created)
+        scale = width_px / paged.page_w
+        for index in range(paged.page_count):
+            image = QImage(
+                width_px, int(paged.page_h * scale), QImage.Format.Format_ARGB32_Premultiplied
+            )
+            image.fill(QColor("white"))
+            dots_per_meter = round(RESOLUTION_DPI / 0.0254)  # fonts sized as on the writer
+            image.setDotsPerMeterX(dots_per_meter)
+            image.setDotsPerMeterY(dots_per_meter)
+            painter = QPainter(image)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.scale(scale, scale)
+            paint_pages(painter, paged, title, created, pages=[index])
+            painter.end()
+            out.append(image)
+    return out
 
 
 def _header_footer(

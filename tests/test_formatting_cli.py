@@ -1,0 +1,89 @@
+"""CLI side of issue 16's formatting part: errors name the option or the field's label (never
+the internal name), and inputs beyond any real system print a stderr "warning:" line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import pytest
+
+from desktopapp.cli import format_value_error, run_command
+from desktopapp.commands.output import warn_implausible
+from desktopapp.model.memory import MemoryInputs
+from desktopapp.model.training import TrainingInputs
+from desktopapp.model.validation import InputError
+
+
+def test_an_error_names_the_option_when_the_command_has_one():
+    args = argparse.Namespace(gpu_hours_per_month=None)
+    exc = InputError("gpu_hours_per_month", "must be 0 or more")
+    assert format_value_error(exc, args) == "--gpu-hours-per-month: must be 0 or more"
+
+
+def test_an_error_without_an_option_speaks_the_label():
+    args = argparse.Namespace(gpus=8)
+    exc = InputError("gpu_hours_per_month", "must be 0 or more")
+    assert format_value_error(exc, args) == "GPU-hours per month: must be 0 or more"
+    assert "gpu_hours_per_month" not in format_value_error(exc, args)
+
+
+def test_a_bad_scenario_file_names_its_key_and_label(tmp_path, capsys):
+    path = tmp_path / "bad.json"
+    document = {"format": "desktopapp-scenario", "version": 1, "name": "x"}
+    document["training"] = {"params": -5, "tokens": 1e9}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    code = run_command(["estimate", "train", "--scenario", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "bad.json: training.params (Parameters): must be greater than 0" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (
+            [
+                "estimate",
+                "train",
+                "--params",
+                "200T",
+                "--tokens",
+                "1T",
+                "--accelerator",
+                "h100-sxm",
+            ],
+            "warning: parameters",
+        ),
+        (["estimate", "memory", "--params", "500T"], "warning: parameters"),
+        (["estimate", "tco", "--accelerator", "h100-sxm", "--gpus", "2000000"], "warning: devices"),
+    ],
+)
+def test_inputs_beyond_any_real_system_warn_on_stderr(argv, expected, capsys):
+    assert run_command(argv) == 0
+    captured = capsys.readouterr()
+    warnings = [line for line in captured.err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and warnings[0].startswith(expected), captured.err
+    assert "beyond any real system" in warnings[0]
+    assert captured.out  # the estimate is still printed
+    assert "warning" not in captured.out
+
+
+def test_realistic_inputs_and_json_output_stay_quiet(capsys):
+    argv = ["estimate", "train", "--params", "7B", "--tokens", "1T", "--accelerator", "h100-sxm"]
+    assert run_command(argv) == 0
+    assert capsys.readouterr().err == ""
+    assert run_command(["estimate", "memory", "--params", "500T", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "" and json.loads(captured.out)
+
+
+def test_the_shared_helper_checks_each_input_once():
+    import io
+
+    stream = io.StringIO()
+    training = TrainingInputs(params=2e14, tokens=1e12, peak_tflops=100.0)
+    memory = MemoryInputs(params=2e14)
+    written = warn_implausible(training, memory, stream=stream)
+    assert len(written) == 1 and stream.getvalue() == f"warning: {written[0]}\n"
+    assert warn_implausible(TrainingInputs(params=7e9, tokens=1e12, peak_tflops=100.0)) == []
