@@ -107,6 +107,8 @@ class EstimateTab(RecomputingTab):
         self.training_results = TrainingResults()
         self.plots = PlotsPanel()
         self.modelled = ModelledPanel()
+        # Inputs of the modelled run waiting to be shown (deferred until the tab is ready).
+        self._modelled_pending: tuple[Any, Any, Any] | None = None
         self.memory_panel = MemoryPanel()
         self.inference_panel = InferencePanel()
         self.assumptions = AssumptionsPanel()
@@ -537,8 +539,8 @@ class EstimateTab(RecomputingTab):
         """The modelled run (issue 13): plan, breakdown, scaling; or why there is none. Before
         the tab first reports ready it runs just after (the first window does not wait for the
         plan search and the 1-4,096 GPU sweep)."""
-        first = getattr(self, "_modelled_pending", None) is None
-        self._modelled_pending: tuple[Any, Any, Any] | None = (training, t_est, memory)
+        first = self._modelled_pending is None
+        self._modelled_pending = (training, t_est, memory)
         if not self.is_ready():
             if first:
                 from PySide6.QtCore import QTimer
@@ -549,7 +551,7 @@ class EstimateTab(RecomputingTab):
 
     def _show_modelled_pending(self) -> None:
         """Show the latest modelled-run inputs (a deferred call never shows stale ones)."""
-        pending, self._modelled_pending = getattr(self, "_modelled_pending", None), None
+        pending, self._modelled_pending = self._modelled_pending, None
         if pending is not None:
             self._show_modelled_now(*pending)
 
