@@ -61,7 +61,7 @@ def _finite(value: float | None) -> bool:
 
 # Beyond these a mantissa switches to "×10^N": more digits than this are noise, not a figure.
 PLAIN_LIMIT = 1e6  # a mantissa after its prefix never reaches a million ("1,000 Y" is the top)
-SMALLEST_PLAIN = 1e-6  # below it a fraction would need more zeros than digits
+SMALLEST_PLAIN = 1e-4  # below it a fraction would need more zeros than digits
 
 
 def format_power_of_ten(value: float | None, digits: int = 3) -> str:
@@ -72,18 +72,18 @@ def format_power_of_ten(value: float | None, digits: int = 3) -> str:
     assert value is not None
     if value == 0:
         return "0"
-    exponent = math.floor(math.log10(abs(value)))
-    mantissa = abs(value) / 10.0**exponent
-    if round(mantissa, max(0, digits - 1)) >= 10:  # 9.999 rounds up to 10.0
-        exponent += 1
-        mantissa /= 10
+    # Python's own rounding picks mantissa and exponent together (9.9996e5 → 1.00e+06), and
+    # works for subnormals where 10.0**exponent underflows to zero.
+    mantissa_text, exponent_text = f"{abs(value):.{max(0, digits - 1)}e}".split("e")
+    mantissa = float(mantissa_text)
+    exponent = int(exponent_text)
     sign = "-" if value < 0 else ""
     return f"{sign}{mantissa:.{max(0, digits - 1)}f}×10^{exponent}"
 
 
 def _sig(value: float, digits: int) -> str:
     """Format with ``digits`` significant figures, without scientific notation; outside
-    1e-6 … 1e6 as ``"1.23×10^N"`` (a number that large or small has no plain reading)."""
+    1e-4 … 1e6 as ``"1.23×10^N"`` (a number that large or small has no plain reading)."""
     if value == 0:
         return "0"
     if not SMALLEST_PLAIN <= abs(value) < PLAIN_LIMIT:
@@ -293,7 +293,7 @@ def parse_quantity(
 
 def format_plain(value: float | None, digits: int = 3) -> str:
     """A typed figure as people write it: ``4``, ``1.5``, ``0.1``, ``12,346`` (trailing zeros
-    dropped, thousands grouped); never ``1e+06``: from 1e15 up, and below 1e-6,
+    dropped, thousands grouped); never ``1e+06``: from 1e15 up, and below 1e-4,
     ``"1.00×10^18"``. For echoing inputs (life, PUE, epochs) where ``"4.00"`` would read odd."""
     if not _finite(value):
         return DASH
