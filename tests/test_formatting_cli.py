@@ -55,7 +55,12 @@ def test_a_bad_scenario_file_names_its_key_and_label(tmp_path, capsys):
             ],
             "warning: parameters",
         ),
-        (["estimate", "memory", "--params", "500T"], "warning: parameters"),
+        (["estimate", "memory", "--params", "500T"], "warning: parameters: 500T is beyond"),
+        (
+            ["estimate", "inference", "--forward-flops", "1e9", "--params", "200T"]
+            + ["--accelerator", "h100-sxm"],
+            "warning: parameters: 200T is beyond",
+        ),
         (["estimate", "tco", "--accelerator", "h100-sxm", "--gpus", "2000000"], "warning: devices"),
     ],
 )
@@ -87,3 +92,12 @@ def test_the_shared_helper_checks_each_input_once():
     written = warn_implausible(training, memory, stream=stream)
     assert len(written) == 1 and stream.getvalue() == f"warning: {written[0]}\n"
     assert warn_implausible(TrainingInputs(params=7e9, tokens=1e12, peak_tflops=100.0)) == []
+
+
+def test_warnings_spell_counts_as_people_do():
+    """ "parameters 500 P" read as peta-something; a count reads as "500T" or a power of ten."""
+    from desktopapp.model.measurement import plausibility_warnings
+
+    assert plausibility_warnings({"params": 5e14})[0].startswith("parameters: 500T is beyond")
+    assert plausibility_warnings({"tokens": 3e18})[0].startswith("training tokens: 3.00×10^18 is")
+    assert plausibility_warnings({"gpus": 2e6})[0].startswith("devices: 2M is beyond")

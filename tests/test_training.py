@@ -50,10 +50,26 @@ def test_worked_example_from_the_brief():
 def test_formula_text_has_the_numbers_filled_in():
     e = estimate_training(TrainingInputs(**WORKED))
     assert "6 × N × D" in e.formula
-    assert "2.178e+18" in e.formula
+    assert "6 × 110M params × 3.3B tokens = 2.178 EFLOP" in e.formula
+    assert "= 2,181 s = 36.4 min" in e.formula
     assert "312 TFLOP/s" in e.formula
     assert "0.40" in e.formula
     assert "$9.70" in e.formula
+
+
+def test_formulas_never_print_scientific_notation():
+    """Issue 16: "2.178e+18" in a tooltip reads as a typo to most people."""
+    import re
+
+    from desktopapp.model.inference import InferenceInputs, estimate_inference
+    from desktopapp.model.perf_training import RunInputs, estimate_run
+
+    scientific = re.compile(r"\d[eE][-+]?\d")
+    huge = estimate_training(TrainingInputs(params=1.8e12, tokens=3e13, peak_tflops=989, gpus=8192))
+    run = estimate_run(RunInputs(params=70e9, tokens=15e12, accelerator="h100-sxm", gpus=4096))
+    serve = estimate_inference(InferenceInputs(params=4e11, peak_tflops=989, bandwidth_gbs=3350))
+    for text in (huge.formula, run.formula, serve.formula):
+        assert not scientific.search(text), text
 
 
 def test_planning_range_is_estimate_times_margin():

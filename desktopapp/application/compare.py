@@ -141,17 +141,7 @@ class ScenarioSummary:
 # --- formatting helpers -------------------------------------------------------------------------
 
 
-def big_count(value: float | None) -> str:
-    """``7e9`` → ``"7B"``, ``1.5e12`` → ``"1.5T"``, ``110e6`` → ``"110M"``; from 1,000T up
-    ``"1.00×10^18"`` (never ``"1e+03T"``); below 1,000 a plain number (``"0.5"``, ``"42"``)."""
-    if value is None or not math.isfinite(value):
-        return DASH
-    if abs(value) >= 1e15:
-        return units.format_power_of_ten(value)
-    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
-        if abs(value) >= scale:
-            return f"{units.format_plain(value / scale)}{suffix}"
-    return units.format_plain(value)
+big_count = units.format_big_count  # one spelling of "7B" for Compare, PDF and warnings
 
 
 def _money_rate(value: float | None) -> str:

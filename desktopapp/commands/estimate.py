@@ -705,6 +705,7 @@ def run_memory(args: argparse.Namespace) -> int:
 
 def run_inference(args: argparse.Namespace) -> int:
     inputs = inference_inputs_from_args(args)
+    warn_implausible(inputs, quiet=args.json)
     est = estimate_inference(inputs)
     if inputs.is_language_model:
         return _run_serving(args, est)

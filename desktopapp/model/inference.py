@@ -521,7 +521,7 @@ def _with_formula(e: InferenceEstimate) -> InferenceEstimate:
     if inp.is_language_model:
         lines.append(
             f"decode step FLOPs = 2 × N × B = 2 × {units.format_count(inp.params)} × "
-            f"{inp.batch_size} = {e.flops_per_step:.4g}"
+            f"{inp.batch_size} = {units.format_flops(e.flops_per_step, 4)}"
         )
         if e.kv_cache_bytes_per_token > 0:
             kv = units.format_bytes(max(e.bytes_per_step - e.weights_bytes, 0.0))
@@ -537,12 +537,13 @@ def _with_formula(e: InferenceEstimate) -> InferenceEstimate:
     else:
         lines.append(
             f"step FLOPs = forward × B = {units.format_flops(inp.forward_flops)} × "
-            f"{inp.batch_size} = {e.flops_per_step:.4g}"
+            f"{inp.batch_size} = {units.format_flops(e.flops_per_step, 4)}"
         )
         lines.append(f"bytes read per step = weights = {units.format_bytes(e.bytes_per_step)}")
     gpus = f" × {inp.gpus} devices" if inp.gpus > 1 else ""
     lines.append(
-        f"compute = FLOPs / (peak × U{gpus}) = {e.flops_per_step:.4g} / ({peak} × "
+        f"compute = FLOPs / (peak × U{gpus}) = {units.format_flops(e.flops_per_step, 4)} / "
+        f"({peak} × "
         f"{e.utilization:.2f}{gpus}) = {units.format_duration(e.compute_seconds)}"
     )
     lines.append(
@@ -559,10 +560,12 @@ def _with_formula(e: InferenceEstimate) -> InferenceEstimate:
             f"{inp.output_tokens} tokens × step = {units.format_duration(e.latency_seconds)}"
         )
         lines.append(
-            f"throughput = B × output tokens / latency = {e.throughput_per_second:,.4g} tokens/s"
+            "throughput = B × output tokens / latency = "
+            f"{units.format_plain(e.throughput_per_second, 4)} tokens/s"
         )
     else:
-        lines.append(f"throughput = B / step = {e.throughput_per_second:,.4g} predictions/s")
+        rate = units.format_plain(e.throughput_per_second, 4)
+        lines.append(f"throughput = B / step = {rate} predictions/s")
     if e.cost_per_million is not None and inp.price is not None:
         lines.append(
             f"cost per million {e.unit}s = {units.format_money(inp.price)}/GPU-h × {inp.gpus} / "

@@ -126,7 +126,7 @@ def plausibility_warnings(values: dict[str, float | int | None]) -> list[str]:
         number = float(value)
         if math.isfinite(number) and number > limit.largest_real:
             warnings.append(
-                f"{limit.label} {units.format_count(number)} is beyond any real system "
+                f"{limit.label}: {units.format_big_count(number)} is beyond any real system "
                 f"({limit.example}); check the value"
             )
     return warnings

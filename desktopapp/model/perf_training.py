@@ -339,7 +339,7 @@ class RunInputs:
                 raise InputError(
                     "active_params",
                     "active parameters of a mixture of experts cannot exceed "
-                    f"the total ({self.params:g})",
+                    f"the total ({units.format_big_count(self.params)})",
                 )
         if self.global_batch_tokens is not None:
             set_(
@@ -1074,16 +1074,18 @@ def estimate_run(inp: RunInputs) -> RunEstimate:
         if inp.user_plan
         else f"fastest of {tried} plans that fit memory and the global batch"
     )
+    fig = units.format_plain
     formula = (
-        f"step = compute {parts.compute:.3g} s + recompute {parts.recompute:.3g} s + "
-        f"TP {parts.tensor_parallel_comm:.3g} s + CP {parts.context_parallel_comm:.3g} s + "
-        f"EP {parts.expert_parallel_comm:.3g} s + PP {parts.pipeline_comm:.3g} s + bubble "
-        f"{parts.pipeline_bubble:.3g} s + DP {parts.data_parallel_comm:.3g} s = {step:.4g} s; "
-        f"MFU = {step_flops:.3e} FLOP / ({step:.4g} s × {inp.gpus} × "
-        f"{pb.peak / 1e12:g} TFLOP/s) = {mfu:.3f}; wall = {steps:.4g} steps × {step:.4g} s / "
-        f"goodput {inp.goodput:g} = {units.format_duration(seconds)}; GPU-hours = "
-        f"{gpu_h:.4g}"
+        f"step = compute {fig(parts.compute)} s + recompute {fig(parts.recompute)} s + "
+        f"TP {fig(parts.tensor_parallel_comm)} s + CP {fig(parts.context_parallel_comm)} s + "
+        f"EP {fig(parts.expert_parallel_comm)} s + PP {fig(parts.pipeline_comm)} s + bubble "
+        f"{fig(parts.pipeline_bubble)} s + DP {fig(parts.data_parallel_comm)} s = "
+        f"{fig(step, 4)} s; MFU = {units.format_flops(step_flops, 4)} / ({fig(step, 4)} s × "
+        f"{inp.gpus} × {pb.peak / 1e12:g} TFLOP/s) = {mfu:.3f}; wall = {fig(steps, 4)} steps × "
+        f"{fig(step, 4)} s / goodput {inp.goodput:g} = {units.format_duration(seconds)}; "
+        f"GPU-hours = {fig(gpu_h, 4)}"
     )
+
     assumptions = _assumptions(inp, pb, acc, plan)
     return RunEstimate(
         inputs=inp,
@@ -1123,7 +1125,7 @@ def _assumptions(inp: RunInputs, pb: _Problem, acc: Accelerator, plan: Plan) -> 
     out = [
         Assumption(
             "FLOPs per token",
-            f"{_flops_per_token(pb):.4g} FLOP",
+            f"{units.format_flops(_flops_per_token(pb), 4)}",
             "6·N_active + 12·L·h·s (PaLM, Chowdhery et al. 2022, appendix B)"
             if inp.has_shape
             else "6·N (Kaplan et al. 2020); no shape given, so attention FLOPs are not counted "
@@ -1200,7 +1202,8 @@ def _assumptions(inp: RunInputs, pb: _Problem, acc: Accelerator, plan: Plan) -> 
         out.append(
             Assumption(
                 "mixture of experts",
-                f"compute {pb.n_active:.3g} active, memory {pb.n_total:.3g} total params; "
+                f"compute {units.format_big_count(pb.n_active)} active, memory "
+                f"{units.format_big_count(pb.n_total)} total params; "
                 f"top-{pb.top_k}",
                 "given" if inp.moe_top_k else f"{MOE_TOP_K_SOURCE}; {EP_SOURCE}",
             )

@@ -400,28 +400,30 @@ def _formula(
     if method == "6nd":
         rule = "6 × N × D × epochs" if epochs else "6 × N × D"
         compute = (
-            f"C = {rule} = 6 × {units.format_count(inputs.params)} params × "
-            f"{units.format_count(inputs.tokens)} tokens{epochs} = {flops:.4g} FLOP"
+            f"C = {rule} = 6 × {units.format_big_count(inputs.params)} params × "
+            f"{units.format_big_count(inputs.tokens)} tokens{epochs} = {units.format_flops(flops, 4)}"
         )
     else:
         compute = (
             f"C = 3 × forward × samples × epochs = 3 × "
             f"{units.format_flops(inputs.forward_flops)} × {units.format_count(inputs.samples)}"
-            f" × {inputs.epochs:g} = {flops:.4g} FLOP"
+            f" × {inputs.epochs:g} = {units.format_flops(flops, 4)}"
         )
     overhead = (
         f" × (1 + {inputs.goodput_overhead:g} goodput overhead)" if inputs.goodput_overhead else ""
     )
     time = (
         f"T = C / (peak × utilization × devices){' × (1 + overhead)' if overhead else ''} = "
-        f"{flops:.4g} / ({units.format_flop_rate(res.peak_flops)} × {res.utilization:.2f} × "
-        f"{inputs.gpus}){overhead} = {seconds:,.4g} s = {units.format_duration(seconds)}"
+        f"{units.format_flops(flops, 4)} / ({units.format_flop_rate(res.peak_flops)} × "
+        f"{res.utilization:.2f} × {inputs.gpus}){overhead} = {units.format_plain(seconds, 4)} s = "
+        f"{units.format_duration(seconds)}"
     )
-    gpu = f"GPU-hours = T × devices = {gpu_h:,.4g}"
+    gpu = f"GPU-hours = T × devices = {units.format_plain(gpu_h, 4)}"
     lines = [compute, time, gpu]
     if cost is not None and inputs.price is not None:
         lines.append(
-            f"cost = GPU-hours × price = {gpu_h:,.4g} × {units.format_money(inputs.price)}/GPU-h "
+            f"cost = GPU-hours × price = {units.format_plain(gpu_h, 4)} × "
+            f"{units.format_money(inputs.price)}/GPU-h "
             f"= {units.format_money(cost)}"
         )
     return "\n".join(lines)

@@ -221,6 +221,21 @@ def format_count(value: float | None, digits: int = 3) -> str:
     return format_si(value, "", digits)
 
 
+def format_big_count(value: float | None) -> str:
+    """A count as people say it: ``7e9`` → ``"7B"``, ``1.5e12`` → ``"1.5T"``, ``110e6`` →
+    ``"110M"``; from 1,000T up ``"1.00×10^18"`` (never ``"1e+03T"``); below 1,000 a plain
+    number (``"0.5"``, ``"42"``)."""
+    if not _finite(value):
+        return DASH
+    assert value is not None
+    if abs(value) >= 1e15:
+        return format_power_of_ten(value)
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= scale:
+            return f"{format_plain(value / scale)}{suffix}"
+    return format_plain(value)
+
+
 _SCALE_WORDS = {
     "": 1.0,
     "k": 1e3,

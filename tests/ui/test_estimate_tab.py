@@ -221,7 +221,7 @@ def test_model_error_is_mapped_to_its_field(qtbot: QtBot, tab: EstimateTab) -> N
     settle(qtbot, tab)
     marked = tab.marked_fields()
     assert tab.inputs.hidden in marked
-    assert marked[tab.inputs.hidden].startswith("hidden:")
+    assert marked[tab.inputs.hidden].startswith("Hidden size:")
     assert tab.inputs.hidden.property("invalid") is True
     assert "divisible" in tab.inputs.hidden.toolTip()
     assert tab.outcome.memory is None

@@ -20,6 +20,7 @@ from desktopapp.model.inference import InferenceInputs
 from desktopapp.model.memory import MemoryInputs
 from desktopapp.model.presets import Preset
 from desktopapp.model.training import TrainingInputs
+from desktopapp.model.validation import user_message
 from desktopapp.ui.common.marking import blocked, field_of, read_quantity, select_data
 from desktopapp.ui.common.theme import COLORS
 from desktopapp.ui.estimate.inputs import METHOD_6ND, METHOD_FORWARD, InputsPanel
@@ -224,7 +225,7 @@ class WorkloadForm:
         try:
             return kind(**fields)
         except ValueError as exc:
-            message = str(exc).splitlines()[0]
+            message = user_message(exc)
             widget = widgets.get(field_of(exc))
             errors[widget if widget is not None else self.inputs.params] = message
             return None

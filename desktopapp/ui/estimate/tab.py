@@ -43,6 +43,7 @@ from desktopapp.model.training import (
     TrainingInputs,
     estimate_training,
 )
+from desktopapp.model.validation import user_message
 from desktopapp.ui.common.layouts import scrolling_column, two_panes
 from desktopapp.ui.common.marking import (
     FieldMarks,
@@ -440,7 +441,7 @@ class EstimateTab(RecomputingTab):
             return fn(inputs)
         except ValueError as exc:
             widget = widgets.get(field_of(exc), self.inputs.params)
-            errors[widget] = str(exc).splitlines()[0]
+            errors[widget] = user_message(exc)
             return None
 
     def _publish(
