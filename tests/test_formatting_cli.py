@@ -57,8 +57,16 @@ def test_a_bad_scenario_file_names_its_key_and_label(tmp_path, capsys):
         ),
         (["estimate", "memory", "--params", "500T"], "warning: parameters: 500T is beyond"),
         (
-            ["estimate", "inference", "--forward-flops", "1e9", "--params", "200T"]
-            + ["--accelerator", "h100-sxm"],
+            [
+                "estimate",
+                "inference",
+                "--forward-flops",
+                "1e9",
+                "--params",
+                "200T",
+                "--accelerator",
+                "h100-sxm",
+            ],
             "warning: parameters: 200T is beyond",
         ),
         (["estimate", "tco", "--accelerator", "h100-sxm", "--gpus", "2000000"], "warning: devices"),

@@ -89,11 +89,16 @@ class InferenceInputs:
     bandwidth_efficiency: float = DEFAULT_BANDWIDTH_EFFICIENCY
     price: float | None = None
     price_source: str = ""
+    # Serving latency targets (time to first token, time per output token), saved with the
+    # scenario; the serving model picks the highest concurrency that meets them.
+    ttft_target_s: float | None = None
+    tpot_target_s: float | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         set_(self, "params", require_positive("params", self.params))
-        for name in ("forward_flops", "peak_tflops", "bandwidth_gbs", "price"):
+        names = ("forward_flops", "peak_tflops", "bandwidth_gbs", "price")
+        for name in (*names, "ttft_target_s", "tpot_target_s"):
             set_(self, name, _optional_positive(name, getattr(self, name)))
         require_choice("precision", self.precision, INFERENCE_PRECISIONS)
         set_(self, "batch_size", require_int("batch_size", self.batch_size, maximum=MAX_BATCH))

@@ -989,5 +989,9 @@ def from_inference(inference: Any, **extra: Any) -> ServingInputs:
         gpus=inference.gpus,
         price=inference.price,
         price_source=inference.price_source,
-        **extra,
+        **{
+            "ttft_slo_s": inference.ttft_target_s,
+            "tpot_slo_s": inference.tpot_target_s,
+            **extra,
+        },
     )

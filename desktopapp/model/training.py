@@ -401,7 +401,8 @@ def _formula(
         rule = "6 × N × D × epochs" if epochs else "6 × N × D"
         compute = (
             f"C = {rule} = 6 × {units.format_big_count(inputs.params)} params × "
-            f"{units.format_big_count(inputs.tokens)} tokens{epochs} = {units.format_flops(flops, 4)}"
+            f"{units.format_big_count(inputs.tokens)} tokens{epochs} = "
+            f"{units.format_flops(flops, 4)}"
         )
     else:
         compute = (

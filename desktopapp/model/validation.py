@@ -85,6 +85,10 @@ FIELD_LABELS: dict[str, str] = {
     "prompt_tokens": "Prompt tokens",
     "output_tokens": "Output tokens",
     "moe_top_k": "Experts per token",
+    "ttft_target_s": "Target time to first token",
+    "tpot_target_s": "Target time per output token",
+    "ttft_slo_s": "Target time to first token",
+    "tpot_slo_s": "Target time per output token",
     # rent or buy
     "gpu_hours_per_month": "GPU-hours per month",
     "runs_per_month": "Runs per month",
@@ -109,6 +113,16 @@ FIELD_LABELS: dict[str, str] = {
     # scenario
     "name": "Name",
     "notes": "Notes",
+    # your own cloud offer (the Cost tab's add-offer dialog)
+    "provider": "Provider",
+    "instance": "Instance",
+    "region": "Region",
+    "committed_1yr": "1-yr commit price",
+    "committed_3yr": "3-yr commit price",
+    "spot": "Spot price",
+    "price_date": "Price date",
+    "source": "Source",
+    "custom_offers": "Your cloud offers",
 }
 
 

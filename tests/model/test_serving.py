@@ -207,3 +207,18 @@ def test_an_accelerator_outside_the_measured_rows_is_flagged() -> None:
     assert coverage("h100-sxm") == []
     (text,) = coverage("mi300x")
     assert "MI300X" in text and "h100-sxm" in text
+
+
+def test_latency_targets_travel_from_the_saved_inputs_to_the_serving_model():
+    from desktopapp.model.inference import InferenceInputs
+    from desktopapp.model.scenario import Scenario
+    from desktopapp.model.serving import from_inference
+
+    saved = InferenceInputs(params=7e9, accelerator="h100-sxm", ttft_target_s=0.5)
+    scenario = Scenario(inference=saved)
+    assert Scenario.from_json(scenario.to_json()).inference == saved
+    serving = from_inference(saved)
+    assert serving.ttft_slo_s == 0.5 and serving.tpot_slo_s is None
+    assert from_inference(saved, ttft_slo_s=0.2).ttft_slo_s == 0.2  # the CLI flag wins
+    with pytest.raises(ValueError, match="tpot_target_s"):
+        InferenceInputs(params=7e9, accelerator="h100-sxm", tpot_target_s=-1.0)

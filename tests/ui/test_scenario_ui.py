@@ -890,3 +890,31 @@ def test_app_options_for_compare_theme_presentation(
     )
     assert (args.compare, args.theme, args.presentation) == ([str(OWNED)], "dark", True)
     assert os.fspath(args.scenario_path) == str(RENTED)
+
+
+def test_latency_targets_are_saved_and_opened(
+    qtbot: QtBot, make_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    """Issue 16: the TTFT/TPOT targets typed in the Workload tab were lost on save."""
+    window = make_window(initial_tab="estimate")
+    window.show()
+    qtbot.waitUntil(window.is_tab_ready, timeout=5000)
+    assert window.document.open(RENTED)
+    tab: Any = window.tab_content("estimate")
+    tab.inputs.ttft_target.setValue(400.0)
+    tab.inputs.tpot_target.setValue(35.0)
+    tab.flush()
+    saved_path = tmp_path / "targets.json"
+    assert window.document.save_as(saved_path)
+    inference = load_scenario(saved_path).scenario.inference
+    assert inference is not None
+    assert inference.ttft_target_s == pytest.approx(0.4)
+    assert inference.tpot_target_s == pytest.approx(0.035)
+    tab.inputs.ttft_target.setValue(0.0)  # cleared after saving: "no target"
+    tab.inputs.tpot_target.setValue(0.0)
+    tab.flush()
+    assert tab.outcome.inference is not None
+    assert window.document.open(saved_path)
+    assert tab.inputs.ttft_target.value() == pytest.approx(400.0)
+    assert tab.inputs.tpot_target.value() == pytest.approx(35.0)
+    assert not window.document.is_modified()

@@ -87,6 +87,8 @@ class WorkloadForm:
             "peak_tflops": inp.accelerator,
             "bandwidth_gbs": inp.accelerator,
             "price": inp.price,
+            "ttft_target_s": inp.ttft_target,
+            "tpot_target_s": inp.tpot_target,
         }
 
     def shape(self) -> dict[str, int | None]:
@@ -203,6 +205,8 @@ class WorkloadForm:
             "gpus": inp.inference_devices.value(),
             "price": None if training is None else training.price,
             "price_source": "" if training is None else training.price_source,
+            "ttft_target_s": inp.ttft_target.value() / 1000.0 or None,
+            "tpot_target_s": inp.tpot_target.value() / 1000.0 or None,
         }
         if inp.method() == METHOD_FORWARD:
             forward = inp.forward_flops.value()
@@ -267,7 +271,8 @@ class WorkloadForm:
         """The inputs of a workload set from outside (a scenario), signals blocked."""
         inp = self.inputs
         widgets = (inp.devices, inp.micro_batch, inp.seq_len, inp.layers, inp.hidden, inp.heads)
-        with blocked(*widgets, inp.kv_heads, inp.inference_batch, inp.prompt_tokens):
+        targets = (inp.ttft_target, inp.tpot_target)
+        with blocked(*widgets, inp.kv_heads, inp.inference_batch, inp.prompt_tokens, *targets):
             if training is not None:
                 self._fill_training(training, memory, catalog)
             if memory is not None:
@@ -287,6 +292,8 @@ class WorkloadForm:
                 inp.prompt_tokens.setValue(inference.prompt_tokens)
                 inp.output_tokens.setValue(inference.output_tokens)
                 inp.inference_devices.setValue(inference.gpus)
+                inp.ttft_target.setValue((inference.ttft_target_s or 0.0) * 1000.0)
+                inp.tpot_target.setValue((inference.tpot_target_s or 0.0) * 1000.0)
         if memory is not None:
             with blocked(inp.checkpointing, inp.flash_attention):
                 inp.checkpointing.setChecked(memory.checkpointing)

@@ -409,8 +409,9 @@ class EstimateTab(RecomputingTab):
         i_est = self._run(estimate_inference, inference, errors, self.form.inference_widgets())
 
         targets = (
-            self.inputs.ttft_target.value() / 1000.0 or None,
-            self.inputs.tpot_target.value() / 1000.0 or None,
+            (None, None)
+            if inference is None
+            else (inference.ttft_target_s, inference.tpot_target_s)
         )
         results = WorkloadResults(training, t_est, m_est, inference, i_est, targets)
         self._show(results, workload.present(results, COLORS), errors)
