@@ -24,7 +24,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication, QWidget
 
     from desktopapp.ui.main_window import MainWindow
+    from desktopapp.ui.scenario.compare import CompareDialog
 
 SCREENSHOT_READY_TIMEOUT_S = 8.0
 _SIZE_RE = re.compile(r"^\s*(\d{2,5})\s*[xX×]\s*(\d{2,5})\s*$")
@@ -242,6 +243,24 @@ def wait_until_ready(window: MainWindow, timeout_s: float = SCREENSHOT_READY_TIM
     return ready
 
 
+def _when_ready(
+    window: MainWindow, then: Callable[[], object], timeout_s: float = SCREENSHOT_READY_TIMEOUT_S
+) -> None:
+    """Call ``then`` once the current tab reports ready (or after ``timeout_s``), without
+    blocking the event loop."""
+    from PySide6.QtCore import QTimer
+
+    deadline = time.monotonic() + timeout_s
+
+    def poll() -> None:
+        if window.is_tab_ready() or time.monotonic() >= deadline:
+            then()
+        else:
+            QTimer.singleShot(50, window, poll)
+
+    QTimer.singleShot(0, window, poll)
+
+
 def save_screenshot(window: QWidget, path: Path) -> None:
     pixmap = window.grab()
     if pixmap.isNull() or not pixmap.save(str(path), "PNG"):
@@ -321,17 +340,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         if size is not None:  # a screenshot of presentation mode at a chosen size
             window.showNormal()
             window.resize(*size)
-    dialog = None
     compare_problems: list[str] = []
-    if compared:
+
+    def open_compare() -> CompareDialog:
+        # Pinned only once the current tab has shown its data: pinned earlier, the current
+        # scenario is still empty and its column reads "—" throughout.
         dialog = window.show_compare()
         if screenshot is not None:  # screenshot mode never blocks: no message box
             dialog.show_error = lambda _title, _message: None
-        compare_problems = dialog.add_files(compared)
+        compare_problems.extend(dialog.add_files(compared))
         if size is not None:
             dialog.resize(*size)
+        return dialog
 
     if screenshot is None:
+        if compared:
+            _when_ready(window, open_compare)
         return int(app.exec())
 
     ready = wait_until_ready(window)
@@ -340,6 +364,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"desktopapp: warning: the {window.current_tab_name()} tab did not report ready "
             f"within {SCREENSHOT_READY_TIMEOUT_S:g} s; saving what is shown\n"
         )
+    dialog = None
+    if compared:
+        dialog = open_compare()
+        wait_until_ready(window)  # the dialog's plots and layout settle
     try:
         save_screenshot(dialog if dialog is not None else window, screenshot)
     except OSError as exc:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from desktopapp.application.text import implausible_inputs
-from desktopapp.application.workload import DEVICE_SWEEP, UTILIZATION_SWEEP
+from desktopapp.application.workload import DEVICE_SWEEP, UTILIZATION_SWEEP, serving_inputs
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import (
@@ -28,6 +28,7 @@ from desktopapp.model.inference import InferenceEstimate, estimate_inference
 from desktopapp.model.memory import MemoryEstimate, estimate_memory
 from desktopapp.model.scenario import Scenario
 from desktopapp.model.sensitivity import SensitivityResult, training_sensitivity
+from desktopapp.model.serving import ServingEstimate, estimate_serving
 from desktopapp.model.tco import (
     TcoResult,
     cloud_cost_per_useful_hour,
@@ -106,6 +107,8 @@ class ScenarioSummary:
     # Inputs beyond any real system (still computed): shown in the compare view and report.
     warnings: tuple[str, ...] = field(default=())
     file_name: str = ""  # the scenario's file ("a.json"), "" when it has none
+    # Language models: the serving model (continuous batching, TTFT/TPOT), as the Workload tab.
+    serving: ServingEstimate | None = None
 
     def row(self, section: str, label: str) -> Row | None:
         return next((r for r in self.rows if r.key == (section, label)), None)
@@ -139,6 +142,46 @@ class ScenarioSummary:
 
 
 # --- formatting helpers -------------------------------------------------------------------------
+
+
+def _serving_rows(section: str, est: ServingEstimate) -> list[Row]:
+    """Throughput, TTFT, TPOT and cost per million output tokens at the chosen concurrency."""
+    at = f" ({est.concurrency:,} sequence{'' if est.concurrency == 1 else 's'})"
+    rows = [
+        Row(
+            section,
+            "Serving throughput",
+            f"{big_count(est.tokens_per_second)} tokens/s{at}",
+            est.tokens_per_second,
+            "higher",
+            detail=est.concurrency_reason,
+        ),
+        Row(
+            section,
+            "Time to first token",
+            units.format_duration(est.ttft_seconds),
+            est.ttft_seconds,
+            "lower",
+        ),
+        Row(
+            section,
+            "Time per output token",
+            units.format_duration(est.tpot_seconds),
+            est.tpot_seconds,
+            "lower",
+        ),
+    ]
+    if est.cost_per_million_tokens is not None:
+        rows.append(
+            Row(
+                section,
+                "Cost per million output tokens",
+                units.format_money(est.cost_per_million_tokens),
+                est.cost_per_million_tokens,
+                "lower",
+            )
+        )
+    return rows
 
 
 big_count = units.format_big_count  # one spelling of "7B" for Compare, PDF and warnings
@@ -196,15 +239,17 @@ def summarize(scenario: Scenario, label: str | None = None, file_name: str = "")
             i_est = estimate_inference(scenario.inference)
         except ValueError as exc:
             problems.append(f"Inference: {user_message(exc)}")
+    s_est = _serving(scenario, i_est, problems)
     plan = scenario.cost
     if plan.on_prem is not None and plan.cloud is not None:
         try:
             tco = estimate_tco(plan.on_prem, plan.cloud)
         except ValueError as exc:
             problems.append(f"Rent or buy: {user_message(exc)}")
-    rows = _rows(scenario, t_est, m_est, i_est, tco)
+    rows = _rows(scenario, t_est, m_est, i_est, tco, s_est)
     groups: list[tuple[str, tuple[Assumption, ...]]] = []
-    for title, est in (("Training", t_est), ("Memory", m_est), ("Inference", i_est)):
+    serving_or_roofline = ("Serving", s_est) if s_est is not None else ("Inference", i_est)
+    for title, est in (("Training", t_est), ("Memory", m_est), serving_or_roofline):
         if est is not None:
             groups.append((title, tuple(est.assumptions)))
     if tco is not None:
@@ -224,7 +269,24 @@ def summarize(scenario: Scenario, label: str | None = None, file_name: str = "")
             implausible_inputs(scenario.training, scenario.memory, scenario.inference, plan.on_prem)
         ),
         file_name=file_name,
+        serving=s_est,
     )
+
+
+def _serving(
+    scenario: Scenario, i_est: InferenceEstimate | None, problems: list[str]
+) -> ServingEstimate | None:
+    """The serving model for a language model's inference section (the Workload tab's figures,
+    with the saved TTFT/TPOT targets); None for other models or when it cannot run."""
+    inference = scenario.inference
+    if inference is None or i_est is None or i_est.unit != "token":
+        return None
+    targets = (inference.ttft_target_s, inference.tpot_target_s)
+    try:
+        return estimate_serving(serving_inputs(inference, targets))
+    except ValueError as exc:
+        problems.append(f"Serving: {user_message(exc)}")
+        return None
 
 
 def _rows(
@@ -233,6 +295,7 @@ def _rows(
     m_est: MemoryEstimate | None,
     i_est: InferenceEstimate | None,
     tco: TcoResult | None,
+    serving: ServingEstimate | None = None,
 ) -> list[Row]:
     rows: list[Row] = []
     add = rows.append
@@ -423,7 +486,9 @@ def _rows(
                 "lower",
             )
         )
-    if i_est is not None:
+    if serving is not None:
+        rows.extend(_serving_rows(section, serving))
+    elif i_est is not None:
         add(
             Row(
                 section,
@@ -603,6 +668,17 @@ def relative_change(value: float | None, reference: float | None) -> float | Non
     if value is None or reference is None or reference == 0:
         return None
     return value / reference - 1.0
+
+
+def delta_text(change: float | None) -> str:
+    """A change against the reference as people say it: ``"+12%"``, ``"-0.4%"``; from ten
+    times up a ratio, ``"×22,038"`` (``"+2203757%"`` is not read, it is counted); ``""`` for no
+    change or none known."""
+    if change is None or not math.isfinite(change) or abs(change) < 0.0005:
+        return ""
+    if change >= 9.0:  # ten times the reference or more
+        return f"×{units.format_number(1.0 + change)}"
+    return f"{change * 100:+.0f}%" if abs(change) >= 0.01 else f"{change * 100:+.1f}%"
 
 
 def legend_labels(summaries: Sequence[ScenarioSummary]) -> list[str]:

@@ -918,3 +918,21 @@ def test_latency_targets_are_saved_and_opened(
     assert tab.inputs.ttft_target.value() == pytest.approx(400.0)
     assert tab.inputs.tpot_target.value() == pytest.approx(35.0)
     assert not window.document.is_modified()
+
+
+def test_screenshot_of_compare_pins_the_current_scenario_once_it_is_filled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_home: Path, qapp: Any
+) -> None:
+    """Issue 16: `--screenshot --compare` pinned the current scenario before the Workload tab
+    had published it, so its column read "—" throughout."""
+    from desktopapp import app
+
+    pinned: list[tuple[bool, bool]] = []
+
+    def grab(widget: Any, _path: Path) -> None:
+        pinned.extend((p.current, p.summary.training is not None) for p in widget.view.pins)
+
+    monkeypatch.setattr(app, "save_screenshot", grab)
+    shot = tmp_path / "compare.png"
+    assert app.main(["--compare", str(OWNED), "--screenshot", str(shot), "--tab", "estimate"]) == 0
+    assert pinned == [(True, True), (False, True)]

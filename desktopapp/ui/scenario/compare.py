@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 
 from desktopapp.application.compare import (
     ScenarioSummary,
+    delta_text,
     relative_change,
     summarize,
     union_keys,
@@ -77,12 +78,6 @@ def swatch_icon(color: str, size: int = 12) -> QIcon:
     pixmap = QPixmap(size, size)
     pixmap.fill(QColor(color))
     return QIcon(pixmap)
-
-
-def delta_text(change: float | None) -> str:
-    if change is None or abs(change) < 0.0005:
-        return ""
-    return f"{change * 100:+.0f}%" if abs(change) >= 0.01 else f"{change * 100:+.1f}%"
 
 
 class CompareView(QWidget):

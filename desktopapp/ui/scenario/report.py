@@ -45,6 +45,7 @@ from PySide6.QtGui import (
 from desktopapp import APP_NAME, __version__
 from desktopapp.application.compare import (
     ScenarioSummary,
+    delta_text,
     relative_change,
     union_keys,
 )
@@ -222,7 +223,7 @@ def _comparison_table(summaries: Sequence[ScenarioSummary]) -> str:
                     if change is not None and abs(change) >= 0.0005:
                         good = row.better and ((change < 0) == (row.better == "lower"))
                         kind = "good" if good else ("bad" if row.better else "muted")
-                        extra = f" <span class='{kind}'>{change * 100:+.0f}%</span>"
+                        extra = f" <span class='{kind}'>{delta_text(change)}</span>"
             cells.append(f"<td{css}>{_esc(text)}{extra}</td>")
         lines.append(f"<tr><td class='muted'>{_esc(label)}</td>{''.join(cells)}</tr>")
     lines.append("</table>")
