@@ -140,3 +140,17 @@ def test_parse_converts_macs_and_checks_rows(tmp_path):
         parse_presets(_write(tmp_path, [ROW], fmt="other"))
     with pytest.raises(ValueError, match=r"^forward_flops: "):
         parse_presets(_write(tmp_path, [{**ROW, "forward_macs": None}]))
+
+
+def test_preset_texts_shown_in_the_app_have_no_scientific_notation():
+    """Descriptions are read in meetings: "2.18e18" reads as a typo (issue 16)."""
+    import re
+
+    from desktopapp.model.presets import load_presets
+
+    scientific = re.compile(r"\d[eE][-+]?\d")
+    for preset in load_presets():
+        shown = {k: v for k, v in vars(preset).items() if isinstance(v, str) and k != "source"}
+        assert "description" in shown
+        for field, text in shown.items():
+            assert not scientific.search(text), (preset.name, field, text)

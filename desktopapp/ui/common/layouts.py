@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -82,11 +82,22 @@ def scrolling_column(
     return scroll_area(content=content, horizontal=horizontal)
 
 
-def two_panes(owner: QWidget, left: QWidget, right: QWidget, sizes: tuple[int, int]) -> QSplitter:
+def two_panes(
+    owner: QWidget,
+    left: QWidget,
+    right: QWidget,
+    sizes: tuple[int, int],
+    stacking: bool = False,
+) -> QSplitter | StackingSplitter:
     """``left | right`` in a splitter filling ``owner``: the left keeps its width when the
-    window grows, neither side can be collapsed away. Returns the splitter."""
-    splitter = QSplitter(Qt.Orientation.Horizontal)
-    splitter.setChildrenCollapsible(False)
+    window grows, neither side can be collapsed away. With ``stacking`` the panes go one above
+    the other when their minimum widths do not fit side by side (:class:`StackingSplitter`).
+    Returns the splitter."""
+    splitter: QSplitter | StackingSplitter = (
+        StackingSplitter() if stacking else QSplitter(Qt.Orientation.Horizontal)
+    )
+    if isinstance(splitter, QSplitter):
+        splitter.setChildrenCollapsible(False)
     splitter.setHandleWidth(SPACING)
     splitter.addWidget(left)
     splitter.addWidget(right)
@@ -348,7 +359,41 @@ class StackingSplitter(QWidget):
 
     @staticmethod
     def _min_width(widget: QWidget) -> int:
-        return max(widget.minimumSizeHint().width(), widget.minimumWidth())
+        own = max(widget.minimumSizeHint().width(), widget.minimumWidth())
+        # A scroll area that never scrolls sideways needs its content's width (larger
+        # presentation fonts widen it), not the few pixels a scroll area asks for.
+        content = widget.widget() if isinstance(widget, QScrollArea) else None
+        if (
+            content is not None
+            and widget.horizontalScrollBarPolicy() == ScrollBarPolicy.ScrollBarAlwaysOff
+        ):
+            bar = widget.verticalScrollBar()
+            extra = (bar.sizeHint().width() if bar is not None else 0) + 2 * widget.frameWidth()
+            own = max(own, content.minimumSizeHint().width() + extra)
+        return own
+
+    def _fit_panes(self) -> None:
+        """Side by side, give each pane at least its minimum width, taken from the panes that
+        have more than theirs (a ``QSplitter`` honours only a scroll area's tiny minimum)."""
+        if self.is_stacked():
+            return
+        panes = self._panes()
+        sizes = self.sizes()
+        if len(sizes) != len(panes) or any(w.isHidden() for w in panes):
+            return
+        need = [self._min_width(w) for w in panes]
+        short = sum(max(0, n - s) for n, s in zip(need, sizes, strict=True))
+        if short == 0:
+            return
+        spare = [max(0, s - n) for n, s in zip(need, sizes, strict=True)]
+        if sum(spare) < short:
+            return  # cannot fit: update_orientation stacks instead
+        new = [max(s, n) for n, s in zip(need, sizes, strict=True)]
+        for i in range(len(new)):  # take the shortfall from the panes with room, in order
+            take = min(spare[i], short)
+            new[i] -= take
+            short -= take
+        self.setSizes(new)
 
     def needed_width(self) -> int:
         """Width the panes need side by side: their minimum widths and the handles."""
@@ -381,6 +426,10 @@ class StackingSplitter(QWidget):
         if stack:
             self._sizes_side_by_side = self.sizes()
             self.splitter.setOrientation(Qt.Orientation.Vertical)
+            # One above the other, the panes share the height evenly (the side-by-side widths
+            # would leave the lower pane a sliver).
+            count = max(1, len(self._panes()))
+            self.setSizes([max(1, self.height()) // count] * count)
         else:
             self.splitter.setOrientation(Qt.Orientation.Horizontal)
             if self._sizes_side_by_side:
@@ -391,13 +440,19 @@ class StackingSplitter(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:
         self.update_orientation(event.size().width())
         self.splitter.setGeometry(0, 0, event.size().width(), event.size().height())
+        self._fit_panes()
         super().resizeEvent(event)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         # A pane's minimum width changed (new content, presentation fonts): re-decide.
         relevant = event.type() in (QEvent.Type.LayoutRequest, QEvent.Type.FontChange)
-        if relevant and self.update_orientation():
-            self.splitter.setGeometry(0, 0, self.width(), self.height())
+        if relevant:
+            if self.update_orientation():
+                self.splitter.setGeometry(0, 0, self.width(), self.height())
+            self._fit_panes()
+        elif watched is self.splitter and event.type() in (QEvent.Type.Resize, QEvent.Type.Show):
+            # The splitter spreads its new size after this filter returns: fit afterwards.
+            QTimer.singleShot(0, self, self._fit_panes)
         return False
 
 

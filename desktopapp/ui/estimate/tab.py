@@ -158,7 +158,9 @@ class EstimateTab(RecomputingTab):
             ),
             end_stretch=0,
         )
-        self.splitter = two_panes(self, self.inputs, self.results_scroll, (470, 930))
+        self.splitter = two_panes(
+            self, self.inputs, self.results_scroll, (470, 930), stacking=True
+        )
 
     def _connect(self) -> None:
         inp = self.inputs
