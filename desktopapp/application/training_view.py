@@ -18,7 +18,8 @@ import numpy.typing as npt
 
 from desktopapp.application.text import CardView, formula_tooltip
 from desktopapp.model import perf_training, units
-from desktopapp.model.training import TrainingInputs
+from desktopapp.model.training import TrainingEstimate, TrainingInputs
+from desktopapp.model.validation import user_message
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -120,12 +121,23 @@ def shape_of(memory: Any, preset: Any = None) -> dict[str, Any]:
     return {}
 
 
-def modelled_view(
+@dataclass(frozen=True)
+class ModelledRun:
+    """One modelled run for the tab: ``run`` (None with ``reason`` when it cannot be modelled)
+    and the inputs it came from. Computed on every edit (well under a millisecond once the
+    calibration is loaded); the scaling sweep is left to :func:`modelled_view`."""
+
+    inputs: perf_training.RunInputs | None
+    run: perf_training.RunEstimate | None
+    reason: str = ""
+
+
+def model_run(
     training: TrainingInputs,
     shape: Mapping[str, Any] | None = None,
     measured_matmul_efficiency: float | None = None,
     utilization_user_set: bool = True,
-) -> ModelledView | NotModelled:
+) -> ModelledRun:
     """The modelled run. ``utilization_user_set`` False: the utilization field only shows the
     catalog default, so the model predicts MFU; True: the typed utilization overrides it (as
     ``--utilization`` does on the command line)."""
@@ -134,17 +146,47 @@ def modelled_view(
     if measured_matmul_efficiency is not None and training.peak_tflops is not None:
         # a measured device: the catalog's peak with the measured matmul efficiency
         training = replace(training, peak_tflops=None)
-    inp = run_inputs(training, shape, measured_matmul_efficiency)
-    if inp is None:
-        return NotModelled(NOT_MODELLED_SIMPLE)
     try:
-        run = perf_training.estimate_run(inp)
-    except perf_training.PlanError as exc:
-        return NotModelled(f"No parallel plan fits: {exc}")
+        inp = run_inputs(training, shape, measured_matmul_efficiency)
     except ValueError as exc:
-        return NotModelled(f"Not modelled: {str(exc).splitlines()[0]}")
-    sweep = perf_training.scaling_sweep(inp)
-    return _view(run, sweep, inp)
+        return ModelledRun(None, None, f"Not modelled: {user_message(exc)}")
+    if inp is None:
+        return ModelledRun(None, None, NOT_MODELLED_SIMPLE)
+    try:
+        return ModelledRun(inp, perf_training.estimate_run(inp))
+    except perf_training.PlanError as exc:
+        return ModelledRun(inp, None, f"No parallel plan fits: {exc}")
+    except ValueError as exc:
+        return ModelledRun(inp, None, f"Not modelled: {user_message(exc)}")
+
+
+def headline_estimate(estimate: TrainingEstimate, modelled: ModelledRun) -> TrainingEstimate:
+    """The estimate the headline cards, the Cost tab and saved comparisons use: the modelled
+    run's time, GPU-hours and cost when the model predicts the efficiency (as the CLI prints
+    them); the flat ``C / (peak × utilization × devices)`` when the user set the utilization
+    or the run cannot be modelled."""
+    if modelled.run is None or modelled.inputs is None or modelled.inputs.utilization is not None:
+        return estimate
+    return perf_training.with_run(estimate, modelled.run)
+
+
+def modelled_view(
+    training: TrainingInputs | ModelledRun,
+    shape: Mapping[str, Any] | None = None,
+    measured_matmul_efficiency: float | None = None,
+    utilization_user_set: bool = True,
+) -> ModelledView | NotModelled:
+    """Cards, plan, breakdown and the 1-4,096 GPU scaling sweep of a modelled run (given, or
+    modelled here from the tab's inputs as :func:`model_run` does)."""
+    modelled = (
+        training
+        if isinstance(training, ModelledRun)
+        else model_run(training, shape, measured_matmul_efficiency, utilization_user_set)
+    )
+    if modelled.run is None or modelled.inputs is None:
+        return NotModelled(modelled.reason or NOT_MODELLED_SIMPLE)
+    sweep = perf_training.scaling_sweep(modelled.inputs)
+    return _view(modelled.run, sweep, modelled.inputs)
 
 
 def _view(

@@ -157,6 +157,19 @@ class WorkloadController:
             return UtilizationField(None, note, f"Source: {source}")
         return UtilizationField(value, f"Default {value:.0%}, {origin}.", f"Source: {source}")
 
+    def utilization_note(
+        self, acc: Accelerator | None, custom: CustomAccelerator | None, modelled_mfu: float | None
+    ) -> str:
+        """The note under the slider. While the model predicts the MFU (the slider untouched),
+        it says so: the slider's default then sets no figure on the tab."""
+        shown = self.utilization_field(acc, custom)
+        if modelled_mfu is None or self.utilization_user_set:
+            return shown.note
+        return (
+            f"Modelled: {modelled_mfu:.0%} of peak for this plan sets the time and cost (see "
+            f"Modelled run); move the slider to plan with your own figure. {shown.note}"
+        )
+
     def price_field(self, acc: Accelerator | None) -> PriceField:
         if not self.price_from_catalog:
             if self.kept_price is None:

@@ -649,24 +649,7 @@ def run_train(args: argparse.Namespace) -> int:
         return EXIT_OK
     run = perf_training.estimate_run(run_inputs)
     if inputs.utilization is None:  # the modelled numbers replace the flat-utilization ones
-        cost = None if inputs.price is None else run.gpu_hours * inputs.price
-        margin = inputs.project_margin
-        hours = run.training_hours
-        est = dataclasses.replace(
-            est,
-            utilization=run.mfu,
-            utilization_source="modelled MFU (plan, communication, efficiency; see assumptions)",
-            training_seconds=run.training_seconds,
-            compute_seconds=run.training_seconds * run.goodput,
-            gpu_hours=run.gpu_hours,
-            estimated_cost_usd=cost,
-            planning_low_hours=hours,
-            planning_high_hours=hours * margin,
-            planning_low_cost_usd=cost,
-            planning_high_cost_usd=None if cost is None else cost * margin,
-            formula=run.formula,
-            assumptions=run.assumptions,
-        )
+        est = perf_training.with_run(est, run)
     run_keys = run.to_dict()
     if inputs.utilization is not None:  # old rule: its hours stand, the band scales with them
         scale = est.gpu_hours / run.gpu_hours

@@ -1408,6 +1408,47 @@ def run_inputs_from_training(training: Any, **extra: Any) -> RunInputs | None:
     )
 
 
+MODELLED_SOURCE = "modelled MFU (plan, communication, efficiency; see assumptions)"
+
+
+def with_run(estimate: Any, run: RunEstimate) -> Any:
+    """A :class:`~desktopapp.model.training.TrainingEstimate` whose time, GPU-hours, cost,
+    planning range, formula and assumptions are the modelled run's (the flat-utilization
+    figures replaced), as the CLI and the Workload tab's headline show them. The compute
+    (``C = 6·N·D``), device and peak stay the estimate's."""
+    from dataclasses import replace
+
+    price = estimate.inputs.price
+    cost = None if price is None else run.gpu_hours * price
+    margin = estimate.inputs.project_margin
+    hours = run.training_hours
+    # the compute line (C = 6·N·D) stays; time and GPU-hours are the run's
+    lines = [*estimate.formula.splitlines()[:1], run.formula]
+    if cost is not None:
+        lines.append(
+            f"cost = GPU-hours × price = {units.format_plain(run.gpu_hours, 4)} × "
+            f"{units.format_money(price)}/GPU-h = {units.format_money(cost)}"
+        )
+    # achieved rate over the estimate's peak (a measured device's peak is not the catalog's)
+    peak = estimate.peak_tflops
+    utilization = run.mfu * run.peak_tflops / peak if peak > 0 else run.mfu
+    return replace(
+        estimate,
+        utilization=utilization,
+        utilization_source=MODELLED_SOURCE,
+        training_seconds=run.training_seconds,
+        compute_seconds=run.training_seconds * run.goodput,
+        gpu_hours=run.gpu_hours,
+        estimated_cost_usd=cost,
+        planning_low_hours=hours,
+        planning_high_hours=hours * margin,
+        planning_low_cost_usd=cost,
+        planning_high_cost_usd=None if cost is None else cost * margin,
+        formula="\n".join(lines),
+        assumptions=run.assumptions,
+    )
+
+
 def simple_keys(mfu: float | None) -> dict[str, Any]:
     """The modelled keys for an estimate that was not modelled (no catalog accelerator)."""
     return {

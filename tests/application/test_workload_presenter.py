@@ -109,3 +109,17 @@ def test_present_gathers_every_panel() -> None:
     empty = workload.present(workload.WorkloadResults(), COLORS)
     assert empty.training is None and empty.assumptions == ()
     assert "memory bandwidth" in workload.inference_missing_reason(True)
+
+
+def test_the_utilization_note_says_when_the_model_sets_the_figure() -> None:
+    from desktopapp.application.workload_policy import WorkloadController
+    from desktopapp.model.catalog import get_accelerator
+
+    policy = WorkloadController()
+    acc = get_accelerator("h100-sxm")
+    assert policy.utilization_note(acc, None, None).startswith("Default")
+    modelled = policy.utilization_note(acc, None, 0.423)
+    assert modelled.startswith("Modelled: 42% of peak") and "move the slider" in modelled
+    assert modelled.endswith(policy.utilization_field(acc, None).note)
+    policy.utilization_moved()  # the user's figure overrides the model
+    assert policy.utilization_note(acc, None, 0.423).startswith("Set by you")

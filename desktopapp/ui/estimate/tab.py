@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
@@ -19,8 +19,11 @@ from PySide6.QtWidgets import QWidget
 from desktopapp.application import workload
 from desktopapp.application import workload_policy as policy
 from desktopapp.application.training_view import (
+    ModelledRun,
     NotModelled,
+    headline_estimate,
     measured_efficiency,
+    model_run,
     modelled_view,
     shape_of,
 )
@@ -37,6 +40,7 @@ from desktopapp.model.inference import (
     estimate_inference,
 )
 from desktopapp.model.memory import MemoryEstimate, MemoryInputs, estimate_memory
+from desktopapp.model.perf_training import MODELLED_SOURCE
 from desktopapp.model.presets import Preset, get_preset, load_presets
 from desktopapp.model.training import (
     TrainingEstimate,
@@ -109,7 +113,7 @@ class EstimateTab(RecomputingTab):
         self.plots = PlotsPanel()
         self.modelled = ModelledPanel()
         # Inputs of the modelled run waiting to be shown (deferred until the tab is ready).
-        self._modelled_pending: tuple[Any, Any, Any] | None = None
+        self._modelled_pending: tuple[ModelledRun | None] | None = None
         self.memory_panel = MemoryPanel()
         self.inference_panel = InferencePanel()
         self.assumptions = AssumptionsPanel()
@@ -158,9 +162,7 @@ class EstimateTab(RecomputingTab):
             ),
             end_stretch=0,
         )
-        self.splitter = two_panes(
-            self, self.inputs, self.results_scroll, (470, 930), stacking=True
-        )
+        self.splitter = two_panes(self, self.inputs, self.results_scroll, (470, 930), stacking=True)
 
     def _connect(self) -> None:
         inp = self.inputs
@@ -208,6 +210,14 @@ class EstimateTab(RecomputingTab):
             self.inputs.utilization.set_fraction(shown.value)
         self.inputs.utilization_note.setText(shown.note)
         self.inputs.utilization_note.setToolTip(shown.tooltip)
+
+    def _show_utilization_note(self, estimate: TrainingEstimate | None) -> None:
+        modelled = estimate is not None and estimate.utilization_source == MODELLED_SOURCE
+        mfu = estimate.utilization if modelled and estimate is not None else None
+        note = self.policy.utilization_note(
+            self._current_accelerator(), self._custom_selected(), mfu
+        )
+        self.inputs.utilization_note.setText(note)
 
     def _refresh_price(self) -> None:
         """Catalog price for the accelerator unless the user typed one (or a scenario gave one
@@ -407,6 +417,10 @@ class EstimateTab(RecomputingTab):
         inference = self.form.inference(training, errors, acc, custom)
 
         t_est = self._run(estimate_training, training, errors, self.form.training_widgets())
+        modelled = self._model_run(training, t_est, memory)
+        if t_est is not None and modelled is not None:
+            t_est = headline_estimate(t_est, modelled)  # the modelled run, as the CLI prints
+        self._show_utilization_note(t_est)
         m_est = self._run(estimate_memory, memory, errors, self.form.memory_widgets())
         i_est = self._run(estimate_inference, inference, errors, self.form.inference_widgets())
 
@@ -417,7 +431,7 @@ class EstimateTab(RecomputingTab):
         )
         results = WorkloadResults(training, t_est, m_est, inference, i_est, targets)
         self._show(results, workload.present(results, COLORS), errors)
-        self._show_modelled(training, t_est, memory)
+        self._show_modelled(modelled)
         self._marks.show(errors)
 
         self.outcome = _Outcome(
@@ -537,34 +551,12 @@ class EstimateTab(RecomputingTab):
             self.inference_panel.show_view(view.inference)
         self.assumptions.set_groups(list(view.assumptions))
 
-    def _show_modelled(
+    def _model_run(
         self, training: TrainingInputs | None, t_est: object, memory: MemoryInputs | None
-    ) -> None:
-        """The modelled run (issue 13): plan, breakdown, scaling; or why there is none. Before
-        the tab first reports ready it runs just after (the first window does not wait for the
-        plan search and the 1-4,096 GPU sweep)."""
-        first = self._modelled_pending is None
-        self._modelled_pending = (training, t_est, memory)
-        if not self.is_ready():
-            if first:
-                from PySide6.QtCore import QTimer
-
-                QTimer.singleShot(0, self, self._show_modelled_pending)
-            return
-        self._show_modelled_pending()
-
-    def _show_modelled_pending(self) -> None:
-        """Show the latest modelled-run inputs (a deferred call never shows stale ones)."""
-        pending, self._modelled_pending = self._modelled_pending, None
-        if pending is not None:
-            self._show_modelled_now(*pending)
-
-    def _show_modelled_now(
-        self, training: TrainingInputs | None, t_est: object, memory: MemoryInputs | None
-    ) -> None:
+    ) -> ModelledRun | None:
+        """The modelled run for the inputs (None without a valid training estimate)."""
         if training is None or t_est is None:
-            self.modelled.clear("The modelled run needs a valid training estimate above.")
-            return
+            return None
         preset = None if self._preset_id is None else get_preset(self._preset_id)
         shape = shape_of(memory, preset)
         busbw = self.state.measured_busbw
@@ -578,9 +570,35 @@ class EstimateTab(RecomputingTab):
                 custom.peak_tflops, custom.based_on, training.resolved_precision
             )
         )
-        view = modelled_view(
+        return model_run(
             training, shape, measured, utilization_user_set=self.policy.utilization_user_set
         )
+
+    def _show_modelled(self, modelled: ModelledRun | None) -> None:
+        """The modelled run (issue 13): plan, breakdown, scaling; or why there is none. Before
+        the tab first reports ready it is shown just after (the first window does not wait for
+        the 1-4,096 GPU sweep)."""
+        first = self._modelled_pending is None
+        self._modelled_pending = (modelled,)
+        if not self.is_ready():
+            if first:
+                from PySide6.QtCore import QTimer
+
+                QTimer.singleShot(0, self, self._show_modelled_pending)
+            return
+        self._show_modelled_pending()
+
+    def _show_modelled_pending(self) -> None:
+        """Show the latest modelled run (a deferred call never shows a stale one)."""
+        pending, self._modelled_pending = self._modelled_pending, None
+        if pending is not None:
+            self._show_modelled_now(*pending)
+
+    def _show_modelled_now(self, modelled: ModelledRun | None) -> None:
+        if modelled is None:
+            self.modelled.clear("The modelled run needs a valid training estimate above.")
+            return
+        view = modelled_view(modelled)
         if isinstance(view, NotModelled):
             self.modelled.clear(view.reason)
         else:
