@@ -532,6 +532,27 @@ def busbw_for_estimates(rows: Iterable[tuple[str, int, float]]) -> BusbwChoice |
     )
 
 
+@dataclass(frozen=True)
+class BusbwUse:
+    """The Collectives "Use in estimates" row: its line and which buttons work."""
+
+    text: str
+    can_use: bool
+    can_stop: bool
+
+
+def busbw_use(choice: BusbwChoice | None, used: float | None, can_hand_over: bool) -> BusbwUse:
+    """What the row says given the shown run's ``choice`` and the busbw the estimates ``used``
+    (bytes/s, None: none); ``can_hand_over`` is False without a shared state to hand it to."""
+    if used is not None:
+        text = f"Estimates use a measured all-reduce bus bandwidth of {used / 1e9:.3g} GB/s."
+    elif choice is not None:
+        text = f"This run: {choice.text}. Not used in the estimates yet."
+    else:
+        text = "Run the collectives (with all-reduce) to use the measured bus bandwidth."
+    return BusbwUse(text, can_hand_over and choice is not None, used is not None)
+
+
 # --- reviewing a measurement before it is used (issue 16) -------------------------------------
 
 

@@ -179,23 +179,35 @@ def run_benchmark_job(
     )
     if not save:
         return outcome
-    if not results:
+    device = str(start.device_info.get("device") or config.device)
+    return _save(outcome, config, services, machine, device)
+
+
+def _save(
+    outcome: BenchOutcome,
+    config: BenchConfig,
+    services: HardwareServices,
+    machine: Machine,
+    device: str,
+) -> BenchOutcome:
+    """Save the run (a cancelled one as partial results); the outcome says where or why not."""
+    if not outcome.results:
         return _replace_save(outcome, None, "nothing was measured, so nothing was saved")
     try:
         store = services.open_store()
         run_id = store.save_run(
-            results,
+            list(outcome.results),
             machine=machine.fingerprint,
             hostname=machine.hostname,
-            device=str(start.device_info.get("device") or config.device),
+            device=device,
             versions=services.versions(),
             config=config.to_dict(),
-            device_info=device_info,
-            notes="cancelled: partial results" if cancelled else "",
-            warnings=warnings,
-            started=started,
-            seconds=seconds,
-            cancelled=cancelled,
+            device_info=dict(outcome.device_info),
+            notes="cancelled: partial results" if outcome.cancelled else "",
+            warnings=list(outcome.warnings),
+            started=outcome.started,
+            seconds=outcome.seconds,
+            cancelled=outcome.cancelled,
         )
     except (OSError, RuntimeError, ValueError, sqlite3.Error) as exc:
         return _replace_save(outcome, None, f"not saved: {exc}")

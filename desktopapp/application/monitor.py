@@ -3,7 +3,7 @@
 - Sampler problems: which go to the banner (a lost GPU), which are sensor notes, which are
   expected and hidden (rates on the first reading), and the one-line reason there is no GPU
   view. Problems are sorted by their ``kind`` (:mod:`desktopapp.devices.problems`), never by
-  their words.
+  their words. :func:`gpu_indices` says which GPUs the channel names hold.
 - Gaps: where a pause in sampling leaves a gap in the history (:class:`GapPolicy`).
 - Idle cost: the price idle GPUs are costed at, typed here or from the Workload tab
   (:func:`idle_price`), and the idle-cost configuration.
@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -56,6 +56,16 @@ def no_gpu_reason(problems: Sequence[str]) -> str:
             text = text.removeprefix("unavailable because").strip()
             return text.rstrip(".") or "the sampler reports no GPU"
     return "the sampler reports no GPU on this machine"
+
+
+def gpu_indices(channels: Iterable[str]) -> tuple[int, ...]:
+    """GPU numbers present in channel names such as ``gpu0.util`` (none: no GPU view)."""
+    found: set[int] = set()
+    for name in channels:
+        head, _, rest = name.partition(".")
+        if head.startswith("gpu") and head[3:].isdigit() and rest == "util":
+            found.add(int(head[3:]))
+    return tuple(sorted(found))
 
 
 @dataclass

@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 
 from desktopapp.application import cost as presenter
+from desktopapp.application import cost_hybrid as hybrid_presenter
 from desktopapp.application.text import break_even_text, busy_percent
 from desktopapp.model import planning, units
 from desktopapp.model.catalog import offers_for
@@ -60,7 +61,7 @@ def test_without_demand_the_table_says_what_is_missing() -> None:
     assert view.note.startswith("Totals need the demand per month")
     assert view.rows[1][3][0] == units.DASH
     assert presenter.total_card(result) is None
-    assert isinstance(presenter.hybrid_view(result, COLORS["muted"]), str)
+    assert isinstance(hybrid_presenter.hybrid_view(result, COLORS["muted"]), str)
 
 
 def test_verdict_counts_the_prices_owning_beats() -> None:
@@ -84,7 +85,7 @@ def test_break_even_card_spans_the_paying_prices() -> None:
 
 def test_hybrid_view_states_the_plan() -> None:
     result = comparison()
-    view = presenter.hybrid_view(result, COLORS["muted"])
+    view = hybrid_presenter.hybrid_view(result, COLORS["muted"])
     assert not isinstance(view, str)
     hybrid = result.hybrid
     assert hybrid is not None
@@ -101,14 +102,14 @@ def test_hybrid_view_states_the_plan() -> None:
 
 def test_idle_texts() -> None:
     result = comparison()
-    text, tip = presenter.owned_idle_view(result)
+    text, tip = hybrid_presenter.owned_idle_view(result)
     owned = result.owned_idle
     assert owned is not None
     assert units.format_money(owned.monthly_usd) in text and tip
     assert result.rented_idle is not None
-    rented, _tip = presenter.rented_idle_view(result.rented_idle, "H100 & co")
+    rented, _tip = hybrid_presenter.rented_idle_view(result.rented_idle, "H100 & co")
     assert "H100 &amp; co" in rented
-    no_demand, _ = presenter.owned_idle_view(comparison(gpu_hours=None))
+    no_demand, _ = hybrid_presenter.owned_idle_view(comparison(gpu_hours=None))
     assert "enter the demand" in no_demand
 
 

@@ -28,7 +28,7 @@ from desktopapp.model.training import TrainingInputs, estimate_training
 from desktopapp.ui.common.result_card import ResultCard
 from desktopapp.ui.common.timers import active_timers
 from desktopapp.ui.cost import create_tab
-from desktopapp.ui.cost.offers import COLUMN_INDEX, STALE_ROLE
+from desktopapp.ui.cost.offers_model import COLUMN_INDEX, STALE_ROLE
 from desktopapp.ui.cost.state import CostState, cost_state
 from desktopapp.ui.cost.tab import CostTab
 from desktopapp.ui.state import AppState
@@ -312,10 +312,14 @@ def test_adding_and_removing_a_custom_offer(qtbot: QtBot, tab: CostTab) -> None:
     dialog.instance.setText("8x H100 node")
     dialog.region.setText("eu-west")
     dialog.prices["on_demand"].setText("abc")
-    assert not ok.isEnabled() and "on_demand" in dialog.shown_error()
+    # The field in the user's words and what is allowed, never its code name (issue 16).
+    assert not ok.isEnabled()
+    assert dialog.shown_error().startswith("On-demand price: must be a price in USD per GPU-hour")
+    assert "on_demand" not in dialog.shown_error()
     dialog.prices["on_demand"].setText("1.25")
     dialog.price_date.setText("2026-13")
-    assert not ok.isEnabled() and "price_date" in dialog.error()
+    assert not ok.isEnabled()
+    assert dialog.error().startswith("Price date: use YYYY, YYYY-MM or YYYY-MM-DD")
     dialog.price_date.setText("2026-10")
     assert ok.isEnabled() and dialog.error() == ""
     ok.click()
@@ -471,7 +475,9 @@ def test_invalid_input_is_marked_and_shows_dashes(
     type_into(qtbot, tab.inputs.pue, "0.5")  # parses, but the model allows 1-3
     tab.flush()
     marked = tab.marked_fields()
-    assert tab.inputs.pue in marked and marked[tab.inputs.pue].startswith("pue:")
+    # The field's label, not its code name (issue 16): "PUE: …", never "pue: …".
+    assert tab.inputs.pue in marked
+    assert marked[tab.inputs.pue].startswith("PUE: must be between 1 and 3")
     assert tab.inputs.pue.property("invalid") is True
     assert tab.headline.owning_card.value_text() == units.DASH
     assert [tab.table.cell_text(0, c) for c in range(1, 5)] == [units.DASH] * 4
@@ -485,7 +491,8 @@ def test_invalid_input_is_marked_and_shows_dashes(
     assert all(tab.table.cell_text(r, 2) == units.DASH for r in range(1, table.rowCount()))
     assert tab.cost_state.inputs == before  # the state keeps the last valid inputs
     assert tab.cost_state.result is None
-    assert any("pue" in m for m in messages)
+    assert any("PUE: must be between 1 and 3" in m for m in messages)
+    assert not any("pue:" in m for m in messages)
 
     type_into(qtbot, tab.inputs.server_price, "lots")
     tab.flush()

@@ -475,6 +475,9 @@ def test_a_sampler_that_cannot_start_stops_the_timer_and_keeps_the_reason(
     tab.controller.stall_changed.emit(9.0)  # what a stalled request would report
     assert "psutil exploded" in tab.stall_banner.message()
     assert "hanging" not in tab.stall_banner.message()
+    tab.controller.stall_changed.emit(0.0)  # "answers flow again" must not hide the reason
+    assert "psutil exploded" in tab.stall_banner.message()
+    assert tab.is_ready() and not tab.is_sampling()
 
 
 class _BlockingSampler:

@@ -8,7 +8,7 @@ below and the tab reads the fields, builds the model inputs and writes values ba
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QHBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QWidget
 
 from desktopapp.model.planning import (
     DEMAND_SOURCES,
@@ -35,6 +35,22 @@ from desktopapp.ui.common.quantity_edit import QuantityEdit
 from desktopapp.ui.common.section import Section
 
 
+def keep_start_visible(combo: QComboBox) -> None:
+    """An editable combo shows the start of a name too long for it (its vendor and model, the
+    rest in the tooltip), not the end: Qt leaves the cursor, and so the view, at the end of
+    the text it sets. Not while the user types in it."""
+    line = combo.lineEdit()
+    if line is None:
+        return
+
+    def show_start(_text: str = "") -> None:
+        if not line.hasFocus():
+            line.setCursorPosition(0)
+
+    line.textChanged.connect(show_start)
+    show_start()
+
+
 class CostInputsPanel(InputsColumn):
     """Demand and owning inputs. ``edited`` fires on any user change that needs a recompute;
     the more specific signals fire first where the tab has something else to do."""
@@ -59,9 +75,15 @@ class CostInputsPanel(InputsColumn):
         section = Section("Demand", "What you need to run, and on which accelerator.")
         self.accelerator = AcceleratorCombo()
         self.accelerator.accelerator_changed.connect(self.accelerator_chosen)
-        section.add_row("Accelerator", self.accelerator)
+        # The whole width of the card, under its caption: in presentation mode the label
+        # column left too little room and the name lost its start ("A H100 SXM5 …", issue 16).
+        caption = field_label("Accelerator")
+        caption.setBuddy(self.accelerator)
+        section.add_wide(caption)
+        section.add_wide(self.accelerator)
+        keep_start_visible(self.accelerator)
         self.accelerator_note = hint_label()
-        section.add_row("", self.accelerator_note)
+        section.add_wide(self.accelerator_note)
 
         self.demand_source = choice_combo(
             DEMAND_SOURCES,
@@ -119,6 +141,30 @@ class CostInputsPanel(InputsColumn):
     # --- owning -------------------------------------------------------------------------------
     def _build_owning(self) -> None:
         section = Section("Owning", "Servers you buy and run yourself.")
+        self._build_servers(section)
+        self._build_running_costs(section)
+        self.defaults_note = hint_label()
+        section.add_wide(self.defaults_note)
+
+        self.server_price.textEdited.connect(lambda _t: self.server_price_typed.emit())
+        self.server_price_reset_button.clicked.connect(self.server_price_reset)
+        self.power_kw.textEdited.connect(lambda _t: self.power_typed.emit())
+        self.power_reset_button.clicked.connect(self.power_reset)
+        self.gpus_per_server.valueChanged.connect(self.gpus_per_server_changed)
+        self.life.activated.connect(lambda _i: self.edited.emit())
+        for edit in (
+            self.power_kw_idle,
+            self.pue,
+            self.kwh_price,
+            self.ops_percent,
+            self.facility,
+        ):
+            edit.textEdited.connect(lambda _t: self.edited.emit())
+        self.owning_section = section
+        self.column.addWidget(section)
+
+    def _build_servers(self, section: Section) -> None:
+        """Server price, GPUs per server, useful life and power, with where each came from."""
         self.server_price = amount_edit(
             "server_price",
             "your quote per server",
@@ -158,6 +204,8 @@ class CostInputsPanel(InputsColumn):
         self.power_reset_button = link_button("Use catalog")
         section.add_row("", source_row(self.power_source, self.power_reset_button))
 
+    def _build_running_costs(self, section: Section) -> None:
+        """PUE and electricity, operations, facility."""
         self.pue = QuantityEdit(
             "pue", placeholder="1.5", tooltip="Power usage effectiveness: facility ÷ IT power"
         )
@@ -187,22 +235,3 @@ class CostInputsPanel(InputsColumn):
             currency=True,
         )
         section.add_row("Facility", with_units(self.facility, "$", "per kW-month"))
-        self.defaults_note = hint_label()
-        section.add_wide(self.defaults_note)
-
-        self.server_price.textEdited.connect(lambda _t: self.server_price_typed.emit())
-        self.server_price_reset_button.clicked.connect(self.server_price_reset)
-        self.power_kw.textEdited.connect(lambda _t: self.power_typed.emit())
-        self.power_reset_button.clicked.connect(self.power_reset)
-        self.gpus_per_server.valueChanged.connect(self.gpus_per_server_changed)
-        self.life.activated.connect(lambda _i: self.edited.emit())
-        for edit in (
-            self.power_kw_idle,
-            self.pue,
-            self.kwh_price,
-            self.ops_percent,
-            self.facility,
-        ):
-            edit.textEdited.connect(lambda _t: self.edited.emit())
-        self.owning_section = section
-        self.column.addWidget(section)

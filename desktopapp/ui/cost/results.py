@@ -1,11 +1,11 @@
 """The Cost tab's result panels. They display what the tab computed with the model layer
-(:mod:`desktopapp.model.planning` → :mod:`desktopapp.model.tco`); numbers are formatted with
-:mod:`desktopapp.model.units`; nothing here computes a cost."""
+(:mod:`desktopapp.model.planning` → :mod:`desktopapp.model.tco`); texts come from
+:mod:`desktopapp.application.cost`; nothing here computes a cost. The plots are
+:mod:`.plots` (``PlotsPanel`` is importable from here too)."""
 
 from __future__ import annotations
 
 import html
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,22 +26,28 @@ from PySide6.QtWidgets import (
 )
 
 from desktopapp.application.cost import OWNING_COLOR
-from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.units import DASH
-from desktopapp.ui.common.axes import make_axis
 from desktopapp.ui.common.band_slider import BandSlider
-from desktopapp.ui.common.layouts import flow_grid, plot_row
+from desktopapp.ui.common.layouts import flow_grid
 from desktopapp.ui.common.result_card import ResultCard
 from desktopapp.ui.common.section import Section
 from desktopapp.ui.common.theme import (
-    BASE_POINT_SIZE,
     COLORS,
     INNER_SPACING,
-    plot_palette,
     themed,
 )
-from desktopapp.ui.cost.offers import swatch_icon
+from desktopapp.ui.cost.offers_model import swatch_icon
+from desktopapp.ui.cost.plots import PlotsPanel, swatch
+
+__all__ = [
+    "AssumptionsPanel",
+    "ComparisonPanel",
+    "HeadlinePanel",
+    "HybridPanel",
+    "IdlePanel",
+    "PlotsPanel",
+]
 
 # --- headline -------------------------------------------------------------------------------------
 
@@ -200,246 +206,6 @@ class ComparisonPanel(Section):
         self.note.setText(reason)
 
 
-# --- plots ------------------------------------------------------------------------------------
-
-
-def _style_axis(plot: Any, name: str) -> None:
-    from desktopapp.ui.common.plots import pg
-
-    axis = plot.getPlotItem().getAxis(name)
-    font = QFont()
-    font.setPointSizeF(BASE_POINT_SIZE - 1.5)
-    axis.setTickFont(font)
-    axis.setPen(pg().mkPen(COLORS["border_strong"]))
-    axis.setTextPen(pg().mkPen(COLORS["muted"]))
-
-
-def _label_html(text: str, color: str, bold: bool = False) -> str:
-    weight = "font-weight:700;" if bold else ""
-    return (
-        f"<span style='color:{themed(color)}; {weight} font-size:{BASE_POINT_SIZE - 1.5:.0f}pt; "
-        f"background:{plot_palette().annotation_css()}'>{html.escape(text)}</span>"
-    )
-
-
-class PlotsPanel(Section):
-    """Cost per useful GPU-hour against utilization (owning's curve, one flat line per price,
-    the crossings marked) and the cumulative cost of the plan with the payback months."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Where owning pays off", parent=parent)
-        from desktopapp.ui.common import plots
-
-        self._pg = plots.pg()
-        self.curve_plot = plots.make_plot(
-            "Cost per useful GPU-hour vs utilization", "utilization of owned GPUs (%)", ""
-        )
-        self.curve_plot.getPlotItem().setAxisItems({"left": make_axis("left", "$")})
-        _style_axis(self.curve_plot, "left")
-        self.cumulative_plot = plots.make_plot("Cumulative cost of the plan", "month", "")
-        self.cumulative_plot.getPlotItem().setAxisItems({"left": make_axis("left", "$")})
-        _style_axis(self.cumulative_plot, "left")
-        self.curve_plot.setXRange(0, 100, padding=0.01)
-
-        self.owning_curve = self.curve_plot.plot(
-            pen=self._pg.mkPen(QColor(themed(OWNING_COLOR)), width=3.0), name="Owning"
-        )
-        self.owning_curve.setZValue(5)
-        self.utilization_line = self._pg.InfiniteLine(
-            angle=90,
-            movable=False,
-            pen=self._pg.mkPen(QColor(COLORS["faint"]), width=1.2, style=Qt.PenStyle.DashLine),
-        )
-        self.curve_plot.addItem(self.utilization_line)
-        self.owning_marker = plots.marker(themed(OWNING_COLOR), 11)
-        self.curve_plot.addItem(self.owning_marker)
-        self.utilization_label = self._pg.TextItem(anchor=(0.0, 0.0))
-        self.curve_plot.addItem(self.utilization_label)
-
-        self.owning_cumulative = self.cumulative_plot.plot(
-            pen=self._pg.mkPen(QColor(themed(OWNING_COLOR)), width=3.0)
-        )
-        self.owning_cumulative.setZValue(5)
-        self._dynamic: list[tuple[Any, Any]] = []  # (plot, item) recreated on every update
-        self.crossings: list[tuple[float, float, str]] = []  # (u %, $, label) for tests
-        self.paybacks: list[tuple[int, float, str]] = []
-
-        self.legend = QLabel()
-        self.legend.setWordWrap(True)
-        self.legend.setTextFormat(Qt.TextFormat.RichText)
-        self.legend.setObjectName("Hint")
-
-        for plot in (self.curve_plot, self.cumulative_plot):
-            plot.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-            plot.setMinimumHeight(260)
-        self.add(plot_row((self.curve_plot, self.cumulative_plot)), 1)
-        self.add(self.legend)
-
-    def _add(self, plot: Any, item: Any) -> Any:
-        plot.addItem(item)
-        self._dynamic.append((plot, item))
-        return item
-
-    def _clear_dynamic(self) -> None:
-        for plot, item in self._dynamic:
-            plot.removeItem(item)
-        self._dynamic = []
-        self.crossings = []
-        self.paybacks = []
-
-    def clear(self) -> None:
-        self._clear_dynamic()
-        for item in (self.owning_curve, self.owning_marker, self.owning_cumulative):
-            item.setData([], [])
-        self.utilization_label.setText("")
-        self.legend.setText("")
-        # No stale axes: the ranges of the last comparison go with its curves.
-        self.cumulative_plot.getPlotItem().setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
-        self.curve_plot.getPlotItem().setYRange(0, 1, padding=0)
-
-    def set_curves(
-        self,
-        utilization: Any,
-        owning: Any,
-        current_u: float,
-        current_cost: float,
-        options: Sequence[tuple[str, str, float, float]],
-        fleet_u: float | None,
-        fleet_cost: float | None,
-    ) -> None:
-        """``options``: (short label, colour, price per useful hour, break-even u)."""
-        import numpy as np
-
-        from desktopapp.ui.common.plots import set_curve
-
-        self._clear_dynamic()
-        pg = self._pg
-        u_pct = np.asarray(utilization, dtype=float) * 100.0
-        set_curve(self.owning_curve, u_pct, owning)
-        prices = [p for _l, _c, p, _b in options]
-        owning_arr = np.asarray(owning, dtype=float)
-        floor = float(owning_arr[-1]) if owning_arr.size else 0.0
-        top = max(
-            [*prices, floor * 2.2, current_cost * 1.1 if math.isfinite(current_cost) else 0.0]
-        )
-        top = top * 1.18 if top > 0 else 1.0
-        self.curve_plot.setYRange(0.0, top, padding=0.0)
-
-        for _label, color, price, _u_star in options:
-            line = pg.PlotDataItem(
-                [0.0, 100.0], [price, price], pen=pg.mkPen(QColor(themed(color)), width=2.0)
-            )
-            self._add(self.curve_plot, line)
-        # Crossings, labelled; labels alternate above/below to keep close prices legible.
-        crossing = sorted(
-            ((b * 100.0, p, label, color) for label, color, p, b in options if b <= 1.0),
-            key=lambda t: t[1],
-        )
-        for i, (x, y, label, color) in enumerate(crossing):
-            dot = pg.ScatterPlotItem(
-                [x],
-                [y],
-                size=10,
-                brush=pg.mkBrush(QColor(themed(color))),
-                pen=pg.mkPen(QColor(plot_palette().marker_outline), width=1.5),
-            )
-            dot.setZValue(12)
-            self._add(self.curve_plot, dot)
-            text = pg.TextItem(
-                html=_label_html(f"{x:.0f}%", color, bold=True),
-                anchor=(-0.1, 1.1) if i % 2 == 0 else (-0.1, -0.1),
-            )
-            text.setPos(x, y)
-            text.setZValue(13)
-            self._add(self.curve_plot, text)
-            self.crossings.append((x, y, label))
-
-        self.utilization_line.setValue(current_u * 100.0)
-        self.owning_marker.setData([current_u * 100.0], [current_cost])
-        self.utilization_label.setHtml(
-            _label_html(f"{current_u:.0%}: {units.format_money(current_cost)}", OWNING_COLOR, True)
-        )
-        self.utilization_label.setAnchor((-0.05, 0.0) if current_u < 0.75 else (1.05, 0.0))
-        self.utilization_label.setPos(current_u * 100.0, top * 0.98)
-        if fleet_u is not None and fleet_cost is not None and abs(fleet_u - current_u) > 0.005:
-            fleet_dot = pg.ScatterPlotItem(
-                [fleet_u * 100.0],
-                [fleet_cost],
-                size=10,
-                symbol="d",
-                brush=pg.mkBrush(QColor(COLORS["surface"])),
-                pen=pg.mkPen(QColor(themed(OWNING_COLOR)), width=2),
-            )
-            fleet_dot.setZValue(11)
-            self._add(self.curve_plot, fleet_dot)
-        swatches = [f"{_swatch(OWNING_COLOR)}&nbsp;<b>Owning</b>"]
-        if fleet_u is not None and abs(fleet_u - current_u) > 0.005:
-            busy = units.format_percent(fleet_u, 0 if fleet_u >= 0.1 else 2)
-            swatches.append(f"◇&nbsp;your&nbsp;fleet:&nbsp;{busy}&nbsp;busy")
-        swatches += [f"{_swatch(color)}&nbsp;{_nbsp(label)}" for label, color, _p, _b in options]
-        self.legend.setText(" &nbsp; ".join(swatches))
-
-    def set_cumulative(
-        self,
-        months: Any | None,
-        owning: Any | None,
-        options: Sequence[tuple[str, str, Any, int | None]],
-    ) -> None:
-        """``options``: (short label, colour, cumulative USD by month, payback month)."""
-        import numpy as np
-
-        pg = self._pg
-        if months is None or owning is None:
-            self.owning_cumulative.setData([], [])
-            return
-        x = np.asarray(months, dtype=float)
-        self.owning_cumulative.setData(x, np.asarray(owning, dtype=float))
-        top = float(np.max(owning)) if len(owning) else 0.0
-        for _label, color, values, _payback in options:
-            line = pg.PlotDataItem(
-                x, np.asarray(values, dtype=float), pen=pg.mkPen(QColor(themed(color)), width=2.0)
-            )
-            self._add(self.cumulative_plot, line)
-            top = max(top, float(np.max(values)))
-        owning_arr = np.asarray(owning, dtype=float)
-        marked = sorted(
-            ((m, label, color) for label, color, _v, m in options if m is not None),
-            key=lambda t: t[0],
-        )
-        for i, (month, label, color) in enumerate(marked):
-            y = float(owning_arr[min(month, owning_arr.size - 1)])
-            dot = pg.ScatterPlotItem(
-                [month],
-                [y],
-                size=10,
-                brush=pg.mkBrush(QColor(themed(color))),
-                pen=pg.mkPen(QColor(plot_palette().marker_outline), width=1.5),
-            )
-            dot.setZValue(12)
-            self._add(self.cumulative_plot, dot)
-            text = pg.TextItem(
-                html=_label_html(f"pays back in month {month}", color, bold=True)
-                if i == 0
-                else _label_html(f"m{month}", color, bold=True),
-                anchor=(1.05, -0.15) if i % 2 == 0 else (-0.05, 1.15),
-            )
-            text.setPos(month, y)
-            text.setZValue(13)
-            self._add(self.cumulative_plot, text)
-            self.paybacks.append((month, y, label))
-        self.cumulative_plot.setXRange(0, float(x[-1]) if x.size else 1.0, padding=0.02)
-        self.cumulative_plot.setYRange(0.0, top * 1.08 if top > 0 else 1.0, padding=0.0)
-
-
-def _nbsp(text: str) -> str:
-    """Escaped text that does not break across lines."""
-    return html.escape(text).replace(" ", "&nbsp;").replace("-", "\u2011")
-
-
-def _swatch(color: str) -> str:
-    return f"<span style='color:{themed(color)}; font-size:13pt'>■</span>"
-
-
 # --- hybrid and idle ----------------------------------------------------------------------------
 
 
@@ -513,8 +279,8 @@ class HybridPanel(Section):
         self.plot.addItem(self.rented_bars)
         # The key names the colours as drawn in the active theme (owning is light in dark).
         self.note.setText(
-            f"{HYBRID_NOTE} {_swatch(themed(OWNING_COLOR))}&nbsp;served by owned GPUs; "
-            f"{_swatch(themed(rented_color))}&nbsp;rented."
+            f"{HYBRID_NOTE} {swatch(themed(OWNING_COLOR))}&nbsp;served by owned GPUs; "
+            f"{swatch(themed(rented_color))}&nbsp;rented."
         )
         top = float(np.max(owned_arr + rented_arr)) if len(x) else 1.0
         self.plot.setYRange(0, top * 1.1 if top > 0 else 1.0, padding=0.0)

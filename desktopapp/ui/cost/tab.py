@@ -30,7 +30,6 @@ from desktopapp.model.planning import (
     CUSTOM_OFFER_KIND,
     DEFAULT_ACCELERATOR,
     DEFAULT_GPU_HOURS_PER_MONTH,
-    DEFAULT_HORIZON_MONTHS,
     DEMAND_RUNS,
     DEMAND_TYPED,
     CostComparison,
@@ -40,9 +39,6 @@ from desktopapp.model.planning import (
     cloud_options,
     compare,
     default_compared,
-    default_source,
-    default_spot_overhead,
-    default_value,
     offers_with_custom,
     owning_defaults,
 )
@@ -50,14 +46,14 @@ from desktopapp.ui.common.layouts import scrolling_column, stack_when_narrow, tw
 from desktopapp.ui.common.marking import (
     FieldMarks,
     blocked,
-    read_quantity,
     select_data,
 )
 from desktopapp.ui.common.recompute import RecomputingTab
 from desktopapp.ui.common.theme import COLORS
 from desktopapp.ui.cost.form import CostForm
 from desktopapp.ui.cost.inputs import CostInputsPanel
-from desktopapp.ui.cost.offers import CustomOfferDialog, OffersPanel
+from desktopapp.ui.cost.offer_dialog import CustomOfferDialog
+from desktopapp.ui.cost.offers import OffersPanel
 from desktopapp.ui.cost.results import (
     AssumptionsPanel,
     ComparisonPanel,
@@ -162,34 +158,9 @@ class CostTab(RecomputingTab):
 
     # --- defaults and state → widgets ----------------------------------------------------------
     def _set_generic_defaults(self) -> None:
-        inp = self.inputs
-        with blocked(inp.life, inp.horizon, inp.demand_source, inp.profile):
-            select_data(inp.life, int(default_value("life_years")))
-            inp.horizon.setValue(DEFAULT_HORIZON_MONTHS)
-            select_data(inp.profile, "flat")
-            has_estimate = self.state.estimate is not None
-            select_data(inp.demand_source, DEMAND_RUNS if has_estimate else DEMAND_TYPED)
         self._typed_gpu_hours = DEFAULT_GPU_HOURS_PER_MONTH
-        inp.gpu_hours.set_value(self._typed_gpu_hours)
-        inp.runs_per_month.set_value(self.state.runs_per_month)
-        inp.pue.set_value(default_value("pue"))
-        inp.kwh_price.set_value(default_value("kwh_price"))
-        inp.ops_percent.set_value(default_value("ops_fraction") * 100.0)
-        inp.facility.set_value(default_value("facility_usd_per_kw_month"))
-        inp.power_kw_idle.set_value(None)
-        self.headline.utilization.set_fraction(default_value("utilization"))
-        self.offers.spot_overhead.set_value(default_spot_overhead() * 100.0)
-        for edit, name in (
-            (inp.pue, "pue"),
-            (inp.kwh_price, "kwh_price"),
-            (inp.ops_percent, "ops_fraction"),
-            (inp.facility, "facility_usd_per_kw_month"),
-        ):
-            edit.setToolTip(f"{edit.toolTip()}\nDefault: {default_source(name)}")
-        inp.defaults_note.setText(
-            "Defaults: PUE, electricity and operations from the reference data (hover a field "
-            "for its source); idle power empty means the servers draw full power all the time."
-        )
+        source = DEMAND_RUNS if self.state.estimate is not None else DEMAND_TYPED
+        self.form.show_generic_defaults(source, self._typed_gpu_hours, self.state.runs_per_month)
         self._refresh_demand_fields()
 
     def _workload_accelerator(self) -> str | None:
@@ -220,19 +191,8 @@ class CostTab(RecomputingTab):
 
     def _apply_owning_defaults(self) -> None:
         """Catalog server price and power for the GPUs per server, unless typed in."""
-        inp = self.inputs
-        defaults = owning_defaults(self._accelerator_id, inp.gpus_per_server.value())
-        view = self._owning.view(defaults, COLORS)
-        if view.show_price:
-            inp.server_price.set_value(view.server_price)
-        inp.server_price_source.setText(view.server_price_note)
-        inp.server_price_source.setToolTip(view.server_price_tooltip)
-        inp.server_price_reset_button.setEnabled(view.server_price_resettable)
-        if view.show_power:
-            inp.power_kw.set_value(view.power_kw)
-        inp.power_source.setText(view.power_note)
-        inp.power_source.setToolTip(view.power_tooltip)
-        inp.power_reset_button.setEnabled(view.power_resettable)
+        defaults = owning_defaults(self._accelerator_id, self.inputs.gpus_per_server.value())
+        self.form.show_owning(self._owning.view(defaults, COLORS))
 
     def _refresh_offers(self) -> None:
         offers = offers_with_custom(self._accelerator_id, self._custom)
@@ -262,42 +222,23 @@ class CostTab(RecomputingTab):
             )
 
     def _refresh_demand_fields(self) -> None:
-        inp = self.inputs
-        source = str(inp.demand_source.currentData())
-        inp.gpu_hours.setEnabled(source == DEMAND_TYPED)
-        inp.show_runs_row(source == DEMAND_RUNS)
+        self.form.show_demand_source()
 
     def _apply_inputs(self, inputs: CostInputs) -> None:
         """Show inputs set from outside (a scenario, another view of the state). Their demand
         source is a choice made there: a workload estimate arriving later does not change it."""
-        inp = self.inputs
         onprem = inputs.onprem
         self._custom = inputs.custom_offers
         self._demand_source_set_by_user = True
         self._typed_gpu_hours = inputs.typed_gpu_hours
         acc = self._catalog.find(inputs.accelerator_id)
         self._accelerator_id = acc.id if acc is not None else inputs.accelerator_id
-        inp.accelerator.set_accelerator_id(self._accelerator_id)
-        with blocked(inp.gpus_per_server, inp.life, inp.horizon, inp.demand_source, inp.profile):
-            inp.gpus_per_server.setValue(onprem.gpus_per_server)
-            select_data(inp.life, int(onprem.life_years))
-            inp.horizon.setValue(inputs.horizon_months)
-            select_data(inp.demand_source, inputs.demand_source)
-            select_data(inp.profile, inputs.profile)
-        inp.gpu_hours.set_value(inputs.typed_gpu_hours)
+        self.inputs.accelerator.set_accelerator_id(self._accelerator_id)
+        self.form.show_inputs(inputs)
         defaults = owning_defaults(self._accelerator_id, onprem.gpus_per_server)
         self._owning = presenter.OwningFields.for_values(
             defaults, float(onprem.server_price), float(onprem.power_kw)
         )
-        inp.server_price.set_value(float(onprem.server_price))
-        inp.power_kw.set_value(float(onprem.power_kw))
-        inp.power_kw_idle.set_value(onprem.power_kw_idle)
-        inp.pue.set_value(onprem.pue)
-        inp.kwh_price.set_value(onprem.kwh_price)
-        inp.ops_percent.set_value(onprem.ops_fraction * 100.0)
-        inp.facility.set_value(onprem.facility_usd_per_kw_month)
-        self.headline.utilization.set_fraction(onprem.utilization)
-        self.offers.spot_overhead.set_value(inputs.spot_overhead * 100.0)
         self._compared = inputs.compared
         self._hybrid_key = inputs.hybrid_option
         self._apply_owning_defaults()
@@ -439,13 +380,13 @@ class CostTab(RecomputingTab):
         onprem = self.form.onprem(errors, self._owning)
         source = str(inp.demand_source.currentData())
         if source == DEMAND_TYPED:
-            self._typed_gpu_hours = read_quantity(inp.gpu_hours, errors)
+            self._typed_gpu_hours = self.form.read(inp.gpu_hours, errors)
         # With another source the field only shows the demand worked out from the workload:
         # the inputs (and a scenario file) keep the figure last typed in or opened.
         typed = self._typed_gpu_hours
         if source == DEMAND_RUNS:
-            read_quantity(inp.runs_per_month, errors)
-        spot = read_quantity(self.offers.spot_overhead, errors)
+            self.form.read(inp.runs_per_month, errors)
+        spot = self.form.read(self.offers.spot_overhead, errors)
         if onprem is None or spot is None:
             return None
         return CostInputs(

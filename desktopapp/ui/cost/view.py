@@ -5,6 +5,7 @@ idle cost, assumptions). Every text and row comes from the presenter
 from __future__ import annotations
 
 from desktopapp.application import cost as presenter
+from desktopapp.application import cost_hybrid as hybrid_presenter
 from desktopapp.application.cost import option_color
 from desktopapp.application.text import assumption_rows
 from desktopapp.model.planning import DEMAND_TYPED, CostComparison, OptionKey
@@ -114,7 +115,7 @@ class ComparisonView:
                 for r in comparison.options
             ],
             None if fleet is None else fleet.utilization,
-            presenter.fleet_cost_per_useful_hour(comparison),
+            hybrid_presenter.fleet_cost_per_useful_hour(comparison),
         )
         self.plots.curve_plot.setToolTip(
             presenter.owning_tooltip(comparison, "Cost per useful GPU-hour against utilization")
@@ -147,7 +148,7 @@ class ComparisonView:
                 combo.addItem(result.option.label, key_text(result.option.key))
             if chosen is not None:
                 combo.setCurrentIndex(combo.findData(key_text(chosen.option.key)))
-        view = presenter.hybrid_view(comparison, COLORS["muted"])
+        view = hybrid_presenter.hybrid_view(comparison, COLORS["muted"])
         if isinstance(view, str) or comparison.hybrid is None or chosen is None:
             panel.clear(view if isinstance(view, str) else comparison.demand.rule)
             return
@@ -174,11 +175,11 @@ class ComparisonView:
             panel.rented.setToolTip("")
         else:
             self.show_rented_idle(rented, name)
-        text, tip = presenter.owned_idle_view(comparison)
+        text, tip = hybrid_presenter.owned_idle_view(comparison)
         panel.owned.setText(text)
         panel.owned.setToolTip(tip)
 
     def show_rented_idle(self, rented: tuple[IdleWaste, IdleWaste], name: str) -> None:
-        text, tip = presenter.rented_idle_view(rented, name)
+        text, tip = hybrid_presenter.rented_idle_view(rented, name)
         self.idle.rented.setText(text)
         self.idle.rented.setToolTip(tip)

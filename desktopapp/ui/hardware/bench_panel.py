@@ -62,7 +62,7 @@ class BenchControls(QFrame):
     """Device, mode, suites and precisions; Start/Cancel; progress with ETA and current step.
 
     ``start_requested()``, ``cancel_requested()``, ``device_changed(str)`` and
-    ``mode_changed(bool quick)`` go to the tab, which owns every decision.
+    ``mode_changed(bool quick)`` go to the tab, which forwards them to the controller.
     """
 
     start_requested = Signal()
@@ -78,7 +78,27 @@ class BenchControls(QFrame):
         note = QLabel("Measure what this machine really delivers, against its datasheet peak.")
         note.setObjectName("SectionNote")
         note.setWordWrap(True)
+        header = QHBoxLayout()
+        header.addWidget(title, 0, Qt.AlignmentFlag.AlignTop)
+        header.addWidget(note, 1)
 
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(14, 12, 14, 12)
+        layout.setSpacing(8)
+        layout.addLayout(header)
+        layout.addLayout(self._build_target_row())
+        layout.addLayout(self._build_choice_grid())
+        status = self._build_run_row()
+        layout.addWidget(self.progress)
+        layout.addLayout(status)
+
+        self.start_button.clicked.connect(self.start_requested)
+        self.cancel_button.clicked.connect(self.cancel_requested)
+        self.device.activated.connect(self._on_device_activated)
+        self.quick.toggled.connect(self._on_quick_toggled)
+
+    def _build_target_row(self) -> QHBoxLayout:
+        """Device and mode (Quick or Full)."""
         self.device = QComboBox()
         self.device.setMinimumContentsLength(24)
         self.device.setSizeAdjustPolicy(
@@ -93,7 +113,19 @@ class BenchControls(QFrame):
         self._mode_group = QButtonGroup(self)
         self._mode_group.addButton(self.quick)
         self._mode_group.addButton(self.full)
+        top = QHBoxLayout()
+        top.setSpacing(8)
+        top.addWidget(self._caption("Device"))
+        top.addWidget(self.device, 1)
+        top.addSpacing(10)
+        top.addWidget(self._caption("Mode"))
+        top.addWidget(self.quick)
+        top.addWidget(self.full)
+        top.addStretch(1)
+        return top
 
+    def _build_choice_grid(self) -> QGridLayout:
+        """The suites and matmul precisions, as chips."""
         self.suites: dict[str, ToggleChip] = {}
         suites_row = QWidget()
         suites_flow = FlowLayout(suites_row)
@@ -109,7 +141,18 @@ class BenchControls(QFrame):
             chip = ToggleChip(dtype, dtype, DTYPE_TIPS.get(dtype, ""))
             self.dtypes[dtype] = chip
             dtypes_flow.addWidget(chip)
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(10)
+        grid.setVerticalSpacing(6)
+        grid.addWidget(self._caption("Suites"), 0, 0, Qt.AlignmentFlag.AlignTop)
+        grid.addWidget(suites_row, 0, 1)
+        grid.addWidget(self._caption("Matmul precisions"), 1, 0, Qt.AlignmentFlag.AlignTop)
+        grid.addWidget(dtypes_row, 1, 1)
+        grid.setColumnStretch(1, 1)
+        return grid
 
+    def _build_run_row(self) -> QHBoxLayout:
+        """The progress bar (``self.progress``) and the status row: step, ETA, Cancel, Run."""
         self.start_button = QPushButton("Run benchmark")
         self.start_button.setObjectName("Primary")
         self.start_button.setDefault(True)
@@ -128,25 +171,6 @@ class BenchControls(QFrame):
         self.eta_label.setObjectName("Muted")
         self.eta_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
-        top = QHBoxLayout()
-        top.setSpacing(8)
-        top.addWidget(self._caption("Device"))
-        top.addWidget(self.device, 1)
-        top.addSpacing(10)
-        top.addWidget(self._caption("Mode"))
-        top.addWidget(self.quick)
-        top.addWidget(self.full)
-        top.addStretch(1)
-
-        grid = QGridLayout()
-        grid.setHorizontalSpacing(10)
-        grid.setVerticalSpacing(6)
-        grid.addWidget(self._caption("Suites"), 0, 0, Qt.AlignmentFlag.AlignTop)
-        grid.addWidget(suites_row, 0, 1)
-        grid.addWidget(self._caption("Matmul precisions"), 1, 0, Qt.AlignmentFlag.AlignTop)
-        grid.addWidget(dtypes_row, 1, 1)
-        grid.setColumnStretch(1, 1)
-
         # The buttons sit with the status line, not beside Device and Mode: that row left them
         # narrower than their text at 1024 px and in presentation mode (issue 16).
         status = QHBoxLayout()
@@ -154,23 +178,7 @@ class BenchControls(QFrame):
         status.addWidget(self.eta_label)
         status.addWidget(self.cancel_button)
         status.addWidget(self.start_button)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 12, 14, 12)
-        layout.setSpacing(8)
-        header = QHBoxLayout()
-        header.addWidget(title, 0, Qt.AlignmentFlag.AlignTop)
-        header.addWidget(note, 1)
-        layout.addLayout(header)
-        layout.addLayout(top)
-        layout.addLayout(grid)
-        layout.addWidget(self.progress)
-        layout.addLayout(status)
-
-        self.start_button.clicked.connect(self.start_requested)
-        self.cancel_button.clicked.connect(self.cancel_requested)
-        self.device.activated.connect(self._on_device_activated)
-        self.quick.toggled.connect(self._on_quick_toggled)
+        return status
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)

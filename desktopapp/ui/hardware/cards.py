@@ -248,17 +248,11 @@ def machine_line(hostname: str, os_name: str, python: str, seconds: float | None
     return " · ".join(parts)
 
 
-def problem_lines(problems: tuple[str, ...], shown_elsewhere: str = "") -> list[str]:
-    """The problems strip: everything except the GPU line the GPU area already says."""
-    return [p for p in problems if p and p != shown_elsewhere]
-
-
 __all__ = [
     "cpu_card",
     "gpu_card",
     "machine_line",
     "no_gpu_card",
     "other_device_card",
-    "problem_lines",
     "torch_card",
 ]

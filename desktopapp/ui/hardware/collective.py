@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktopapp.application.hardware import BusbwChoice, busbw_for_estimates
+from desktopapp.application.hardware import BusbwChoice, busbw_for_estimates, busbw_use
 from desktopapp.devices.bench.collective import OPS, CollectiveConfig, CollectiveRun
 from desktopapp.devices.bench.core import CancelToken, ProgressEvent
 from desktopapp.model.collective import AdvertisedRate, advertised_rate, interpret
@@ -188,17 +188,11 @@ class CollectivePanel(QWidget):
             self.state.set_measured_busbw(None)
 
     def _refresh_use(self, *_args: object) -> None:
-        choice = self.busbw_choice()
         used = self.state.measured_busbw if self.state is not None else None
-        self.use_button.setEnabled(self.state is not None and choice is not None)
-        self.stop_using_button.setEnabled(used is not None)
-        if used is not None:
-            text = f"Estimates use a measured all-reduce bus bandwidth of {used / 1e9:.3g} GB/s."
-        elif choice is not None:
-            text = f"This run: {choice.text}. Not used in the estimates yet."
-        else:
-            text = "Run the collectives (with all-reduce) to use the measured bus bandwidth."
-        self.use_label.setText(text)
+        view = busbw_use(self.busbw_choice(), used, self.state is not None)
+        self.use_button.setEnabled(view.can_use)
+        self.stop_using_button.setEnabled(view.can_stop)
+        self.use_label.setText(view.text)
 
     # --- running ---------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktopapp.application.hardware import HistoryRow, ratio_text, tflops_text
+from desktopapp.application.hardware_controller import history_note, history_status
 from desktopapp.application.hardware_jobs import Comparison
 from desktopapp.model.units import DASH
 from desktopapp.ui.common.theme import COLORS
@@ -158,10 +159,7 @@ class HistoryPanel(QWidget):
                     _item(tflops_text(row.best_fp32), right=True),
                     _item(tflops_text(row.best_bf16), right=True),
                     _item(str(row.measurements), right=True),
-                    _item(
-                        row.status if row.same_machine else f"{row.status} · other machine",
-                        tooltip=row.disturbed,
-                    ),
+                    _item(history_status(row), tooltip=row.disturbed),
                 ]
                 if row.cancelled or row.disturbed:
                     cells[6].setForeground(QColor(COLORS["warn"]))
@@ -174,16 +172,7 @@ class HistoryPanel(QWidget):
         has_rows = bool(rows)
         self.runs.setVisible(has_rows)
         self.empty.setVisible(not has_rows)
-        if error:
-            self.info.setText(f"The results database could not be read: {error}")
-        elif has_rows:
-            where = f" in {path}" if path else ""
-            self.info.setText(
-                f"{len(rows)} saved run{'s' if len(rows) != 1 else ''}{where}. "
-                "Best figures are matmul TFLOP/s."
-            )
-        else:
-            self.info.setText("Results are saved here when a benchmark finishes.")
+        self.info.setText(history_note(len(rows), path, error))
         self._sync_buttons()
 
     def rows(self) -> list[HistoryRow]:

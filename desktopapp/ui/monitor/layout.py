@@ -11,6 +11,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from desktopapp.application.monitor import gpu_indices
 from desktopapp.model.units import DASH, format_bytes
 from desktopapp.ui.common.theme import SERIES
 
@@ -84,16 +85,6 @@ def gpu_color(index: int) -> str:
     return SERIES[index % len(SERIES)]
 
 
-def gpu_indices(channels: Iterable[str]) -> tuple[int, ...]:
-    """GPU numbers present in channel names such as ``gpu0.util``."""
-    found: set[int] = set()
-    for name in channels:
-        head, _, rest = name.partition(".")
-        if head.startswith("gpu") and head[3:].isdigit() and rest == "util":
-            found.add(int(head[3:]))
-    return tuple(sorted(found))
-
-
 def core_channels(channels: Iterable[str]) -> tuple[str, ...]:
     cores = [n for n in channels if n.startswith("cpu.core") and n[8:].isdigit()]
     return tuple(sorted(cores, key=lambda n: int(n[8:])))
@@ -103,74 +94,68 @@ def _gpu_label(index: int, count: int, what: str) -> str:
     return f"GPU {index} {what}" if count > 1 else f"GPU {what}"
 
 
-def plot_specs(channels: Sequence[str]) -> GridLayout:
-    """The plot grid for a sample's channels: GPU plots on the left when there are GPUs,
-    host plots (CPU with its per-core strip, memory, disk, network) on the right."""
-    names = set(channels)
-    gpus = gpu_indices(channels)
-    cores = core_channels(channels)
-    n = len(gpus)
-    host_col = 1 if gpus else 0
-    plots: list[PlotSpec] = []
-    if gpus:
-        util: list[CurveSpec] = []
-        power: list[CurveSpec] = []
-        temp: list[CurveSpec] = []
-        for i in gpus:
-            color = gpu_color(i)
-            util.append(
-                CurveSpec(
-                    f"gpu{i}.util",
-                    _gpu_label(i, n, "util"),
-                    color,
-                    fill=n == 1,
-                    what="util",
-                    gpu=i,
-                )
+def _gpu_curves(i: int, n: int, names: set[str]) -> tuple[list[CurveSpec], ...]:
+    """GPU ``i``'s curves (of ``n`` GPUs) in the utilization, power and temperature plots."""
+    color = gpu_color(i)
+    util = [
+        CurveSpec(f"gpu{i}.util", _gpu_label(i, n, "util"), color, fill=n == 1, what="util", gpu=i)
+    ]
+    if f"gpu{i}.mem.percent" in names:
+        util.append(
+            CurveSpec(
+                f"gpu{i}.mem.percent",
+                _gpu_label(i, n, "memory"),
+                color,
+                dashed=True,
+                width=1.6,
+                what="memory",
+                gpu=i,
             )
-            if f"gpu{i}.mem.percent" in names:
-                util.append(
-                    CurveSpec(
-                        f"gpu{i}.mem.percent",
-                        _gpu_label(i, n, "memory"),
-                        color,
-                        dashed=True,
-                        width=1.6,
-                        what="memory",
-                        gpu=i,
-                    )
-                )
-            power.append(
-                CurveSpec(
-                    f"gpu{i}.power",
-                    _gpu_label(i, n, "power"),
-                    color,
-                    fill=n == 1,
-                    what="power",
-                    gpu=i,
-                )
+        )
+    power = [
+        CurveSpec(
+            f"gpu{i}.power", _gpu_label(i, n, "power"), color, fill=n == 1, what="power", gpu=i
+        )
+    ]
+    if f"gpu{i}.power_limit" in names:
+        power.append(
+            CurveSpec(
+                f"gpu{i}.power_limit",
+                _gpu_label(i, n, "limit"),
+                color,
+                dashed=True,
+                width=1.2,
+                readout=False,
+                what="limit",
+                gpu=i,
             )
-            if f"gpu{i}.power_limit" in names:
-                power.append(
-                    CurveSpec(
-                        f"gpu{i}.power_limit",
-                        _gpu_label(i, n, "limit"),
-                        color,
-                        dashed=True,
-                        width=1.2,
-                        readout=False,
-                        what="limit",
-                        gpu=i,
-                    )
-                )
-            temp.append(
-                CurveSpec(f"gpu{i}.temp", _gpu_label(i, n, "temperature"), color, what="", gpu=i)
-            )
-        plots += [
-            PlotSpec("gpu_util", "GPU utilization", PERCENT, tuple(util), (), 0, 0, True),
-            PlotSpec("gpu_power", "GPU power", WATTS, tuple(power), (), 0, 1, True),
-            PlotSpec("gpu_temp", "GPU temperature", CELSIUS, tuple(temp), (), 0, 2, True),
-        ]
+        )
+    temp = [CurveSpec(f"gpu{i}.temp", _gpu_label(i, n, "temperature"), color, what="", gpu=i)]
+    return util, power, temp
+
+
+def _gpu_plots(gpus: Sequence[int], names: set[str]) -> list[PlotSpec]:
+    """The GPU column: utilization (with memory), power (with the limit), temperature."""
+    if not gpus:
+        return []
+    util: list[CurveSpec] = []
+    power: list[CurveSpec] = []
+    temp: list[CurveSpec] = []
+    for i in gpus:
+        u, p, t = _gpu_curves(i, len(gpus), names)
+        util += u
+        power += p
+        temp += t
+    return [
+        PlotSpec("gpu_util", "GPU utilization", PERCENT, tuple(util), (), 0, 0, True),
+        PlotSpec("gpu_power", "GPU power", WATTS, tuple(power), (), 0, 1, True),
+        PlotSpec("gpu_temp", "GPU temperature", CELSIUS, tuple(temp), (), 0, 2, True),
+    ]
+
+
+def _host_plots(has_gpu: bool, cores: tuple[str, ...], names: set[str]) -> list[PlotSpec]:
+    """CPU (with the per-core strip), memory, disk and network: one column beside the GPU
+    plots, or a 2 × 2 grid without a GPU."""
     cpu_curves = [CurveSpec("cpu.percent", "CPU", SERIES[0], fill=True)]
     if "cpu.max_core" in names:
         cpu_curves.append(
@@ -188,19 +173,28 @@ def plot_specs(channels: Sequence[str]) -> GridLayout:
         CurveSpec("net.tx", "sent", SERIES[4]),
     )
     cpu_title = f"CPU · total and {len(cores)} cores" if cores else "CPU"
-    if gpus:
-        plots += [
-            PlotSpec("cpu", cpu_title, CPU, tuple(cpu_curves), cores, host_col, 0),
-            PlotSpec("memory", "Memory", PERCENT, tuple(mem_curves), (), host_col, 1),
-            PlotSpec("io", "Disk and network", BYTES_RATE, (*disk, *net), (), host_col, 2),
+    if has_gpu:
+        return [
+            PlotSpec("cpu", cpu_title, CPU, tuple(cpu_curves), cores, 1, 0),
+            PlotSpec("memory", "Memory", PERCENT, tuple(mem_curves), (), 1, 1),
+            PlotSpec("io", "Disk and network", BYTES_RATE, (*disk, *net), (), 1, 2),
         ]
-    else:
-        plots += [
-            PlotSpec("cpu", cpu_title, CPU, tuple(cpu_curves), cores, 0, 0),
-            PlotSpec("memory", "Memory", PERCENT, tuple(mem_curves), (), 1, 0),
-            PlotSpec("disk", "Disk", BYTES_RATE, disk, (), 0, 1),
-            PlotSpec("network", "Network", BYTES_RATE, net, (), 1, 1),
-        ]
+    return [
+        PlotSpec("cpu", cpu_title, CPU, tuple(cpu_curves), cores, 0, 0),
+        PlotSpec("memory", "Memory", PERCENT, tuple(mem_curves), (), 1, 0),
+        PlotSpec("disk", "Disk", BYTES_RATE, disk, (), 0, 1),
+        PlotSpec("network", "Network", BYTES_RATE, net, (), 1, 1),
+    ]
+
+
+def plot_specs(channels: Sequence[str]) -> GridLayout:
+    """The plot grid for a sample's channels: GPU plots on the left when there are GPUs,
+    host plots (CPU with its per-core strip, memory, disk, network) on the right. Curves of
+    channels the sample lacks are left out, and plots left without curves."""
+    names = set(channels)
+    gpus = gpu_indices(channels)
+    cores = core_channels(channels)
+    plots = _gpu_plots(gpus, names) + _host_plots(bool(gpus), cores, names)
     kept = tuple(
         PlotSpec(
             p.key,

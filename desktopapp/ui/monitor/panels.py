@@ -1,6 +1,7 @@
-"""Panels of the Monitor tab: the live readings strip, banners, the bottleneck diagnosis and the
-idle-cost meter. They display what the model computed (``model.diagnosis``,
-``model.idle_cost``); formatting goes through ``model.units``. Every label is created once and
+"""Panels of the Monitor tab: the live readings strip, banners and the bottleneck diagnosis
+(the idle-cost meter is in :mod:`~desktopapp.ui.monitor.idle_panel`, the session totals in
+:mod:`~desktopapp.ui.monitor.session_panel`). They display what the model computed
+(``model.diagnosis``); formatting goes through ``model.units``. Every label is created once and
 only re-written when its text changes, so a refresh costs little when nothing moved.
 """
 
@@ -13,35 +14,28 @@ from collections.abc import Sequence
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import (
-    QCheckBox,
     QFrame,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
     QSizePolicy,
-    QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 
+from desktopapp.application.monitor_views import (
+    BannerView,
+)
 from desktopapp.devices.sampler import SystemSample
 from desktopapp.model.diagnosis import Diagnosis, Verdict
-from desktopapp.model.idle_cost import IdleCostReport
 from desktopapp.model.units import (
     DASH,
-    SECONDS_PER_HOUR,
     format_bytes,
     format_duration,
-    format_money,
-    format_percent,
 )
-from desktopapp.ui.common.quantity_edit import QuantityEdit
-from desktopapp.ui.common.result_card import ResultCard, formula_tooltip
 from desktopapp.ui.common.section import Section
 from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, INNER_SPACING, current_scale
 from desktopapp.ui.monitor.layout import gpu_color
-from desktopapp.ui.monitor.summary import SessionTotals, format_energy
 
 _SEVERITY_NAMES: dict[str, tuple[str, str, str]] = {
     "ok": ("good", "good_soft", "OK"),
@@ -76,7 +70,7 @@ def set_text(label: QLabel, text: str) -> bool:
     return True
 
 
-def _label(object_name: str = "", wrap: bool = False, rich: bool = False) -> QLabel:
+def make_label(object_name: str = "", wrap: bool = False, rich: bool = False) -> QLabel:
     label = QLabel()
     if object_name:
         label.setObjectName(object_name)
@@ -100,7 +94,7 @@ class Banner(QFrame):
         self.icon = QLabel()
         self.icon.setMinimumSize(18, 18)  # grows with presentation fonts
         self.icon.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.text = _label(wrap=True)
+        self.text = make_label(wrap=True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.action = QPushButton()
         self.action.setObjectName("LinkButton")
@@ -140,6 +134,13 @@ class Banner(QFrame):
         self.action.setText(action)
         self.action.setVisible(bool(action))
         self.setVisible(True)
+
+    def show_view(self, view: BannerView | None) -> None:
+        """Show the application layer's banner, or hide the bar for ``None``."""
+        if view is None:
+            self.setVisible(False)
+        else:
+            self.show_message(view.text, view.tone)
 
     def message(self) -> str:
         return "" if self.isHidden() else self.text.text()
@@ -237,11 +238,11 @@ class _Tile(QWidget):
         painter.end()
 
 
-def _pct(value: float) -> str:
+def pct_text(value: float) -> str:
     return f"{value:.0f}%" if math.isfinite(value) else DASH
 
 
-def _num(value: float, unit: str) -> str:
+def num_text(value: float, unit: str) -> str:
     return f"{value:.0f} {unit}" if math.isfinite(value) else DASH
 
 
@@ -280,18 +281,18 @@ class LiveStrip(QWidget):
                 else "memory —"
             )
             tile.set(
-                f"{_pct(gpu.util_percent)}  ·  {_num(gpu.power_w, 'W')}  ·  "
-                f"{_num(gpu.temperature_c, '°C')}",
+                f"{pct_text(gpu.util_percent)}  ·  {num_text(gpu.power_w, 'W')}  ·  "
+                f"{num_text(gpu.temperature_c, '°C')}",
                 mem,
             )
         cpu = sample.cpu
         self.cpu.set(
-            _pct(cpu.percent),
-            f"busiest core {_pct(cpu.max_core_percent)} · {cpu.count} cores",
+            pct_text(cpu.percent),
+            f"busiest core {pct_text(cpu.max_core_percent)} · {cpu.count} cores",
         )
         ram = sample.memory
         self.ram.set(
-            _pct(ram.percent),
+            pct_text(ram.percent),
             f"{format_bytes(ram.used_bytes)} of {format_bytes(ram.total_bytes)}",
         )
         io = sample.io
@@ -314,7 +315,7 @@ class _VerdictRow(QWidget):
     def __init__(self) -> None:
         super().__init__()
         self.dot = QLabel("●")
-        self.text = _label(wrap=True, rich=True)
+        self.text = make_label(wrap=True, rich=True)
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 2, 0, 2)
         row.setSpacing(6)
@@ -340,19 +341,19 @@ class DiagnosisPanel(Section):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Bottleneck diagnosis", parent=parent)
-        self.window_label = _label("Hint")
+        self.window_label = make_label("Hint")
         self.add_header_widget(self.window_label)
         self.card = QFrame()
         self.card.setObjectName("VerdictCard")
-        self.badge = _label()
+        self.badge = make_label()
         self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.since = _label("Hint")
-        self.title = _label(wrap=True)
+        self.since = make_label("Hint")
+        self.title = make_label(wrap=True)
         self.title.setStyleSheet(
             f"font-size: {BASE_POINT_SIZE + 2:.0f}pt; font-weight: 700; color: {COLORS['text']};"
         )
-        self.evidence = _label(wrap=True, rich=True)
-        self.advice = _label(wrap=True, rich=True)
+        self.evidence = make_label(wrap=True, rich=True)
+        self.advice = make_label(wrap=True, rich=True)
         top = QHBoxLayout()
         top.setSpacing(8)
         top.addWidget(self.badge)
@@ -434,239 +435,3 @@ class DiagnosisPanel(Section):
         parts = [self.badge.text(), self.title.text(), self.evidence.text(), self.advice.text()]
         parts += [r.text.text() for r in self.others if r.isVisibleTo(self)]
         return "\n".join(p for p in parts if p)
-
-
-# --- idle cost --------------------------------------------------------------------------------
-
-
-class IdleCostPanel(Section):
-    """Price per GPU-hour, idle time and its cost, the monthly projection and the idle alert.
-
-    ``price_changed(float)`` when a valid price is typed; ``price_reset()`` to follow the
-    Workload tab again; ``alert_changed(object)`` with minutes or ``None``.
-    """
-
-    price_changed = Signal(float)
-    price_reset = Signal()
-    alert_changed = Signal(object)
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Idle GPU cost", parent=parent)
-        self.price = QuantityEdit(
-            "price_per_gpu_hour",
-            currency=True,
-            placeholder="e.g. 2.49",
-            tooltip="USD per GPU-hour: a cloud price, or what owning costs you per hour",
-        )
-        self.price.setMaximumWidth(110)
-        self._writing = False
-        dollar = _label("FieldLabel")
-        dollar.setText("$")
-        per = _label("FieldLabel")
-        per.setText("/ GPU-hour")
-        self.reset_button = QPushButton("Use workload price")
-        self.reset_button.setObjectName("LinkButton")
-        self.reset_button.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.reset_button.setVisible(False)
-        price_row = QHBoxLayout()
-        price_row.setSpacing(6)
-        price_row.addWidget(dollar)
-        price_row.addWidget(self.price)
-        price_row.addWidget(per)
-        price_row.addStretch(1)
-        price_row.addWidget(self.reset_button)
-        self.add_row("Price", price_row)
-        self.price_source = _label("Hint", wrap=True)
-        self.add_row("", self.price_source)
-
-        self.idle_card = ResultCard("Idle GPU time")
-        self.share_card = ResultCard("Idle share")
-        self.cost_card = ResultCard("Idle cost")
-        self.monthly_card = ResultCard("Monthly waste")
-        self.cards = QWidget()
-        cards = QGridLayout(self.cards)
-        cards.setContentsMargins(0, 0, 0, 0)
-        cards.setSpacing(INNER_SPACING)
-        for i, card in enumerate(
-            (self.idle_card, self.share_card, self.cost_card, self.monthly_card)
-        ):
-            cards.addWidget(card, i // 2, i % 2)
-        self.add(self.cards)
-
-        self.alert_box = QCheckBox("Alert when a GPU is idle for")
-        self.alert_minutes = QSpinBox()
-        self.alert_minutes.setRange(1, 1440)
-        self.alert_minutes.setValue(15)
-        self.alert_minutes.setSuffix(" min")
-        self.alert_minutes.setEnabled(False)
-        self.alert_row = QWidget()
-        alert_row = QHBoxLayout(self.alert_row)
-        alert_row.setContentsMargins(0, 0, 0, 0)
-        alert_row.setSpacing(6)
-        alert_row.addWidget(self.alert_box)
-        alert_row.addWidget(self.alert_minutes)
-        alert_row.addStretch(1)
-        self.add(self.alert_row)
-        self.note = _label("Hint", wrap=True)
-        self.add(self.note)
-
-        self.price.value_changed.connect(self._on_price)
-        self.reset_button.clicked.connect(self.price_reset)
-        self.alert_box.toggled.connect(self._on_alert)
-        self.alert_minutes.valueChanged.connect(lambda _v: self._on_alert())
-        self.show_no_gpu("Waiting for the first samples.")
-
-    # --- inputs -------------------------------------------------------------------------------
-    def set_price(self, usd: float, source: str, typed: bool) -> None:
-        """Show the price in use (model → widget; no ``price_changed``)."""
-        if self.price.value() != usd:
-            self._writing = True
-            try:
-                self.price.setText(f"{usd:.2f}")
-            finally:
-                self._writing = False
-        set_text(self.price_source, source)
-        self.reset_button.setVisible(typed)
-
-    def _on_price(self, value: object) -> None:
-        if self._writing:
-            return
-        if isinstance(value, float) and math.isfinite(value) and value >= 0:
-            self.price_changed.emit(value)
-
-    def alert_after_minutes(self) -> float | None:
-        return float(self.alert_minutes.value()) if self.alert_box.isChecked() else None
-
-    def _on_alert(self) -> None:
-        self.alert_minutes.setEnabled(self.alert_box.isChecked())
-        self.alert_changed.emit(self.alert_after_minutes())
-
-    # --- results ------------------------------------------------------------------------------
-    def show_no_gpu(self, reason: str) -> None:
-        for card in (self.idle_card, self.share_card, self.cost_card, self.monthly_card):
-            card.clear(reason)
-        set_text(self.note, reason)
-
-    def set_gpu_mode(self, has_gpu: bool) -> None:
-        """Without a GPU only the price and the reason are shown."""
-        self.cards.setVisible(has_gpu)
-        self.alert_row.setVisible(has_gpu)
-
-    def show_report(self, report: IdleCostReport, idle_threshold_percent: float) -> None:
-        idle_s = report.idle_gpu_hours * SECONDS_PER_HOUR
-        observed_s = report.observed_gpu_hours * SECONDS_PER_HOUR
-        tip = formula_tooltip(
-            "Idle GPU cost",
-            report.formula,
-            [(a.name, a.value) for a in report.assumptions],
-        )
-        share = format_percent(report.idle_fraction, 0)
-        gpus = len(report.gpus)
-        if observed_s <= 0:
-            idle_text = DASH
-        elif idle_s < 1e-3:
-            idle_text = "0 s"
-        else:
-            idle_text = format_duration(idle_s)
-        self.idle_card.set_formatted(
-            idle_text,
-            f"of {format_duration(observed_s)} GPU time watched" if observed_s > 0 else "",
-            tip,
-        )
-        self.share_card.set_value(
-            share,
-            "",
-            f"time below {idle_threshold_percent:g}% utilization",
-            tip,
-        )
-        self.cost_card.set_value(
-            format_money(report.idle_cost_usd),
-            "",
-            f"of {format_money(report.session_cost_usd)} this session",
-            tip,
-        )
-        self.monthly_card.set_value(
-            format_money(report.projected_monthly_waste_usd),
-            "",
-            f"if this continues on {gpus} GPU{'s' if gpus != 1 else ''}",
-            tip,
-        )
-        streaks = [g for g in report.gpus if g.idle_streak_s >= 1]
-        if streaks:
-            longest = max(streaks, key=lambda g: g.idle_streak_s)
-            note = (
-                f"GPU {longest.index} has been idle for {format_duration(longest.idle_streak_s)}"
-                " now."
-            )
-        elif observed_s > 0:
-            note = "Every GPU is busy right now."
-        else:
-            note = "Counting starts with the second sample."
-        set_text(self.note, note)
-
-
-# --- session totals ---------------------------------------------------------------------------
-
-
-class SessionPanel(Section):
-    """How long the session ran and what it used: per-GPU means, peaks and energy, CPU, RAM.
-    Built with the first sample, when the GPUs are known."""
-
-    def __init__(self, gpus: Sequence[tuple[int, str]], parent: QWidget | None = None) -> None:
-        super().__init__("This session", parent=parent)
-        _caption, self.duration = self._value_row("Watched")
-        self.gpu_rows: dict[int, QLabel] = {}
-        for index, name in gpus:
-            caption, label = self._value_row(f"GPU {index}")
-            caption.setStyleSheet(f"color: {gpu_color(index)}; font-weight: 600;")
-            label.setToolTip(name)
-            self.gpu_rows[index] = label
-        self.energy: QLabel | None = None
-        if gpus:
-            _caption, self.energy = self._value_row("GPU energy")
-        _caption, self.cpu = self._value_row("CPU")
-        _caption, self.ram = self._value_row("RAM")
-
-    def _value_row(self, caption: str) -> tuple[QLabel, QLabel]:
-        value = _label(wrap=True)  # long values wrap: no sideways scrolling of the side column
-        value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        return self.add_row(caption, value), value
-
-    def show_totals(
-        self, totals: SessionTotals, interval_s: float, warm_up: tuple[int, float] = (0, 0.0)
-    ) -> None:
-        """``warm_up``: (samples taken in the opening burst, their spacing in seconds)."""
-        burst, burst_s = warm_up
-        burst = min(burst, totals.samples)
-        rate = f"every {interval_s:g} s"
-        if burst:
-            rate = f"the first {burst} taken {burst_s:g} s apart to fill the plots, then {rate}"
-        set_text(
-            self.duration,
-            f"{format_duration(totals.duration_s)} · {totals.samples} samples ({rate})",
-        )
-        for gpu in totals.gpus:
-            label = self.gpu_rows.get(gpu.index)
-            if label is None:
-                continue
-            energy = format_energy(gpu.energy_j)
-            if gpu.energy_estimated and math.isfinite(gpu.energy_j):
-                energy = f"≈{energy}"
-            set_text(
-                label,
-                f"{_pct(gpu.mean_util_percent)} mean util · {_num(gpu.mean_power_w, 'W')} mean · "
-                f"{energy}\npeak memory {format_bytes(gpu.peak_memory_bytes)} · "
-                f"peak {_num(gpu.peak_temperature_c, '°C')}",
-            )
-        if self.energy is not None:
-            estimated = any(g.energy_estimated for g in totals.gpus)
-            set_text(
-                self.energy,
-                format_energy(totals.gpu_energy_j)
-                + (" (partly mean power × time)" if estimated else ""),
-            )
-        set_text(
-            self.cpu,
-            f"{_pct(totals.cpu_mean_percent)} mean · {_pct(totals.cpu_peak_percent)} peak",
-        )
-        set_text(self.ram, f"peak {format_bytes(totals.ram_peak_bytes)} in use")

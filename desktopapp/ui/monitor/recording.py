@@ -1,4 +1,4 @@
-"""Recording monitor sessions to SQLite and exporting CSV, all off the GUI thread.
+"""Recording monitor sessions to SQLite, off the GUI thread.
 
 A recording lives in the sampling thread (:class:`~desktopapp.ui.monitor.sampling.
 SamplingThread`): :meth:`Recording.start` opens the store and a
@@ -6,30 +6,23 @@ SamplingThread`): :meth:`Recording.start` opens the store and a
 sink, so every sample the thread takes is written in batches by that thread; :meth:`Recording.stop`
 finishes it there. Results come back through :class:`Recording`'s queued signals.
 
-CSV export (:func:`history_table`, :func:`write_history_csv`, :func:`export_session_csv`) runs in
-a :class:`~desktopapp.ui.common.workers.TaskRunner`; the history is copied on the GUI thread
-first, so the worker never reads buffers that are being appended to.
+CSV export lives in :mod:`desktopapp.application.monitor_export` (Qt-free) and is run in a worker
+by :class:`~desktopapp.ui.monitor.record_export.RecordExport`.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import numpy.typing as npt
 from PySide6.QtCore import QObject, Signal
 
-from desktopapp.devices.sampler import ChannelSpec, SystemSample
-from desktopapp.devices.session_store import SessionRecorder, SessionStore, write_csv
-from desktopapp.model.ringbuffer import MonitorHistory
+from desktopapp.devices.sampler import SystemSample
+from desktopapp.devices.session_store import SessionRecorder, SessionStore
 from desktopapp.ui.monitor.sampling import SamplingController, SamplingThread
-
-FloatArray = npt.NDArray[np.float64]
 
 
 class _StoreSink:
@@ -136,49 +129,3 @@ class Recording(QObject):
             self.last_session_id = self.session_id
         self.active = False
         self.session_id = None
-
-
-# --- CSV --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HistoryTable:
-    """A copy of the full-rate history, ready to be written by a worker."""
-
-    channels: tuple[ChannelSpec, ...]
-    timestamps: FloatArray
-    values: Mapping[str, FloatArray]
-
-    @property
-    def rows(self) -> int:
-        return int(self.timestamps.size)
-
-
-def history_table(
-    history: MonitorHistory, specs: Sequence[ChannelSpec], last_seconds: float | None
-) -> HistoryTable:
-    """Copy the rows of the last ``last_seconds`` (all held rows when None) at full rate."""
-    names = tuple(s.name for s in specs if s.name in history.channels)
-    view = history.raw.view(last_seconds, channels=names)
-    timestamps = np.array(view.timestamps, dtype=np.float64)
-    keep = ~np.all(np.isnan(np.vstack([view.values[n] for n in names])), axis=0) if names else None
-    if keep is not None:  # gap markers (rows with no value at all) are not samples
-        timestamps = timestamps[keep]
-    values = {
-        n: np.array(view.values[n], dtype=np.float64)[keep] if keep is not None else np.empty(0)
-        for n in names
-    }
-    kept = tuple(s for s in specs if s.name in names)
-    return HistoryTable(kept, timestamps, values)
-
-
-def write_history_csv(path: Path, table: HistoryTable) -> tuple[str, int]:
-    written = write_csv(path, table.channels, table.timestamps, table.values)
-    return str(written), table.rows
-
-
-def export_session_csv(store_path: Path | None, session_id: int, path: Path) -> tuple[str, int]:
-    with SessionStore(store_path, read_only=True) as store:  # exporting never writes it
-        info = store.session(session_id)
-        written = store.export_csv(session_id, path)
-    return str(written), info.sample_count

@@ -1,0 +1,241 @@
+"""The Cost tab's plots: cost per useful GPU-hour against utilization (owning's curve, one flat
+line per price, the crossings marked) and the cumulative cost of the plan with the payback
+months. What is marked and where the axes end is :mod:`desktopapp.application.cost_plots`;
+this module draws it."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
+
+from desktopapp.application.cost import OWNING_COLOR
+from desktopapp.application.cost_plots import (
+    PlotMark,
+    caption_on_left,
+    crossing_marks,
+    cumulative_top,
+    curve_legend,
+    curve_top,
+    payback_marks,
+    shows_fleet,
+    utilization_caption,
+)
+from desktopapp.ui.common.axes import make_axis
+from desktopapp.ui.common.layouts import plot_row
+from desktopapp.ui.common.section import Section
+from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, plot_palette, themed
+
+
+def _style_axis(plot: Any, name: str) -> None:
+    from desktopapp.ui.common.plots import pg
+
+    axis = plot.getPlotItem().getAxis(name)
+    font = QFont()
+    font.setPointSizeF(BASE_POINT_SIZE - 1.5)
+    axis.setTickFont(font)
+    axis.setPen(pg().mkPen(COLORS["border_strong"]))
+    axis.setTextPen(pg().mkPen(COLORS["muted"]))
+
+
+def _label_html(text: str, color: str, bold: bool = False) -> str:
+    weight = "font-weight:700;" if bold else ""
+    return (
+        f"<span style='color:{themed(color)}; {weight} font-size:{BASE_POINT_SIZE - 1.5:.0f}pt; "
+        f"background:{plot_palette().annotation_css()}'>{html.escape(text)}</span>"
+    )
+
+
+def nbsp(text: str) -> str:
+    """Escaped text that does not break across lines."""
+    return html.escape(text).replace(" ", "&nbsp;").replace("-", "\u2011")
+
+
+def swatch(color: str) -> str:
+    return f"<span style='color:{themed(color)}; font-size:13pt'>■</span>"
+
+
+class PlotsPanel(Section):
+    """Cost per useful GPU-hour against utilization (owning's curve, one flat line per price,
+    the crossings marked) and the cumulative cost of the plan with the payback months."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Where owning pays off", parent=parent)
+        from desktopapp.ui.common import plots
+
+        self._pg = plots.pg()
+        self.curve_plot = plots.make_plot(
+            "Cost per useful GPU-hour vs utilization", "utilization of owned GPUs (%)", ""
+        )
+        self.cumulative_plot = plots.make_plot("Cumulative cost of the plan", "month", "")
+        for plot in (self.curve_plot, self.cumulative_plot):
+            plot.getPlotItem().setAxisItems({"left": make_axis("left", "$")})
+            _style_axis(plot, "left")
+        self.curve_plot.setXRange(0, 100, padding=0.01)
+        self._build_owning_items(plots)
+        self._dynamic: list[tuple[Any, Any]] = []  # (plot, item) recreated on every update
+        self.crossings: list[tuple[float, float, str]] = []  # (u %, $, label) for tests
+        self.paybacks: list[tuple[int, float, str]] = []
+
+        self.legend = QLabel()
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setObjectName("Hint")
+
+        for plot in (self.curve_plot, self.cumulative_plot):
+            plot.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+            plot.setMinimumHeight(260)
+        self.add(plot_row((self.curve_plot, self.cumulative_plot)), 1)
+        self.add(self.legend)
+
+    def _build_owning_items(self, plots: Any) -> None:
+        """Owning's curve, marker and cumulative line, the utilization line and caption: kept
+        for the panel's life and given new data on every update."""
+        pg = self._pg
+        owning_pen = pg.mkPen(QColor(themed(OWNING_COLOR)), width=3.0)
+        self.owning_curve = self.curve_plot.plot(pen=owning_pen, name="Owning")
+        self.owning_curve.setZValue(5)
+        self.utilization_line = pg.InfiniteLine(
+            angle=90,
+            movable=False,
+            pen=pg.mkPen(QColor(COLORS["faint"]), width=1.2, style=Qt.PenStyle.DashLine),
+        )
+        self.curve_plot.addItem(self.utilization_line)
+        self.owning_marker = plots.marker(themed(OWNING_COLOR), 11)
+        self.curve_plot.addItem(self.owning_marker)
+        self.utilization_label = pg.TextItem(anchor=(0.0, 0.0))
+        self.curve_plot.addItem(self.utilization_label)
+        self.owning_cumulative = self.cumulative_plot.plot(
+            pen=pg.mkPen(QColor(themed(OWNING_COLOR)), width=3.0)
+        )
+        self.owning_cumulative.setZValue(5)
+
+    def _add(self, plot: Any, item: Any) -> Any:
+        plot.addItem(item)
+        self._dynamic.append((plot, item))
+        return item
+
+    def _clear_dynamic(self) -> None:
+        for plot, item in self._dynamic:
+            plot.removeItem(item)
+        self._dynamic = []
+        self.crossings = []
+        self.paybacks = []
+
+    def clear(self) -> None:
+        self._clear_dynamic()
+        for item in (self.owning_curve, self.owning_marker, self.owning_cumulative):
+            item.setData([], [])
+        self.utilization_label.setText("")
+        self.legend.setText("")
+        # No stale axes: the ranges of the last comparison go with its curves.
+        self.cumulative_plot.getPlotItem().setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
+        self.curve_plot.getPlotItem().setYRange(0, 1, padding=0)
+
+    def _mark(self, plot: Any, mark: PlotMark, anchor: tuple[float, float]) -> None:
+        """A dot in the option's colour and its caption."""
+        pg = self._pg
+        dot = pg.ScatterPlotItem(
+            [mark.x],
+            [mark.y],
+            size=10,
+            brush=pg.mkBrush(QColor(themed(mark.color))),
+            pen=pg.mkPen(QColor(plot_palette().marker_outline), width=1.5),
+        )
+        dot.setZValue(12)
+        self._add(plot, dot)
+        text = pg.TextItem(html=_label_html(mark.text, mark.color, bold=True), anchor=anchor)
+        text.setPos(mark.x, mark.y)
+        text.setZValue(13)
+        self._add(plot, text)
+
+    def set_curves(
+        self,
+        utilization: Any,
+        owning: Any,
+        current_u: float,
+        current_cost: float,
+        options: Sequence[tuple[str, str, float, float]],
+        fleet_u: float | None,
+        fleet_cost: float | None,
+    ) -> None:
+        """``options``: (short label, colour, price per useful hour, break-even u)."""
+        import numpy as np
+
+        from desktopapp.ui.common.plots import set_curve
+
+        self._clear_dynamic()
+        pg = self._pg
+        set_curve(self.owning_curve, np.asarray(utilization, dtype=float) * 100.0, owning)
+        owning_arr = np.asarray(owning, dtype=float)
+        floor = float(owning_arr[-1]) if owning_arr.size else 0.0
+        top = curve_top([p for _l, _c, p, _b in options], floor, current_cost)
+        self.curve_plot.setYRange(0.0, top, padding=0.0)
+        for _label, color, price, _u_star in options:
+            pen = pg.mkPen(QColor(themed(color)), width=2.0)
+            self._add(self.curve_plot, pg.PlotDataItem([0.0, 100.0], [price, price], pen=pen))
+        for mark in crossing_marks(options):
+            self._mark(self.curve_plot, mark, (-0.1, 1.1) if mark.above else (-0.1, -0.1))
+            self.crossings.append((mark.x, mark.y, mark.label))
+        self._show_utilization(current_u, current_cost, top)
+        if fleet_u is not None and fleet_cost is not None and shows_fleet(fleet_u, current_u):
+            fleet_dot = pg.ScatterPlotItem(
+                [fleet_u * 100.0],
+                [fleet_cost],
+                size=10,
+                symbol="d",
+                brush=pg.mkBrush(QColor(COLORS["surface"])),
+                pen=pg.mkPen(QColor(themed(OWNING_COLOR)), width=2),
+            )
+            fleet_dot.setZValue(11)
+            self._add(self.curve_plot, fleet_dot)
+        entries = curve_legend(options, OWNING_COLOR, fleet_u, current_u)
+        self.legend.setText(
+            " &nbsp; ".join(
+                (f"{swatch(e.color)}&nbsp;" if e.color else "")
+                + (f"<b>{nbsp(e.text)}</b>" if e.bold else nbsp(e.text))
+                for e in entries
+            )
+        )
+
+    def _show_utilization(self, current_u: float, current_cost: float, top: float) -> None:
+        """The dashed line at the chosen utilization, owning's marker and its caption."""
+        self.utilization_line.setValue(current_u * 100.0)
+        self.owning_marker.setData([current_u * 100.0], [current_cost])
+        self.utilization_label.setHtml(
+            _label_html(utilization_caption(current_u, current_cost), OWNING_COLOR, True)
+        )
+        left = caption_on_left(current_u)
+        self.utilization_label.setAnchor((1.05, 0.0) if left else (-0.05, 0.0))
+        self.utilization_label.setPos(current_u * 100.0, top * 0.98)
+
+    def set_cumulative(
+        self,
+        months: Any | None,
+        owning: Any | None,
+        options: Sequence[tuple[str, str, Any, int | None]],
+    ) -> None:
+        """``options``: (short label, colour, cumulative USD by month, payback month)."""
+        import numpy as np
+
+        pg = self._pg
+        if months is None or owning is None:
+            self.owning_cumulative.setData([], [])
+            return
+        x = np.asarray(months, dtype=float)
+        owning_arr = np.asarray(owning, dtype=float)
+        self.owning_cumulative.setData(x, owning_arr)
+        for _label, color, values, _payback in options:
+            pen = pg.mkPen(QColor(themed(color)), width=2.0)
+            self._add(self.cumulative_plot, pg.PlotDataItem(x, np.asarray(values, float), pen=pen))
+        paybacks = [(label, color, month) for label, color, _v, month in options]
+        for mark in payback_marks(paybacks, owning_arr.tolist()):
+            self._mark(self.cumulative_plot, mark, (-0.05, 1.15) if mark.above else (1.05, -0.15))
+            self.paybacks.append((int(mark.x), mark.y, mark.label))
+        top = cumulative_top(owning_arr.tolist(), [list(v) for _l, _c, v, _p in options])
+        self.cumulative_plot.setXRange(0, float(x[-1]) if x.size else 1.0, padding=0.02)
+        self.cumulative_plot.setYRange(0.0, top, padding=0.0)
