@@ -8,7 +8,7 @@
 2. Published GPU-hours of large runs (the ``runs`` table; never used in the fit), predicted
    from what a planner has: params, tokens, accelerator, GPU count where published (else
    1,024), sequence length, shape, MoE top-k and global batch where published (else 4M
-   tokens), with the 'typical' stack (stack-blind fit).
+   tokens), per-GPU power cap where published, with the 'typical' stack (stack-blind fit).
    Target: ≥ 90% within 1.5× and median error ≤ 1.15×.
 
     .venv/bin/python benchmarks/fidelity.py
@@ -18,12 +18,16 @@ from __future__ import annotations
 
 import statistics
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from desktopapp.model.catalog import get_accelerator
 from desktopapp.model.perf_training import (
+    DEFAULT_GOODPUT,
+    RunEstimate,
     RunInputs,
     _throughput_document,
     estimate_run,
@@ -34,6 +38,48 @@ UNKNOWN_GPUS = 1024
 
 def _err(ratio: float) -> float:
     return max(ratio, 1.0 / ratio)
+
+
+def run_inputs(run: Mapping[str, Any], **overrides: Any) -> RunInputs:
+    """What a planner has for one published run (the ``runs`` table), plus ``overrides``."""
+    fields: dict[str, Any] = dict(
+        params=run["params"],
+        active_params=run.get("active_params"),
+        tokens=run["tokens"],
+        accelerator=run["accelerator_id"],
+        gpus=run["gpus"] or UNKNOWN_GPUS,
+        precision=run.get("precision", "bf16"),
+        seq_len=run["seq_len"],
+        layers=run["layers"],
+        hidden=run["hidden"],
+        heads=run["heads"],
+        kv_heads=run["kv_heads"],
+        global_batch_tokens=run.get("global_batch_tokens"),
+        moe_top_k=run.get("moe_top_k"),
+        power_cap_w=run.get("power_cap_w"),
+    )
+    fields.update(overrides)
+    return RunInputs(**fields)
+
+
+def _overheads(est: RunEstimate, top: int = 3) -> str:
+    """The largest parts of the step other than compute, as shares of the step."""
+    short = {
+        "recompute": "recompute",
+        "tensor_parallel_comm": "TP",
+        "context_parallel_comm": "CP",
+        "expert_parallel_comm": "EP",
+        "pipeline_comm": "PP sends",
+        "pipeline_bubble": "bubble",
+        "data_parallel_comm": "DP",
+    }
+    parts = est.breakdown.to_dict()
+    shares = sorted(
+        ((v / est.step_seconds, short[k]) for k, v in parts.items() if k in short and v > 0),
+        reverse=True,
+    )
+    text = ", ".join(f"{name} {share:.0%}" for share, name in shares[:top] if share >= 0.005)
+    return text or "compute only"
 
 
 def main() -> int:
@@ -75,27 +121,15 @@ def main() -> int:
     )
     print(
         f"{'run':22s} {'acc':>14s} {'GPUs':>6s} {'published':>11s} {'predicted':>11s} "
-        f"{'ratio':>6s} {'MFU':>5s} {'old':>5s}  plan"
+        f"{'ratio':>6s} {'MFU':>5s} {'old':>5s}  plan; largest non-compute shares of the step"
     )
     errors = []
+    ratios = []
+    inside = 0
     old_errors = []
     for run in doc["runs"]:
-        gpus = run["gpus"] or UNKNOWN_GPUS
-        inp = RunInputs(
-            params=run["params"],
-            active_params=run.get("active_params"),
-            tokens=run["tokens"],
-            accelerator=run["accelerator_id"],
-            gpus=gpus,
-            precision=run.get("precision", "bf16"),
-            seq_len=run["seq_len"],
-            layers=run["layers"],
-            hidden=run["hidden"],
-            heads=run["heads"],
-            kv_heads=run["kv_heads"],
-            global_batch_tokens=run.get("global_batch_tokens"),
-            moe_top_k=run.get("moe_top_k"),
-        )
+        inp = run_inputs(run)
+        gpus = inp.gpus
         try:
             est = estimate_run(inp)
         except ValueError as exc:
@@ -104,6 +138,8 @@ def main() -> int:
             continue
         ratio = est.gpu_hours / run["gpu_hours"]
         errors.append(_err(ratio))
+        ratios.append(ratio)
+        inside += est.gpu_hours_low <= run["gpu_hours"] <= est.gpu_hours_high
         # the app's old rule: 6·N·D / (peak × catalog typical utilization or 0.40)
         acc = get_accelerator(run["accelerator_id"])
         util = acc.typical_utilization or 0.40
@@ -115,7 +151,7 @@ def main() -> int:
             f"{run['model']:22s} {run['accelerator_id']:>14s} {gpus:>5d}{mark:1s} "
             f"{run['gpu_hours']:11,.0f} {est.gpu_hours:11,.0f} {ratio:6.2f} {est.mfu:5.2f} "
             f"{old / run['gpu_hours']:5.2f}  "
-            f"TP{est.plan.tp} PP{est.plan.pp} DP{est.plan.dp}"
+            f"TP{est.plan.tp} PP{est.plan.pp} DP{est.plan.dp}; {_overheads(est)}"
         )
     within = sum(e <= 1.5 for e in errors) / len(errors)
     median = statistics.median(errors)
@@ -123,6 +159,18 @@ def main() -> int:
     print(
         f"old flat rule: within 1.5× {sum(e <= 1.5 for e in old_errors) / len(old_errors):.0%}, "
         f"median error ×{statistics.median(old_errors):.2f}"
+    )
+    faster = sum(r < 1.0 for r in ratios)
+    print(
+        f"direction: the model needs fewer GPU-hours than published on {faster} of {len(ratios)} "
+        f"runs (median predicted/published {statistics.median(ratios):.2f}); goodput "
+        f"{DEFAULT_GOODPUT:g} is applied to every run"
+    )
+    q_lo, q_hi = blind["band"]["quantiles"]
+    print(
+        f"published GPU-hours inside the estimate's likely range: {inside} of {len(ratios)} "
+        f"runs (the range is the {q_lo:.0%}-{q_hi:.0%} band of the leave-one-out MFU errors, "
+        f"so about {q_hi - q_lo:.0%} would be inside if the runs behaved like the benchmark rows)"
     )
     print(
         f"runs within 1.5×: {within:.0%} (target ≥ 90%); median error ×{median:.2f} (target ≤ 1.15)"

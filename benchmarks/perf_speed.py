@@ -22,39 +22,15 @@ from desktopapp.model.training import (
     estimate_training,
     training_sweep_devices,
 )
+from tests.model.perf_cases import FOUR_HUNDRED_FIVE_B_SHAPE, SEVEN_B, SEVENTY_B_SHAPE
 
 CASES = {
-    "7B, 2T tokens, H100": RunInputs(
-        params=7e9,
-        tokens=2e12,
-        accelerator="h100-sxm",
-        gpus=512,
-        seq_len=4096,
-        layers=32,
-        hidden=4096,
-        heads=32,
-    ),
+    "7B, 2T tokens, H100": RunInputs(**SEVEN_B, gpus=512),
     "70B, 15T tokens, H100": RunInputs(
-        params=70e9,
-        tokens=15e12,
-        accelerator="h100-sxm",
-        gpus=2048,
-        seq_len=8192,
-        layers=80,
-        hidden=8192,
-        heads=64,
-        kv_heads=8,
+        **SEVENTY_B_SHAPE, tokens=15e12, accelerator="h100-sxm", gpus=2048, seq_len=8192
     ),
     "405B, GB200 NVL72": RunInputs(
-        params=405e9,
-        tokens=15e12,
-        accelerator="gb200",
-        gpus=4096,
-        seq_len=8192,
-        layers=126,
-        hidden=16384,
-        heads=128,
-        kv_heads=8,
+        **FOUR_HUNDRED_FIVE_B_SHAPE, tokens=15e12, accelerator="gb200", gpus=4096, seq_len=8192
     ),
 }
 

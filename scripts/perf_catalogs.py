@@ -521,7 +521,8 @@ def build_throughput_rows(rows: Sequence[Mapping[str, str]]) -> dict[str, list[d
     return {"training": training, "matmul_efficiency": matmul, "collective_busbw": busbw}
 
 
-# Published GPU-hours of large runs (own research). GPU count and global batch where published.
+# Published GPU-hours of large runs (own research). GPU count, global batch and per-GPU power cap
+# where published.
 RUNS: Sequence[dict[str, Any]] = [
     *[
         {
@@ -562,15 +563,18 @@ RUNS: Sequence[dict[str, Any]] = [
             "heads": a,
             "kv_heads": kv,
             "global_batch_tokens": 4 * 2**20,
-            "source": "Touvron et al. 2023, 'Llama 2', arXiv 2307.09288, Table 2 (GPU-hours), "
-            "§2.2 (4M-token batch)",
+            "power_cap_w": w,
+            "source": "Touvron et al. 2023, 'Llama 2', arXiv 2307.09288, Table 2 (GPU-hours; "
+            "power per GPU: 400 W, 350 W for 34B), §2.2 (4M-token batch), §2.2.1 (two A100 "
+            "clusters: Research SuperCluster capped at 400 W per GPU, production cluster at "
+            "350 W)",
             "date": "2023-07",
         }
-        for name, p, gh, L, h, a, kv in (
-            ("7B", 6.74e9, 184_320, 32, 4096, 32, 32),
-            ("13B", 13.0e9, 368_640, 40, 5120, 40, 40),
-            ("34B", 33.7e9, 1_038_336, 48, 8192, 64, 8),
-            ("70B", 69.0e9, 1_720_320, 80, 8192, 64, 8),
+        for name, p, gh, L, h, a, kv, w in (
+            ("7B", 6.74e9, 184_320, 32, 4096, 32, 32, 400),
+            ("13B", 13.0e9, 368_640, 40, 5120, 40, 40, 400),
+            ("34B", 33.7e9, 1_038_336, 48, 8192, 64, 8, 350),
+            ("70B", 69.0e9, 1_720_320, 80, 8192, 64, 8, 400),
         )
     ],
     {
@@ -651,9 +655,11 @@ RUNS: Sequence[dict[str, Any]] = [
         "hidden": 14848,
         "heads": 232,
         "kv_heads": 8,
-        "global_batch_tokens": None,
+        "global_batch_tokens": 2048 * 2048,
         "source": "TII / Hugging Face blog 'Falcon 180B' 2023-09-06 (~7,000,000 GPU-hours, up to "
-        "4096 A100-40GB, 3.5T tokens); Almazrouei et al. 2023 arXiv 2311.16867 (shape)",
+        "4096 A100-40GB, 3.5T tokens); Almazrouei et al. 2023 arXiv 2311.16867 (shape); "
+        "tiiuae/falcon-180B model card (batch 2048 sequences of 2048 after a 100B-token ramp-up; "
+        "TP 8, PP 8, DP 64 with ZeRO)",
         "date": "2023-09",
     },
     {

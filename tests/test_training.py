@@ -393,3 +393,32 @@ def _fields(inputs: TrainingInputs) -> dict:
     d = inputs.to_dict()
     d.pop("method")
     return d
+
+
+def test_a_mixture_of_experts_computes_with_its_active_parameters():
+    """Issue 13: compute uses active parameters, memory the total (`--active-params`)."""
+    moe = estimate_training(
+        TrainingInputs(params=47e9, active_params=13e9, tokens=1e12, peak_tflops=989, gpus=8)
+    )
+    assert moe.total_flops == pytest.approx(6 * 13e9 * 1e12)
+    assert "6 × N_active × D" in moe.formula and "13B active params" in moe.formula
+    with pytest.raises(ValueError, match="active_params"):
+        TrainingInputs(params=7e9, active_params=8e9, tokens=1e12, peak_tflops=989)
+
+
+def test_the_users_parallel_plan_is_saved_with_the_inputs_and_reaches_the_model():
+    from desktopapp.model.perf_training import estimate_run, run_inputs_from_training
+    from desktopapp.model.scenario import Scenario
+
+    planned = TrainingInputs(
+        params=70e9, tokens=2e12, accelerator="h100-sxm", gpus=1024, tp=8, pp=4, micro_batch=1
+    )
+    assert Scenario.from_json(Scenario(training=planned).to_json()).training == planned
+    run_inputs = run_inputs_from_training(planned)
+    assert run_inputs is not None and (run_inputs.tp, run_inputs.pp) == (8, 4)
+    run = estimate_run(run_inputs)
+    assert (run.plan.tp, run.plan.pp, run.plan.micro_batch) == (8, 4, 1)
+    assert run_inputs_from_training(planned, tp=4).tp == 4  # an option given wins
+    for bad in ({"tp": 0}, {"pp": -1}, {"micro_batch": 1.5}, {"global_batch_tokens": -4e6}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            TrainingInputs(params=7e9, tokens=1e12, accelerator="h100-sxm", **bad)

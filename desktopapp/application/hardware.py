@@ -145,7 +145,7 @@ def tflops_text(value: float | None) -> str:
         return f"{value:.1f}"
     if value >= 1:
         return f"{value:.2f}"
-    return f"{value:.3g}"
+    return f"{units.format_plain(value, 3)}"
 
 
 # --- benchmark results ---------------------------------------------------------------------
@@ -174,7 +174,7 @@ def _number(value: float) -> str:
         return units.format_count(value)
     if value >= 100:
         return f"{value:,.0f}"
-    return f"{value:.3g}"
+    return f"{units.format_plain(value, 3)}"
 
 
 def result_text(result: BenchResult) -> str:
@@ -217,7 +217,7 @@ def result_tooltip(result: BenchResult) -> str:
         if value is None or value == "":
             continue
         if isinstance(value, float):
-            value = f"{value:.3g}"
+            value = f"{units.format_plain(value, 3)}"
         lines.append(f"{label}: {value}")
     return "\n".join(lines)
 
@@ -527,7 +527,7 @@ def busbw_for_estimates(rows: Iterable[tuple[str, int, float]]) -> BusbwChoice |
     return BusbwChoice(
         bw,
         size,
-        f"all-reduce bus bandwidth {bw / 1e9:.3g} GB/s, measured at "
+        f"all-reduce bus bandwidth {units.format_plain(bw / 1e9, 3)} GB/s, measured at "
         f"{units.format_bytes(size)} messages",
     )
 
@@ -545,7 +545,8 @@ def busbw_use(choice: BusbwChoice | None, used: float | None, can_hand_over: boo
     """What the row says given the shown run's ``choice`` and the busbw the estimates ``used``
     (bytes/s, None: none); ``can_hand_over`` is False without a shared state to hand it to."""
     if used is not None:
-        text = f"Estimates use a measured all-reduce bus bandwidth of {used / 1e9:.3g} GB/s."
+        gbs = units.format_plain(used / 1e9, 3)
+        text = f"Estimates use a measured all-reduce bus bandwidth of {gbs} GB/s."
     elif choice is not None:
         text = f"This run: {choice.text}. Not used in the estimates yet."
     else:

@@ -19,7 +19,7 @@ import numpy.typing as npt
 from desktopapp.application.text import CardView, formula_tooltip
 from desktopapp.model import perf_training, units
 from desktopapp.model.training import TrainingEstimate, TrainingInputs
-from desktopapp.model.validation import user_message
+from desktopapp.model.validation import error_field, error_text, user_message
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -130,6 +130,10 @@ class ModelledRun:
     inputs: perf_training.RunInputs | None
     run: perf_training.RunEstimate | None
     reason: str = ""
+    # an input the model refused (a plan beyond the interconnect, or that does not fit): its
+    # field and the message for it, so the tab marks the field the user typed
+    field: str | None = None
+    message: str = ""
 
 
 def model_run(
@@ -149,15 +153,25 @@ def model_run(
     try:
         inp = run_inputs(training, shape, measured_matmul_efficiency)
     except ValueError as exc:
-        return ModelledRun(None, None, f"Not modelled: {user_message(exc)}")
+        message = user_message(exc)
+        return ModelledRun(
+            None, None, f"Not modelled: {message}", error_field(exc) or None, message
+        )
     if inp is None:
         return ModelledRun(None, None, NOT_MODELLED_SIMPLE)
     try:
         return ModelledRun(inp, perf_training.estimate_run(inp))
     except perf_training.PlanError as exc:
-        return ModelledRun(inp, None, f"No parallel plan fits: {exc}")
+        return ModelledRun(
+            inp,
+            None,
+            f"No parallel plan fits: {error_text(exc)}",
+            error_field(exc) or None,
+            user_message(exc),
+        )
     except ValueError as exc:
-        return ModelledRun(inp, None, f"Not modelled: {user_message(exc)}")
+        message = user_message(exc)
+        return ModelledRun(inp, None, f"Not modelled: {message}", error_field(exc) or None, message)
 
 
 def headline_estimate(estimate: TrainingEstimate, modelled: ModelledRun) -> TrainingEstimate:
@@ -195,7 +209,7 @@ def _view(
     formula = run.formula
     rows = [
         ("plan", run.plan_reason),
-        ("peak", f"{run.peak_tflops:,.4g} TFLOP/s per GPU"),
+        ("peak", f"{units.format_plain(run.peak_tflops, 4)} TFLOP/s per GPU"),
         ("step", units.format_duration(run.step_seconds)),
         ("steps", units.format_count(run.steps)),
     ]

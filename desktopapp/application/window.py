@@ -1,6 +1,7 @@
 """The main window's own choices, without Qt (moved out of ``ui/main_window.py``, issue 12):
 which tab and theme it starts with, its first size, how the tab keys step, and the texts it
-shows for a tab that failed and for presentation mode. ``ui/main_window.py`` applies them.
+shows for a tab that failed, for presentation mode and in the status bar's permanent note.
+``ui/main_window.py`` applies them.
 
 Sizes are ``(width, height)`` in pixels.
 """
@@ -16,10 +17,12 @@ MINIMUM_SIZE: Size = (960, 640)
 SCREEN_SHARE = 0.95  # a first window never covers more of the screen than this
 SYSTEM_THEME = "system"
 
-PRESENTATION_ON_TEXT = (
-    "Presentation mode: Ctrl+1 … Ctrl+4 or Ctrl+PgUp/PgDown switch tabs, F11 or Esc leaves"
-)
+# Short enough to fit beside the status bar's note at 1024 px with presentation fonts (issue
+# 16); F11 is in the View menu.
+PRESENTATION_ON_TEXT = "Presentation mode: Ctrl+1…4 or Ctrl+PgUp/PgDown switch tabs, Esc leaves"
 PRESENTATION_OFF_TEXT = "Presentation mode off"
+OFFLINE_TEXT = "Offline · every figure computed on this machine"
+OFFLINE_SHORT_TEXT = "Offline"
 
 
 def start_tab(initial: str | None, remembered: object, names: Sequence[str]) -> str:
@@ -63,3 +66,12 @@ def tab_failed_status(title: str, message: str) -> str:
 
 def presentation_status(on: bool) -> str:
     return PRESENTATION_ON_TEXT if on else PRESENTATION_OFF_TEXT
+
+
+def offline_note(presenting: bool) -> tuple[str, str]:
+    """The status bar's permanent note and its tooltip. Presenting (larger fonts, often a
+    1024 px projector) it is only "Offline", the whole sentence in the tooltip, so that the
+    messages beside it (the presentation keys, a field's error) are not cut off."""
+    if presenting:
+        return OFFLINE_SHORT_TEXT, OFFLINE_TEXT
+    return OFFLINE_TEXT, ""

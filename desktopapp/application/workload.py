@@ -168,7 +168,7 @@ def training_view(est: TrainingEstimate, inputs: TrainingInputs) -> TrainingView
     return TrainingView(
         compute=CardView(
             units.format_flops(est.total_flops),
-            f"{est.total_pflops:,.4g} PFLOP · C = {method}",
+            f"{units.format_power_of_ten(est.total_flops)} FLOP · C = {method}",
             tip("Total compute", 0),
         ),
         time=CardView(
@@ -459,7 +459,7 @@ def inference_view(
     return InferenceView(
         throughput=CardView(
             units.format_count(est.throughput_per_second).replace(" ", ""),
-            f"{est.requests_per_second:,.3g} requests/s",
+            f"{units.format_plain(est.requests_per_second, 3)} requests/s",
             tip,
             unit=f"{unit}s/s",
         ),

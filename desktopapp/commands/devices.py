@@ -8,6 +8,7 @@ from typing import Any
 
 from desktopapp.commands.options import add_command, add_json_option
 from desktopapp.commands.output import print_json, print_key_values, print_table
+from desktopapp.model import units
 from desktopapp.model.units import DASH, format_bytes, format_duration
 
 MAX_OPTION_VALUE = 1e18  # plausibility bound on numeric options (as for estimate's)
@@ -304,7 +305,7 @@ def run_bench(args: argparse.Namespace) -> int:
         return 0
     rows = []
     for r in run.results:
-        value = DASH if r.value is None else f"{r.value:,.4g} {r.metric}"
+        value = DASH if r.value is None else f"{units.format_plain(r.value, 4)} {r.metric}"
         pct = DASH if r.percent_of_peak is None else f"{r.percent_of_peak:.0f}%"
         rows.append(
             [

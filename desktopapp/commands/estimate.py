@@ -465,6 +465,7 @@ TRAIN_OPTIONS = (
     "price",
     "goodput_overhead",
     "project_margin",
+    *perf_training.TRAINING_PLAN_FIELDS,  # saved with the inputs (scenario files) too
 )
 
 
@@ -719,7 +720,8 @@ def run_inference(args: argparse.Namespace) -> int:
                     [
                         str(b),
                         units.format_duration(float(sweep.step_seconds[i])),
-                        f"{float(sweep.throughput_per_second[i]):,.4g} {est.unit}s/s",
+                        units.format_plain(float(sweep.throughput_per_second[i]), 4)
+                        + f" {est.unit}s/s",
                         units.format_duration(float(sweep.latency_seconds[i])),
                         "compute" if sweep.compute_bound[i] else "memory",
                         units.format_money(None if cost is None else float(cost)),
@@ -754,7 +756,7 @@ def _run_serving(args: argparse.Namespace, est: InferenceEstimate) -> int:
                 [
                     str(b),
                     units.format_duration(sweep["step_seconds"][i]),
-                    f"{sweep['throughput_per_second'][i]:,.4g} tokens/s",
+                    f"{units.format_plain(sweep['throughput_per_second'][i], 4)} tokens/s",
                     units.format_duration(sweep["latency_seconds"][i]),
                     sweep["bound"][i],
                     units.format_money(cost),
@@ -801,7 +803,10 @@ def print_training(e: TrainingEstimate) -> None:
     rows = [
         ("total compute", units.format_flops(e.total_flops)),
         ("device", f"{e.devices} × {device}"),
-        ("peak per device", f"{e.peak_tflops:,.4g} TFLOP/s ({e.inputs.precision}, dense)"),
+        (
+            "peak per device",
+            f"{units.format_plain(e.peak_tflops, 4)} TFLOP/s ({e.inputs.precision}, dense)",
+        ),
         ("utilization", units.format_percent(e.utilization)),
         (
             "training time",
@@ -860,7 +865,7 @@ def print_inference(e: InferenceEstimate) -> None:
     inp = e.inputs
     device = e.accelerator_name or "given peak/bandwidth"
     print(f"Inference estimate ({inp.precision}, batch {inp.batch_size}, {inp.gpus} × {device})")
-    rate = f"{e.throughput_per_second:,.4g} {e.unit}s/s"
+    rate = f"{units.format_plain(e.throughput_per_second, 4)} {e.unit}s/s"
     rows = [
         ("step time", f"{units.format_duration(e.step_seconds)} ({e.bound}-bound)"),
         ("compute time per step", units.format_duration(e.compute_seconds)),
@@ -874,7 +879,10 @@ def print_inference(e: InferenceEstimate) -> None:
                 f"{units.format_duration(e.latency_seconds)} ({inp.prompt_tokens} prompt + "
                 f"{inp.output_tokens} output tokens)",
             ),
-            ("throughput", f"{rate} (decode {e.decode_tokens_per_second:,.4g} tokens/s)"),
+            (
+                "throughput",
+                f"{rate} (decode {units.format_plain(e.decode_tokens_per_second, 4)} tokens/s)",
+            ),
         ]
     else:
         rows += [

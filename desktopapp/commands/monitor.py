@@ -23,6 +23,7 @@ from datetime import datetime
 from typing import Any, TextIO
 
 from desktopapp.commands.options import add_command, add_json_option
+from desktopapp.model import units
 from desktopapp.model.units import (
     DASH,
     format_bytes,
@@ -570,4 +571,4 @@ def _fmt(value: float, unit: str) -> str:
         return f"{format_bytes(value)}/s"
     if unit == "%":
         return f"{value:.1f}%"
-    return f"{value:.4g} {unit}".rstrip()
+    return f"{units.format_plain(value, 4)} {unit}".rstrip()

@@ -171,8 +171,8 @@ def print_serving(e: ServingEstimate, device: str) -> None:
         ("time per output token", units.format_duration(e.tpot_seconds)),
         (
             "throughput",
-            f"{e.tokens_per_second:,.4g} output tokens/s "
-            f"({e.tokens_per_second_per_gpu:,.4g} per GPU)",
+            f"{units.format_plain(e.tokens_per_second, 4)} output tokens/s "
+            f"({units.format_plain(e.tokens_per_second_per_gpu, 4)} per GPU)",
         ),
         ("decode step", f"{units.format_duration(e.step_seconds)} ({e.decode_bound}-bound)"),
         (

@@ -33,6 +33,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from dataclasses import fields as dataclass_fields
 from functools import cache
 from typing import Any
 
@@ -169,6 +170,20 @@ class Calibration:
     rows: int
     source: str
 
+    @classmethod
+    def from_fit(cls, c: Mapping[str, Any]) -> Calibration:
+        """From one fit as :func:`~desktopapp.model.perf_calibration.calibrate` writes it."""
+        return cls(
+            kernel_overhead=float(c["kernel_overhead"]),
+            attention_efficiency=float(c["attention_efficiency"]),
+            band_low=float(c["band"]["ratio_low"]),
+            band_high=float(c["band"]["ratio_high"]),
+            band_quantiles=(float(c["band"]["quantiles"][0]), float(c["band"]["quantiles"][1])),
+            loo_within_125=float(c["loo_within_1_25"]),
+            rows=int(c["rows"]),
+            source=str(c["source"]),
+        )
+
 
 @cache
 def _throughput_document() -> dict[str, Any]:
@@ -182,18 +197,7 @@ def calibration(stack: str = DEFAULT_STACK) -> Calibration:
     """The fit for a software stack: 'typical' (stack unknown) uses the fit that ignores the
     rows' stacks; 'megatron' / 'fsdp' the fit that applies each row's own stack."""
     c = _throughput_document()["calibration"]
-    if stack != DEFAULT_STACK:
-        c = c["stack_aware"]
-    return Calibration(
-        kernel_overhead=float(c["kernel_overhead"]),
-        attention_efficiency=float(c["attention_efficiency"]),
-        band_low=float(c["band"]["ratio_low"]),
-        band_high=float(c["band"]["ratio_high"]),
-        band_quantiles=(float(c["band"]["quantiles"][0]), float(c["band"]["quantiles"][1])),
-        loo_within_125=float(c["loo_within_1_25"]),
-        rows=int(c["rows"]),
-        source=str(c["source"]),
-    )
+    return Calibration.from_fit(c if stack == DEFAULT_STACK else c["stack_aware"])
 
 
 @cache
@@ -748,13 +752,37 @@ def _ring_time(factor: Any, nbytes: Any, bw: Any, steps: Any, lat: Any) -> Any:
     return nbytes * factor / bw + steps * lat
 
 
-def _evaluate(pb: _Problem, c: _Cands, n: FloatArray, idx: Any = None) -> dict[str, FloatArray]:
-    """Step time, its parts and memory for every GPU count in ``n``; ``idx`` maps each entry to
-    its candidate in ``c`` (None: ``c`` is aligned with ``n``). Terms that do not depend on the
-    GPU count are computed once per candidate, then spread. A candidate with ``rc < 0`` takes
-    the least recompute that fits (time only grows with recompute, so that is the fastest)."""
-    tp, pp, cp, mb, zero, rc, v = c.tp, c.pp, c.cp, c.mb, c.zero, c.rc, c.v
-    # --- per candidate (independent of the GPU count) ---
+@dataclass(frozen=True, eq=False)
+class _CandTerms:
+    """The terms of :func:`_evaluate` that do not depend on the GPU count, per candidate."""
+
+    tp: FloatArray
+    pp: FloatArray
+    cp: FloatArray
+    mb: FloatArray
+    zero: FloatArray
+    rc: FloatArray
+    v: FloatArray
+    shard: FloatArray  # TP × PP × CP
+    act: FloatArray  # bytes of one micro-batch's activations at a layer boundary (per CP rank)
+    t_mb: FloatArray  # compute of one micro-batch
+    tp_unit: FloatArray  # one exposed TP all-reduce in every layer of the stage
+    t_cp: FloatArray
+    t_pp: FloatArray
+    fixed: FloatArray  # t_mb + t_cp + t_pp
+    params_dense: FloatArray  # parameters per GPU before expert sharding
+    acts_none: FloatArray  # activation bytes with no / half / full recompute
+    acts_half: FloatArray
+    acts_full: FloatArray
+    logits: FloatArray
+    node_ranks: FloatArray  # data-parallel ranks inside one scale-up domain
+
+    def take(self, idx: Any) -> _CandTerms:
+        return _CandTerms(*(getattr(self, f.name)[idx] for f in dataclass_fields(self)))
+
+
+def _candidate_terms(pb: _Problem, c: _Cands) -> _CandTerms:
+    tp, pp, cp, mb, v = c.tp, c.pp, c.cp, c.mb, c.v
     s_loc = pb.seq / cp
     tok = mb * pb.seq  # tokens of one micro-batch of one replica
     shard = tp * pp * cp
@@ -785,65 +813,44 @@ def _evaluate(pb: _Problem, c: _Cands, n: FloatArray, idx: Any = None) -> dict[s
     # pipeline: one send forward and one backward per virtual stage boundary
     pp_bw = np.where(shard <= pb.domain, pb.su_bw, pb.so_bw)
     t_pp = np.where(pp > 1, 2.0 * v * (act / tp / pp_bw + pb.so_lat), 0.0)
-    params_dense = pb.n_total / (tp * pp)
     sbh = s_loc * mb * pb.hidden
     full_layer = sbh * 34.0 / tp
     interleave = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
-    acts_none = pb.layers * full_layer * interleave
-    acts_half = (pb.layers * (0.5 * full_layer + sbh / tp) + full_layer) * interleave
-    acts_full = (pb.layers * 2.0 * sbh / tp + full_layer) * interleave
-    logits = mb * s_loc * pb.vocab * 6.0 / tp
-    node_ranks = np.maximum(np.floor(pb.domain / (tp * cp)), 1.0)
-    fixed = t_mb + t_cp + t_pp
+    return _CandTerms(
+        tp=tp,
+        pp=pp,
+        cp=cp,
+        mb=mb,
+        zero=c.zero,
+        rc=c.rc,
+        v=v,
+        shard=shard,
+        act=act,
+        t_mb=t_mb,
+        tp_unit=tp_unit,
+        t_cp=t_cp,
+        t_pp=t_pp,
+        fixed=t_mb + t_cp + t_pp,
+        params_dense=pb.n_total / (tp * pp),
+        acts_none=pb.layers * full_layer * interleave,
+        acts_half=(pb.layers * (0.5 * full_layer + sbh / tp) + full_layer) * interleave,
+        acts_full=(pb.layers * 2.0 * sbh / tp + full_layer) * interleave,
+        logits=mb * s_loc * pb.vocab * 6.0 / tp,
+        node_ranks=np.maximum(np.floor(pb.domain / (tp * cp)), 1.0),
+    )
+
+
+def _evaluate(pb: _Problem, c: _Cands, n: FloatArray, idx: Any = None) -> dict[str, FloatArray]:
+    """Step time, its parts and memory for every GPU count in ``n``; ``idx`` maps each entry to
+    its candidate in ``c`` (None: ``c`` is aligned with ``n``). Terms that do not depend on the
+    GPU count are computed once per candidate, then spread. A candidate with ``rc < 0`` takes
+    the least recompute that fits (time only grows with recompute, so that is the fastest)."""
+    t = _candidate_terms(pb, c)
     if idx is not None:  # spread the per-candidate terms over the GPU counts
-        (
-            pp,
-            mb,
-            zero,
-            rc,
-            v,
-            shard,
-            t_mb,
-            tp_unit,
-            t_cp,
-            t_pp,
-            fixed,
-            params_dense,
-            acts_none,
-            acts_half,
-            acts_full,
-            logits,
-            node_ranks,
-            act,
-            tp,
-            cp,
-        ) = (
-            x[idx]
-            for x in (
-                pp,
-                mb,
-                zero,
-                rc,
-                v,
-                shard,
-                t_mb,
-                tp_unit,
-                t_cp,
-                t_pp,
-                fixed,
-                params_dense,
-                acts_none,
-                acts_half,
-                acts_full,
-                logits,
-                node_ranks,
-                act,
-                tp,
-                cp,
-            )
-        )
+        t = t.take(idx)
+    tp, pp, cp, mb, zero, v, act, t_mb = t.tp, t.pp, t.cp, t.mb, t.zero, t.v, t.act, t.t_mb
     # --- per (candidate, GPU count) ---
-    dp = n / shard
+    dp = n / t.shard
     m = pb.seqs_per_step / (dp * mb)
     if pb.moe:  # expert parallel: 4 all-to-alls per layer per micro-batch
         ep = np.minimum(dp, float(EXPERT_PARALLEL))
@@ -854,11 +861,11 @@ def _evaluate(pb: _Problem, c: _Cands, n: FloatArray, idx: Any = None) -> dict[s
             4.0 * (pb.layers / pp) * a2a * (ep - 1.0) / ep / ep_bw * (1.0 - EP_OVERLAP),
             0.0,
         )
-        params_gpu = params_dense / ep
+        params_gpu = t.params_dense / ep
     else:
         ep = np.ones_like(dp)
         t_ep = np.zeros_like(dp)
-        params_gpu = params_dense
+        params_gpu = t.params_dense
     # memory per GPU, and the recompute it needs
     states = np.where(
         zero >= 3,
@@ -866,18 +873,18 @@ def _evaluate(pb: _Problem, c: _Cands, n: FloatArray, idx: Any = None) -> dict[s
         params_gpu * pb.weight_grad_bytes
         + params_gpu * (pb.state_bytes - pb.weight_grad_bytes) / dp,
     )
-    room = pb.capacity - states - logits
-    auto = rc < 0
-    rc = np.where(auto, np.where(acts_none <= room, 0.0, np.where(acts_half <= room, 0.5, 1.0)), rc)
-    acts = np.where(rc <= 0, acts_none, np.where(rc < 1, acts_half, acts_full))
-    mem = states + logits + acts
+    room = pb.capacity - states - t.logits
+    least = np.where(t.acts_none <= room, 0.0, np.where(t.acts_half <= room, 0.5, 1.0))
+    rc = np.where(t.rc < 0, least, t.rc)
+    acts = np.where(rc <= 0, t.acts_none, np.where(rc < 1, t.acts_half, t.acts_full))
+    mem = states + t.logits + acts
     t_rc = rc * t_mb / 3.0
-    t_tp = (4.0 + 2.0 * rc) * tp_unit
-    busy = m * (fixed + t_rc + t_tp + t_ep)
+    t_tp = (4.0 + 2.0 * rc) * t.tp_unit
+    busy = m * (t.fixed + t_rc + t_tp + t_ep)
     bubble = (pp - 1.0) / (m * v) * busy
     # data parallel (hierarchical: reduce-scatter in the node, all-reduce across, all-gather)
     grad = params_gpu * GRAD_BYTES
-    k = np.minimum(node_ranks, dp)
+    k = np.minimum(t.node_ranks, dp)
     inter = dp / k
     t_intra = _ring_time((k - 1.0) / k, grad, pb.su_bw, k - 1.0, pb.su_lat)
     t_inter = _ring_time(
@@ -907,9 +914,9 @@ def _evaluate(pb: _Problem, c: _Cands, n: FloatArray, idx: Any = None) -> dict[s
         "compute": m * t_mb,
         "recompute": m * t_rc,
         "tp": m * t_tp,
-        "cp": m * t_cp,
+        "cp": m * t.t_cp,
         "ep": m * t_ep,
-        "pp": m * t_pp,
+        "pp": m * t.t_pp,
         "bubble": bubble,
         "dp": t_dp,
         "dpdeg": dp,
@@ -1374,6 +1381,9 @@ RUN_OPTIONS = (
 )
 
 
+TRAINING_PLAN_FIELDS = ("active_params", "tp", "pp", "micro_batch", "global_batch_tokens")
+
+
 def run_inputs_from_training(training: Any, **extra: Any) -> RunInputs | None:
     """RunInputs for a :class:`~desktopapp.model.training.TrainingInputs`, or None when the
     run cannot be modelled (forward rule, no catalog accelerator, or no interconnect data):
@@ -1393,7 +1403,9 @@ def run_inputs_from_training(training: Any, **extra: Any) -> RunInputs | None:
         goodput = 1.0 / (1.0 + training.goodput_overhead)
     else:
         goodput = DEFAULT_GOODPUT
-    fields = {k: v for k, v in extra.items() if v is not None}
+    # the MoE size and the user's plan saved with the training inputs (options given win)
+    saved = {n: getattr(training, n, None) for n in TRAINING_PLAN_FIELDS}
+    fields = {k: v for k, v in {**saved, **extra}.items() if v is not None}
     return RunInputs(
         params=training.params,
         tokens=training.tokens,

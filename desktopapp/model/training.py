@@ -127,11 +127,31 @@ class TrainingInputs:
     price_source: str = ""
     goodput_overhead: float = 0.0  # extra wall time fraction: restarts, evaluation, failures
     project_margin: float = DEFAULT_PROJECT_MARGIN
+    # Mixture of experts: parameters each token uses (compute: 6·N_active·D; memory: params).
+    active_params: float | None = None
+    # The user's parallel plan for the modelled run (None: the model picks the fastest plan
+    # that fits); checked against the interconnect and memory by model.perf_training.
+    tp: int | None = None
+    pp: int | None = None
+    micro_batch: int | None = None
+    global_batch_tokens: float | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        for name in ("params", "tokens", "forward_flops", "samples", "peak_tflops", "price"):
+        positive = ("params", "tokens", "forward_flops", "samples", "peak_tflops", "price")
+        for name in (*positive, "active_params", "global_batch_tokens"):
             set_(self, name, _optional_positive(name, getattr(self, name)))
+        for name, top in (("tp", MAX_GPUS), ("pp", 4096), ("micro_batch", 1_000_000)):
+            value = getattr(self, name)
+            if value is not None:
+                set_(self, name, require_int(name, value, minimum=1, maximum=top))
+        active, total = self.active_params, self.params
+        if active is not None and total is not None and active > total:
+            raise InputError(
+                "active_params",
+                "a mixture of experts uses at most all its parameters per token: give at "
+                f"most the parameter count ({units.format_big_count(total)})",
+            )
         set_(self, "epochs", require_positive("epochs", self.epochs))
         require_choice("method", self.method, METHODS)
         set_(self, "gpus", require_int("gpus", self.gpus, minimum=1, maximum=MAX_GPUS))
@@ -223,6 +243,11 @@ class TrainingInputs:
             "price_source": self.price_source,
             "goodput_overhead": self.goodput_overhead,
             "project_margin": self.project_margin,
+            "active_params": self.active_params,
+            "tp": self.tp,
+            "pp": self.pp,
+            "micro_batch": self.micro_batch,
+            "global_batch_tokens": self.global_batch_tokens,
         }
 
 
@@ -337,7 +362,9 @@ def _resolve(inputs: TrainingInputs) -> _Resolved:
 def total_training_flops(inputs: TrainingInputs) -> float:
     if inputs.resolved_method == "6nd":
         assert inputs.params is not None and inputs.tokens is not None
-        return training_flops_6nd(inputs.params, inputs.tokens, inputs.epochs)
+        # a mixture of experts computes with the parameters each token uses
+        n = inputs.active_params if inputs.active_params is not None else inputs.params
+        return training_flops_6nd(n, inputs.tokens, inputs.epochs)
     assert inputs.forward_flops is not None and inputs.samples is not None
     return training_flops_forward(inputs.forward_flops, inputs.samples, inputs.epochs)
 
@@ -399,8 +426,12 @@ def _formula(
     epochs = "" if inputs.epochs == 1 else f" × {inputs.epochs:g} epochs"
     if method == "6nd":
         rule = "6 × N × D × epochs" if epochs else "6 × N × D"
+        n_text = f"{units.format_big_count(inputs.params)} params"
+        if inputs.active_params is not None:
+            rule = rule.replace("N", "N_active")
+            n_text = f"{units.format_big_count(inputs.active_params)} active params"
         compute = (
-            f"C = {rule} = 6 × {units.format_big_count(inputs.params)} params × "
+            f"C = {rule} = 6 × {n_text} × "
             f"{units.format_big_count(inputs.tokens)} tokens{epochs} = "
             f"{units.format_flops(flops, 4)}"
         )

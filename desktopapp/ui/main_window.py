@@ -300,9 +300,15 @@ class MainWindow(QMainWindow):
     def _build_status_bar(self) -> None:
         status = self.statusBar()
         status.setSizeGripEnabled(True)
-        self.offline_label = QLabel("Offline · every figure computed on this machine")
+        self.offline_label = QLabel()
         self.offline_label.setContentsMargins(0, 0, 8, 0)
+        self._show_offline_note()
         status.addPermanentWidget(self.offline_label)
+
+    def _show_offline_note(self) -> None:
+        text, tooltip = policy.offline_note(self._presentation)
+        self.offline_label.setText(text)
+        self.offline_label.setToolTip(tooltip)
 
     def _sync_view_actions(self) -> None:
         check_action(self.view_actions, self.current_tab_name())
@@ -406,6 +412,7 @@ class MainWindow(QMainWindow):
             self.setWindowState(self._state_before_presentation)
             self.show()
         self._apply_appearance()
+        self._show_offline_note()
         self.show_status(policy.presentation_status(on), 6000)
 
     def _apply_appearance(self) -> None:

@@ -61,5 +61,17 @@ def test_texts_for_a_broken_tab_and_presentation_mode() -> None:
     assert policy.failure_message(RuntimeError("")) == "RuntimeError"
     assert policy.failure_message(KeyError()) == "KeyError"
     assert policy.tab_failed_status("Monitor", "boom") == "Monitor: could not open the tab: boom"
-    assert "F11 or Esc leaves" in policy.presentation_status(True)
+    assert "Esc leaves" in policy.presentation_status(True)
     assert policy.presentation_status(False) == "Presentation mode off"
+
+
+def test_presenting_the_offline_note_is_one_word_with_the_sentence_in_its_tooltip() -> None:
+    """Issue 16: beside the whole sentence, the presentation keys were cut off at 1024 px."""
+    assert policy.offline_note(False) == (policy.OFFLINE_TEXT, "")
+    text, tooltip = policy.offline_note(True)
+    assert text == "Offline" and tooltip == policy.OFFLINE_TEXT
+    assert len(text) < len(policy.OFFLINE_TEXT)
+    # The keys message is shorter than the one that was cut off, and names them all.
+    message = policy.presentation_status(True)
+    assert len(message) < 80
+    assert all(key in message for key in ("Ctrl+1", "Ctrl+PgUp/PgDown", "Esc"))

@@ -123,3 +123,22 @@ def test_the_utilization_note_says_when_the_model_sets_the_figure() -> None:
     assert modelled.endswith(policy.utilization_field(acc, None).note)
     policy.utilization_moved()  # the user's figure overrides the model
     assert policy.utilization_note(acc, None, 0.423).startswith("Set by you")
+
+
+def test_no_card_of_a_huge_run_writes_scientific_notation() -> None:
+    """Issue 16: "8.4e+07 PFLOP" under the Total compute card."""
+    import dataclasses
+    import re
+
+    huge = TrainingInputs(params=1.8e12, tokens=3e13, accelerator="h100-sxm", gpus=65536, price=2.0)
+    view = workload.present(workload.WorkloadResults(huge, estimate_training(huge)), COLORS)
+    assert view.training is not None
+    texts = [
+        str(value)
+        for card in dataclasses.astuple(view.training)
+        if isinstance(card, tuple)
+        for value in card
+        if isinstance(value, str)
+    ]
+    assert texts and not [t for t in texts if re.search(r"\d[eE][-+]?\d", t)]
+    assert view.training.compute.detail.startswith("3.24×10^26 FLOP")  # 6 × 1.8T × 30T

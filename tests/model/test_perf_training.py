@@ -29,11 +29,9 @@ from desktopapp.model.perf_training import (
     predicted_mfu,
     scaling_sweep,
 )
+from tests.model.perf_cases import SEVEN_B, SEVENTY_B_SHAPE
 
 REPO = Path(__file__).resolve().parents[2]
-SEVEN_B = dict(
-    params=7e9, tokens=2e12, accelerator="h100-sxm", seq_len=4096, layers=32, hidden=4096, heads=32
-)
 
 
 def test_bus_bandwidth_factors_follow_nccl_tests():
@@ -160,14 +158,11 @@ def test_user_plan_that_does_not_fit_is_refused():
     with pytest.raises(PlanError, match="memory"):
         estimate_run(
             RunInputs(
-                params=70e9,
+                **SEVENTY_B_SHAPE,
                 tokens=1e12,
                 accelerator="h100-sxm",
                 gpus=8,
                 seq_len=4096,
-                layers=80,
-                hidden=8192,
-                heads=64,
                 tp=1,
                 pp=1,
                 dp=8,

@@ -7,6 +7,7 @@ import threading
 import time
 import types
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -57,12 +58,54 @@ def test_quantity_edit_marks_invalid_text(qtbot: QtBot, text: str, reason: str) 
     assert edit.value() is None
     assert edit.property("invalid") is True
     error = edit.error()
-    assert error is not None and error.startswith("tokens:")
+    assert error is not None and error.startswith("Training tokens: ")
     assert reason in error
     assert "Invalid" in edit.toolTip() and "Training tokens" in edit.toolTip()
     edit.setText("2B")
     assert edit.property("invalid") is False
     assert edit.toolTip() == "Training tokens"
+
+
+@pytest.mark.parametrize(
+    ("field", "options", "text", "expected"),
+    [
+        (
+            "server_price",
+            {"currency": True},
+            "lots",
+            "Server price: 'lots' is not a number (examples",
+        ),
+        ("server_price", {"currency": True}, "1,5", "Server price: '1,5' is not a number: a comma"),
+        ("server_price", {}, "", "Server price: a value is required"),
+        ("gpus_per_server", {"integer": True}, "2.5", "GPUs per server: must be a whole number"),
+        ("pue", {"minimum": 1.0, "minimum_inclusive": True}, "0.5", "PUE: must be at least 1"),
+        ("kwh_price", {}, "-1", "Electricity price per kWh: must be greater than 0, got '-1'"),
+        ("max_batch_tokens", {}, "0", "max batch tokens: must be greater than 0"),
+    ],
+)
+def test_quantity_edit_errors_name_the_field_in_the_users_words(
+    qtbot: QtBot, field: str, options: dict[str, Any], text: str, expected: str
+) -> None:
+    """Issue 16: the field's own error (tooltip, status bar) names the field by its label and
+    says what is allowed, never the internal name (``server_price: …``)."""
+    edit = QuantityEdit(field, tooltip="Base tip", **options)
+    qtbot.addWidget(edit)
+    edit.setText("7")
+    edit.setText(text)
+    error = edit.error() or ""
+    assert error.startswith(expected)
+    assert field not in error
+    assert expected in edit.toolTip() and field not in edit.toolTip()
+
+
+def test_quantity_edit_extra_check_reads_in_the_users_words(qtbot: QtBot) -> None:
+    edit = QuantityEdit("spot_overhead")
+    qtbot.addWidget(edit)
+    edit.set_extra_check(lambda v: "must be below 100" if v >= 100 else None)
+    edit.setText("150")
+    assert edit.error() == "Spot interruption overhead: must be below 100, got '150'"
+    edit.setText("20")
+    assert edit.is_valid()
 
 
 def test_quantity_edit_integer_currency_and_empty(qtbot: QtBot) -> None:

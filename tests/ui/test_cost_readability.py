@@ -74,7 +74,9 @@ def test_accelerator_name_is_whole_in_presentation_mode(
 def test_a_name_too_long_for_the_box_shows_its_start_and_the_tooltip_has_it_all(
     qtbot: QtBot, app_state: AppState, presentation: None
 ) -> None:
-    tab = open_tab(qtbot, app_state, TAB_SIZES[0])
+    # The panes side by side (at 1024 px they stack and the inputs get the whole width).
+    tab = open_tab(qtbot, app_state, TAB_SIZES[1])
+    assert not tab.splitter.is_stacked()
     combo = tab.inputs.accelerator
     line = combo.lineEdit()
     assert line is not None

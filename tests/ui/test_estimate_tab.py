@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit
 from pytestqt.qtbot import QtBot
 
 from desktopapp.application import training_view, workload
+from desktopapp.application.workload_presets import CUSTOM_EDITED, CUSTOM_FROM_SCENARIO
 from desktopapp.model import units
 from desktopapp.model.catalog import accelerator_catalog, cheapest_offer
 from desktopapp.model.inference import InferenceInputs, estimate_inference
@@ -20,8 +21,6 @@ from desktopapp.model.presets import get_preset, load_presets
 from desktopapp.model.training import TrainingInputs, catalog_price, estimate_training
 from desktopapp.ui.estimate import create_tab
 from desktopapp.ui.estimate.tab import (
-    CUSTOM_EDITED,
-    CUSTOM_FROM_SCENARIO,
     CUSTOM_ID,
     CUSTOM_PRESET,
     EstimateTab,
@@ -706,3 +705,52 @@ def test_measured_bus_bandwidth_reaches_the_modelled_run(
     after = tab.modelled.view
     assert after is not None and before is not None
     assert after.step.value != before.step.value  # a slower fabric lengthens the step
+
+
+def _llama(tab: EstimateTab) -> None:
+    tab.apply_preset("llm-7b")
+    tab.flush()
+
+
+def test_a_parallel_plan_typed_in_is_the_plan_the_modelled_run_uses(
+    qtbot: QtBot, tab: EstimateTab
+) -> None:
+    """Issue 13: TP/PP/micro-batch/global batch in the GUI ("auto" = the model picks)."""
+    _llama(tab)
+    tab.inputs.devices.setValue(64)
+    tab.flush()
+    auto = tab.state.training
+    assert auto is not None and auto.tp is None and auto.pp is None
+    tab.inputs.tp.setValue(4)
+    tab.inputs.pp.setValue(2)
+    tab.inputs.plan_micro_batch.setValue(1)
+    type_into(qtbot, tab.inputs.global_batch, "2M")
+    tab.flush()
+    training = tab.state.training
+    assert training is not None
+    assert (training.tp, training.pp, training.micro_batch) == (4, 2, 1)
+    assert training.global_batch_tokens == 2e6
+    tab._show_modelled_pending()
+    assert tab.modelled.view is not None
+    assert tab.modelled.view.plan_text.startswith("TP 4")
+    # A plan the interconnect cannot carry is refused with the reason, on the field.
+    tab.inputs.tp.setValue(16)
+    tab.flush()
+    marked = tab.marked_fields()
+    assert tab.inputs.tp in marked and "scale-up domain" in marked[tab.inputs.tp]
+    assert tab.outcome.training is not None  # the flat estimate still stands
+
+
+def test_active_parameters_of_a_mixture_of_experts(qtbot: QtBot, tab: EstimateTab) -> None:
+    _llama(tab)
+    dense = tab.outcome.training
+    assert dense is not None
+    type_into(qtbot, tab.inputs.active_params, "2B")
+    settle(qtbot, tab)
+    moe = tab.outcome.training
+    assert moe is not None and moe.inputs.active_params == 2e9
+    assert moe.total_flops == pytest.approx(dense.total_flops * 2 / 7)
+    assert "N_active" in tab.training_results.compute_card.toolTip()
+    type_into(qtbot, tab.inputs.active_params, "9B")  # more than N
+    settle(qtbot, tab)
+    assert "Active parameters" in tab.marked_fields()[tab.inputs.active_params]

@@ -32,6 +32,7 @@ from desktopapp.ui.common import theme
 from desktopapp.ui.common.geometry import (
     ELIDED_PROPERTY,
     HSCROLL_ALLOWED_PROPERTY,
+    NO_HSCROLL_FROM_PX,
     assert_nothing_cut,
     find_cut,
 )
@@ -301,6 +302,11 @@ THEMES = ("light", "dark")
 # a new entry needs a reason and an issue.
 KNOWN_CUT: dict[tuple[str, str, str], str] = {}
 
+# Tabs whose panes stack when they do not fit side by side: they never scroll sideways, not
+# even at 1024 px with presentation fonts (issue 16). The others may from below
+# NO_HSCROLL_FROM_PX (1280 px).
+NO_HSCROLL_AT_ANY_SIZE = frozenset({"estimate", "cost"})
+
 
 def _case_id(tab: str, size: tuple[int, int], mode: str, name: str) -> str:
     return f"{tab}-{size[0]}x{size[1]}-{mode}-{name}"
@@ -368,7 +374,7 @@ def test_main_window_cuts_nothing_off(
     if shots:
         Path(shots).mkdir(parents=True, exist_ok=True)
         window.grab().save(str(Path(shots) / f"{_case_id(tab, size, mode, name)}.png"), "PNG")
-    assert_nothing_cut(window)
+    assert_nothing_cut(window, 0 if tab in NO_HSCROLL_AT_ANY_SIZE else NO_HSCROLL_FROM_PX)
 
 
 def test_result_card_grows_to_fit_a_wrapped_detail(qtbot: QtBot, appearance) -> None:

@@ -117,6 +117,40 @@ def test_every_tab_follows_the_tab_protocol(
         assert hasattr(content, "ready"), name
 
 
+def test_presentation_keys_fit_beside_the_offline_note_at_1024_px(
+    qtbot: QtBot, window_factory: Callable[..., MainWindow]
+) -> None:
+    """Issue 16: at 1024×640 with presentation fonts the permanent note cut the message off."""
+    from PySide6.QtWidgets import QApplication
+
+    from desktopapp.application import window as policy
+    from desktopapp.ui.common import theme
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    theme.apply_theme(app, "light", 1.0)  # as the app starts: its fonts, then presentation's
+    try:
+        window = window_factory(initial_tab="hardware", remember=False, theme_mode="light")
+        window.resize(1024, 640)
+        window.show()
+        qtbot.waitExposed(window)
+        window.set_presentation(True)
+        window.showNormal()
+        window.resize(1024, 640)
+        QApplication.processEvents()
+        bar = window.statusBar()
+        note = window.offline_label
+        assert bar.currentMessage() == policy.presentation_status(True)
+        assert note.toolTip() == policy.OFFLINE_TEXT
+        message_width = bar.fontMetrics().horizontalAdvance(bar.currentMessage())
+        assert message_width + note.sizeHint().width() < bar.width()
+        window.set_presentation(False)
+        QApplication.processEvents()
+        assert note.text() == policy.OFFLINE_TEXT and note.toolTip() == ""
+    finally:
+        theme.apply_theme(app, "light", 1.0)
+
+
 def test_state_status_messages_reach_the_status_bar(
     window_factory: Callable[..., MainWindow],
 ) -> None:

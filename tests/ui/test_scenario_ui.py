@@ -390,7 +390,8 @@ def _section_text(text: str, start: str, end: str | None = None) -> str:
 def test_opening_an_example_keeps_its_preset_and_price_source(
     qtbot: QtBot, make_window: Callable[..., MainWindow], tmp_path: Path, example: Path
 ) -> None:
-    from desktopapp.ui.estimate.tab import CUSTOM_FROM_SCENARIO, CUSTOM_PRESET
+    from desktopapp.application.workload_presets import CUSTOM_FROM_SCENARIO
+    from desktopapp.ui.estimate.tab import CUSTOM_PRESET
 
     window = make_window(initial_tab="estimate")
     window.show()

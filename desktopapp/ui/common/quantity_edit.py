@@ -1,7 +1,8 @@
 """A line edit for quantities such as ``110M``, ``7B``, ``1.5e9`` (``model.units.parse_quantity``).
 
 Invalid text marks the field (``invalid`` property → red border from the style sheet) and puts
-the reason in its tooltip; :meth:`QuantityEdit.value` is then ``None``.
+the reason in its tooltip, in the user's words (``"Server price: 'lots' is not a number
+(examples: …)"``, never the internal ``server_price``); :meth:`QuantityEdit.value` is then ``None``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import QLineEdit, QWidget
 
 from desktopapp.model.units import parse_quantity
+from desktopapp.model.validation import InputError, user_message
 from desktopapp.ui.common.theme import repolish
 
 _INPUT_SUFFIXES: tuple[tuple[float, str], ...] = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
@@ -54,7 +56,8 @@ class QuantityEdit(QLineEdit):
     """Text field holding a positive (by default) quantity with k/M/B/T suffixes.
 
     ``value_changed(object)`` carries the parsed float, or ``None`` when the text is invalid.
-    ``field`` names the model field, and prefixes parse errors (``"parameters: …"``).
+    ``field`` names the model field; parse errors name it by its label and say what is
+    allowed (``"Parameters: must be greater than 0, got '-5'"``, see ``model.validation``).
     """
 
     value_changed = Signal(object)
@@ -137,31 +140,42 @@ class QuantityEdit(QLineEdit):
 
     # --- internals ------------------------------------------------------------------------
     def _parse(self, text: str) -> None:
+        self._value, self._error = None, None
         if not text.strip():
-            required = None if self._allow_empty else f"{self.field}: a value is required"
-            self._value, self._error = None, required
+            if not self._allow_empty:
+                self._error = self._message(InputError(self.field, "a value is required"))
             return
         if self._currency:
             text = text.strip().removeprefix("$").strip()
         try:
             value = parse_quantity(text, self.field)
-        except ValueError as exc:
-            self._value, self._error = None, str(exc)
+        except ValueError as exc:  # "field: 'lots' is not a number (examples: …)"
+            self._error = self._message(exc)
             return
-        problem: str | None = None
+        problem = self._problem(value)
+        if problem is not None:
+            self._error = self._message(InputError(self.field, f"{problem}, got {text.strip()!r}"))
+            return
+        self._value = value
+
+    def _problem(self, value: float) -> str | None:
+        """What the rules of this field (minimum, whole number, extra check) say of ``value``."""
         if self._minimum is not None:
             if self._minimum_inclusive and value < self._minimum:
-                problem = f"must be at least {self._minimum:g}"
-            elif not self._minimum_inclusive and value <= self._minimum:
-                problem = f"must be greater than {self._minimum:g}"
-        if problem is None and self._integer and value != int(value):
-            problem = "must be a whole number"
-        if problem is None and self._extra_check is not None:
-            problem = self._extra_check(value)
-        if problem is not None:
-            self._value, self._error = None, f"{self.field}: {problem}, got {text.strip()!r}"
-            return
-        self._value, self._error = value, None
+                return f"must be at least {self._minimum:g}"
+            if not self._minimum_inclusive and value <= self._minimum:
+                return f"must be greater than {self._minimum:g}"
+        if self._integer and value != int(value):
+            return "must be a whole number"
+        if self._extra_check is not None:
+            return self._extra_check(value)
+        return None
+
+    def _message(self, exc: ValueError) -> str:
+        """The error in the user's words: the field's label, never its internal name."""
+        if not isinstance(exc, InputError):  # parse_quantity's "field: …"
+            exc = InputError(self.field, str(exc).removeprefix(f"{self.field}: "))
+        return user_message(exc)
 
     def _refresh_mark(self) -> None:
         shown = None if self.is_pristine_empty() else self.error()

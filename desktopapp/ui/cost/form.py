@@ -22,7 +22,6 @@ from desktopapp.model.planning import (
 from desktopapp.model.tco import OnPremInputs
 from desktopapp.model.validation import user_message
 from desktopapp.ui.common.marking import blocked, field_of, read_quantity, select_data
-from desktopapp.ui.common.quantity_edit import QuantityEdit
 from desktopapp.ui.cost.inputs import CostInputsPanel
 from desktopapp.ui.cost.offers import OffersPanel
 from desktopapp.ui.cost.results import HeadlinePanel
@@ -61,24 +60,16 @@ class CostForm:
             "shape": inp.profile,
         }
 
-    def read(self, edit: QuantityEdit, errors: dict[QWidget, str]) -> float | None:
-        """The field's value; a text that does not parse is added to ``errors`` in the user's
-        words ("Server price: 'lots' is not a number …", never "server_price: …")."""
-        value = read_quantity(edit, errors)
-        if edit in errors:
-            errors[edit] = user_message(ValueError(errors[edit]))
-        return value
-
     def onprem(self, errors: dict[QWidget, str], owning: OwningFields) -> OnPremInputs | None:
         """One server at the chosen utilization, from the owning fields (None when invalid)."""
         inp = self.inputs
-        server_price = self.read(inp.server_price, errors)
-        power = self.read(inp.power_kw, errors)
-        idle = self.read(inp.power_kw_idle, errors)
-        pue = self.read(inp.pue, errors)
-        kwh = self.read(inp.kwh_price, errors)
-        ops = self.read(inp.ops_percent, errors)
-        facility = self.read(inp.facility, errors)
+        server_price = read_quantity(inp.server_price, errors)
+        power = read_quantity(inp.power_kw, errors)
+        idle = read_quantity(inp.power_kw_idle, errors)
+        pue = read_quantity(inp.pue, errors)
+        kwh = read_quantity(inp.kwh_price, errors)
+        ops = read_quantity(inp.ops_percent, errors)
+        facility = read_quantity(inp.facility, errors)
         if server_price is None and inp.server_price.is_pristine_empty():
             errors[inp.server_price] = inp.server_price_source.toolTip()
         if power is None and inp.power_kw.is_pristine_empty():

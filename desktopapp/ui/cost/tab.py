@@ -43,11 +43,7 @@ from desktopapp.model.planning import (
     owning_defaults,
 )
 from desktopapp.ui.common.layouts import scrolling_column, stack_when_narrow, two_panes
-from desktopapp.ui.common.marking import (
-    FieldMarks,
-    blocked,
-    select_data,
-)
+from desktopapp.ui.common.marking import FieldMarks, blocked, read_quantity, select_data
 from desktopapp.ui.common.recompute import RecomputingTab
 from desktopapp.ui.common.theme import COLORS
 from desktopapp.ui.cost.form import CostForm
@@ -129,10 +125,11 @@ class CostTab(RecomputingTab):
         row.setStretchFactor(1, 2)
         self.hybrid_row = row
         self.results_scroll: QScrollArea = scrolling_column(
-            (self.headline, self.plots, self.table, row, self.offers, self.assumptions),
-            horizontal=Qt.ScrollBarPolicy.ScrollBarAsNeeded,
+            (self.headline, self.plots, self.table, row, self.offers, self.assumptions)
         )
-        self.splitter = two_panes(self, self.inputs, self.results_scroll, (420, 980))
+        # The inputs above the results when both do not fit side by side (1024 px in
+        # presentation mode), instead of a results pane that scrolls sideways (issue 16).
+        self.splitter = two_panes(self, self.inputs, self.results_scroll, (420, 980), stacking=True)
 
     def _connect(self) -> None:
         inp = self.inputs
@@ -380,13 +377,13 @@ class CostTab(RecomputingTab):
         onprem = self.form.onprem(errors, self._owning)
         source = str(inp.demand_source.currentData())
         if source == DEMAND_TYPED:
-            self._typed_gpu_hours = self.form.read(inp.gpu_hours, errors)
+            self._typed_gpu_hours = read_quantity(inp.gpu_hours, errors)
         # With another source the field only shows the demand worked out from the workload:
         # the inputs (and a scenario file) keep the figure last typed in or opened.
         typed = self._typed_gpu_hours
         if source == DEMAND_RUNS:
-            self.form.read(inp.runs_per_month, errors)
-        spot = self.form.read(self.offers.spot_overhead, errors)
+            read_quantity(inp.runs_per_month, errors)
+        spot = read_quantity(self.offers.spot_overhead, errors)
         if onprem is None or spot is None:
             return None
         return CostInputs(

@@ -10,7 +10,7 @@ import html
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QSpinBox, QWidget
 
 from desktopapp.application.plan import CustomAccelerator
 from desktopapp.application.workload_policy import WorkloadController
@@ -49,6 +49,11 @@ class WorkloadForm:
             "utilization": inp.utilization,
             "price": inp.price,
             "method": inp.method_6nd,
+            "active_params": inp.active_params,
+            "tp": inp.tp,
+            "pp": inp.pp,
+            "micro_batch": inp.plan_micro_batch,
+            "global_batch_tokens": inp.global_batch,
         }
 
     def memory_widgets(self) -> Mapping[str, QWidget]:
@@ -118,9 +123,15 @@ class WorkloadForm:
         fields: dict[str, object] = {"method": method}
         if method == METHOD_6ND:
             tokens = read_quantity(inp.tokens, errors)
+            active = read_quantity(inp.active_params, errors)
+            global_batch = read_quantity(inp.global_batch, errors)
             if params is None or tokens is None or epochs is None:
                 return None
-            fields.update(params=params, tokens=tokens)
+            fields.update(params=params, tokens=tokens, active_params=active)
+            fields.update(
+                {n: (s.value() or None) for n, s in self._plan_spins().items()},
+                global_batch_tokens=global_batch,
+            )
         else:
             forward = read_quantity(inp.forward_flops, errors)
             samples = read_quantity(inp.samples, errors)
@@ -148,6 +159,10 @@ class WorkloadForm:
             price_source=price_source,
         )
         return self._construct(TrainingInputs, fields, self.training_widgets(), errors)
+
+    def _plan_spins(self) -> dict[str, QSpinBox]:
+        inp = self.inputs
+        return {"tp": inp.tp, "pp": inp.pp, "micro_batch": inp.plan_micro_batch}
 
     def memory(
         self,
@@ -307,6 +322,11 @@ class WorkloadForm:
         params = training.params if training.params else (None if memory is None else memory.params)
         inp.params.set_value(params)
         inp.tokens.set_value(training.tokens)
+        inp.active_params.set_value(training.active_params)
+        inp.global_batch.set_value(training.global_batch_tokens)
+        with blocked(*self._plan_spins().values()):
+            for name, spin in self._plan_spins().items():
+                spin.setValue(getattr(training, name) or 0)
         inp.forward_flops.set_value(training.forward_flops)
         inp.samples.set_value(training.samples)
         inp.epochs.set_value(training.epochs)

@@ -77,8 +77,10 @@ class InputsPanel(InputsColumn):
         self._build_preset()
         self._build_training()
         self._build_hardware()
+        self._build_plan()
         self._build_memory()
         self._build_inference()
+        self.set_method(METHOD_6ND)
         self.finish(minimum_width=380)
         self._name_fields()
 
@@ -129,6 +131,15 @@ class InputsPanel(InputsColumn):
             "params", tooltip="Trainable parameters N; also sizes memory and inference"
         )
         section.add_row("Parameters N", self.params)
+        self.active_params = QuantityEdit(
+            "active_params",
+            allow_empty=True,
+            placeholder="all (a dense model)",
+            tooltip="Mixture of experts: the parameters each token uses. Compute counts them "
+            "(C = 6·N_active·D); memory holds all N. Leave empty for a dense model.",
+        )
+        self.active_label = section.add_row("Active params (MoE)", self.active_params)
+        self.active_params.set_value(None)  # empty is allowed: a dense model
         self.tokens = QuantityEdit("tokens", tooltip="Training tokens D per epoch")
         self.tokens_label = section.add_row("Tokens D", self.tokens)
         self.forward_flops = QuantityEdit(
@@ -147,11 +158,11 @@ class InputsPanel(InputsColumn):
         section.add_row("Epochs", self.epochs)
 
         self.method_6nd.toggled.connect(self._on_method_toggled)
-        for edit in (self.params, self.tokens, self.forward_flops, self.samples, self.epochs):
+        edits = (self.params, self.active_params, self.tokens, self.forward_flops, self.samples)
+        for edit in (*edits, self.epochs):
             edit.textEdited.connect(lambda _text: self.edited.emit())
         self.training_section = section
         self.column.addWidget(section)
-        self.set_method(METHOD_6ND)
 
     def _build_hardware(self) -> None:
         section = Section("Hardware and price")
@@ -196,6 +207,41 @@ class InputsPanel(InputsColumn):
         self.price.textEdited.connect(lambda _text: self.price_typed.emit())
         self.price_reset_button.clicked.connect(self.price_reset)
         self.hardware_section = section
+        self.column.addWidget(section)
+
+    def _build_plan(self) -> None:
+        section = Section(
+            "Parallel plan",
+            "Auto: the modelled run picks the fastest plan that fits memory. A plan you give "
+            "is used as given, or refused with the reason.",
+        )
+        self.tp = spin_box(
+            0,
+            4096,
+            0,
+            "Tensor parallel: GPUs that split each layer (inside the NVLink/NVSwitch domain)",
+            special="auto",
+        )
+        self.pp = spin_box(0, 4096, 0, "Pipeline stages", special="auto")
+        section.add_row("Tensor parallel", field_pair(self.tp, "Pipeline", self.pp))
+        self.plan_micro_batch = spin_box(
+            0, 1_000_000, 0, "Sequences per GPU per micro-batch", special="auto"
+        )
+        self.global_batch = QuantityEdit(
+            "global_batch_tokens",
+            allow_empty=True,
+            placeholder="auto (4M)",
+            tooltip="Tokens per optimizer step over all GPUs; it bounds data parallelism "
+            "(global batch ÷ micro-batch). Leave empty for the published default.",
+        )
+        section.add_row(
+            "Micro-batch", field_pair(self.plan_micro_batch, "Global batch", self.global_batch)
+        )
+        self.global_batch.set_value(None)  # empty is allowed: the default
+        for spin in (self.tp, self.pp, self.plan_micro_batch):
+            spin.valueChanged.connect(lambda _v: self.edited.emit())
+        self.global_batch.textEdited.connect(lambda _text: self.edited.emit())
+        self.plan_section = section
         self.column.addWidget(section)
 
     def _build_memory(self) -> None:
@@ -319,6 +365,11 @@ class InputsPanel(InputsColumn):
         names = {
             "preset": self.preset_combo,
             "params": self.params,
+            "active_params": self.active_params,
+            "tp": self.tp,
+            "pp": self.pp,
+            "plan_micro_batch": self.plan_micro_batch,
+            "global_batch_tokens": self.global_batch,
             "tokens": self.tokens,
             "forward_flops": self.forward_flops,
             "samples": self.samples,
@@ -364,8 +415,9 @@ class InputsPanel(InputsColumn):
 
     def _show_method_fields(self, method: str) -> None:
         is_6nd = method == METHOD_6ND
-        for widget in (self.tokens, self.tokens_label):
+        for widget in (self.tokens, self.tokens_label, self.active_params, self.active_label):
             widget.setVisible(is_6nd)
+        self.plan_section.setVisible(is_6nd)  # the modelled run needs C = 6·N·D
         for widget in (self.forward_flops, self.forward_label, self.samples, self.samples_label):
             widget.setVisible(not is_6nd)
 

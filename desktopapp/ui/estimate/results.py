@@ -22,6 +22,7 @@ from desktopapp.application.workload import (
     InferenceCurve,
     InferenceView,
     MemoryView,
+    TrainingCurves,
     TrainingView,
 )
 from desktopapp.model import units
@@ -126,7 +127,7 @@ class PlotsPanel(Section):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Scaling", parent=parent)
         self._parts: dict[str, Any] | None = None
-        self._pending: tuple[Any, ...] | None = None  # last set_data() args, or () for clear
+        self._pending: TrainingCurves | None = None  # drawn once built (None: cleared)
         self._plot_row = QHBoxLayout()
         self._plot_row.setSpacing(INNER_SPACING)
         self.add(self._plot_row, 1)
@@ -157,8 +158,8 @@ class PlotsPanel(Section):
 
             install_export_actions(self)  # save/copy actions, as on plots built with the tab
             pending, self._pending = self._pending, None
-            if pending:
-                self._draw(*pending)
+            if pending is not None:
+                self._draw(pending)
             else:
                 self._clear_items()
         return self._parts
@@ -201,66 +202,38 @@ class PlotsPanel(Section):
         self._plot_row.addWidget(plot_row((time_plot, cost_plot, util_plot), min_plot_width=240))
         return parts
 
-    def set_data(
-        self,
-        devices: Any,
-        hours: Any,
-        cost_by_devices: Any | None,
-        current_devices: int,
-        current_hours: float,
-        current_cost: float | None,
-        utilization_pct: Any,
-        cost_by_utilization: Any | None,
-        current_utilization_pct: float,
-    ) -> None:
-        args = (
-            devices,
-            hours,
-            cost_by_devices,
-            current_devices,
-            current_hours,
-            current_cost,
-            utilization_pct,
-            cost_by_utilization,
-            current_utilization_pct,
-        )
-        if self._parts is None:
-            self._pending = args
-            return
-        self._draw(*args)
+    def set_data(self, *args: Any) -> None:
+        """The curves in ``TrainingCurves.args()`` order (see :meth:`show_curves`)."""
+        self.show_curves(TrainingCurves(*args))
 
-    def _draw(
-        self,
-        devices: Any,
-        hours: Any,
-        cost_by_devices: Any | None,
-        current_devices: int,
-        current_hours: float,
-        current_cost: float | None,
-        utilization_pct: Any,
-        cost_by_utilization: Any | None,
-        current_utilization_pct: float,
-    ) -> None:
+    def show_curves(self, curves: TrainingCurves) -> None:
+        """Draw ``curves`` now, or once the plots are built."""
+        if self._parts is None:
+            self._pending = curves
+            return
+        self._draw(curves)
+
+    def _draw(self, c: TrainingCurves) -> None:
         from desktopapp.ui.common.plots import set_curve
 
         p = self.ensure_built()
-        set_curve(p["time_curve"], devices, hours)
-        p["time_marker"].setData([current_devices], [current_hours])
-        if cost_by_devices is None or current_cost is None:
+        set_curve(p["time_curve"], c.devices, c.hours)
+        p["time_marker"].setData([c.current_devices], [c.current_hours])
+        if c.cost_by_devices is None or c.current_cost is None:
             for name in ("cost_curve", "cost_marker", "util_curve", "util_marker"):
                 p[name].setData([], [])
         else:
-            set_curve(p["cost_curve"], devices, cost_by_devices)
-            p["cost_marker"].setData([current_devices], [current_cost])
-            assert cost_by_utilization is not None
-            set_curve(p["util_curve"], utilization_pct, cost_by_utilization)
-            p["util_marker"].setData([current_utilization_pct], [current_cost])
+            set_curve(p["cost_curve"], c.devices, c.cost_by_devices)
+            p["cost_marker"].setData([c.current_devices], [c.current_cost])
+            assert c.cost_by_utilization is not None
+            set_curve(p["util_curve"], c.utilization_pct, c.cost_by_utilization)
+            p["util_marker"].setData([c.current_utilization_pct], [c.current_cost])
         p["time_plot"].getPlotItem().enableAutoRange(axis="y")
         # With linear scaling the cost is the same at every device count: show it flat against
         # zero rather than zooming into rounding noise.
         for plot, values in (
-            (p["cost_plot"], cost_by_devices),
-            (p["util_plot"], cost_by_utilization),
+            (p["cost_plot"], c.cost_by_devices),
+            (p["util_plot"], c.cost_by_utilization),
         ):
             top = _finite_max(values)
             if top is None:
@@ -270,7 +243,7 @@ class PlotsPanel(Section):
 
     def clear(self) -> None:
         if self._parts is None:
-            self._pending = ()
+            self._pending = None
             return
         self._clear_items()
 

@@ -9,7 +9,6 @@ computed. The estimates take milliseconds, so they run on the GUI thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -18,41 +17,34 @@ from PySide6.QtWidgets import QWidget
 
 from desktopapp.application import workload
 from desktopapp.application import workload_policy as policy
-from desktopapp.application.training_view import (
-    ModelledRun,
-    NotModelled,
-    headline_estimate,
-    measured_efficiency,
-    model_run,
-    modelled_view,
-    shape_of,
-)
+from desktopapp.application.training_view import ModelledRun, NotModelled, modelled_view
 from desktopapp.application.workload import WorkloadResults
+from desktopapp.application.workload_compute import (
+    INFERENCE,
+    MEMORY,
+    TRAINING,
+    MeasuredDevice,
+    compute_workload,
+)
 from desktopapp.application.workload_policy import WorkloadController
+from desktopapp.application.workload_presets import (
+    CUSTOM_EDITED,
+    PresetChoice,
+)
 from desktopapp.model.catalog import (
     Accelerator,
     CloudOffer,
     accelerator_catalog,
 )
-from desktopapp.model.inference import (
-    InferenceEstimate,
-    InferenceInputs,
-    estimate_inference,
-)
-from desktopapp.model.memory import MemoryEstimate, MemoryInputs, estimate_memory
+from desktopapp.model.inference import InferenceEstimate, InferenceInputs
+from desktopapp.model.memory import MemoryEstimate, MemoryInputs
 from desktopapp.model.perf_training import MODELLED_SOURCE
-from desktopapp.model.presets import Preset, get_preset, load_presets
-from desktopapp.model.training import (
-    TrainingEstimate,
-    TrainingInputs,
-    estimate_training,
-)
-from desktopapp.model.validation import user_message
+from desktopapp.model.presets import Preset, load_presets
+from desktopapp.model.training import TrainingEstimate, TrainingInputs
 from desktopapp.ui.common.layouts import scrolling_column, two_panes
 from desktopapp.ui.common.marking import (
     FieldMarks,
     blocked,
-    field_of,
     select_data,
 )
 from desktopapp.ui.common.recompute import RecomputingTab
@@ -70,13 +62,10 @@ from desktopapp.ui.estimate.results import (
 from desktopapp.ui.state import KEEP, AppState, CustomAccelerator, Keep, PriceChoice
 
 T = TypeVar("T")
-R = TypeVar("R")
 
 DEFAULT_PRESET = "bert-base"
 CUSTOM_ID = "custom:measured"
 CUSTOM_PRESET = ""  # data of the preset picker's "Custom" entry
-CUSTOM_FROM_SCENARIO = "Custom (from scenario)"
-CUSTOM_EDITED = "Custom"
 
 
 @dataclass
@@ -97,11 +86,7 @@ class EstimateTab(RecomputingTab):
         self.state = state
         self._catalog = accelerator_catalog()
         self._presets: tuple[Preset, ...] = load_presets()
-        self._preset_id: str | None = None
-        # The inputs a preset set, as shown; an edit that changes them makes the workload custom.
-        self._preset_snapshot: tuple[object, ...] | None = None
-        self._custom_label = CUSTOM_FROM_SCENARIO
-        self._custom_note = ""
+        self.presets = PresetChoice()  # which preset the inputs are, or why "Custom"
         self.policy = WorkloadController()  # price and utilization: catalog, typed or kept
         self._writing_state = False
         self._marks = FieldMarks(state, "Cannot compute: ")
@@ -282,49 +267,41 @@ class EstimateTab(RecomputingTab):
         if not preset_id:
             self._show_preset_choice()
             return
-        preset = get_preset(preset_id)
-        self._preset_id = preset.id
+        preset = self.presets.choose(preset_id)
         self._show_preset_choice()
         self.form.fill_from_preset(preset, self._catalog)
         self._refresh_precisions(preset.precision)
         self._refresh_utilization()
         self._refresh_price()
         self._refresh_inference_fields()
-        self._preset_snapshot = self.form.snapshot()
+        self.presets.remember(self.form.snapshot())
         self.recompute()
 
     def _note_preset_edits(self) -> None:
         """An input a preset set was changed: the workload is no longer that preset."""
-        if self._preset_id is None or self._preset_snapshot is None:
-            return
-        if self.form.snapshot() == self._preset_snapshot:
-            return
-        name = get_preset(self._preset_id).name
-        self._preset_id = None
-        self._preset_snapshot = None
-        self._custom_label = CUSTOM_EDITED
-        self._custom_note = f"Edited from {name}; choose a preset to start again from its figures."
-        self._show_preset_choice()
+        if self.presets.snapshot is not None and self.presets.edited(self.form.snapshot()):
+            self._show_preset_choice()
 
     def _show_preset_choice(self) -> None:
         """The preset picker and its notes: the current preset, or the "Custom" entry."""
         inp = self.inputs
         combo = inp.preset_combo
-        if self._preset_id is not None:
-            select_data(combo, self._preset_id)
-            self.form.show_preset_notes(get_preset(self._preset_id))
+        choice = self.presets
+        if choice.preset_id is not None:
+            select_data(combo, choice.preset_id)
+            self.form.show_preset_notes(choice.preset)
             return
         index = combo.findData(CUSTOM_PRESET)
-        combo.setItemText(index, self._custom_label)
+        combo.setItemText(index, choice.custom_label)
         select_data(combo, CUSTOM_PRESET)
         self.form.show_preset_notes(None)
-        inp.preset_description.setText(self._custom_note)
+        inp.preset_description.setText(choice.custom_note)
         inp.preset_description.setToolTip("")
 
     @property
     def preset_id(self) -> str | None:
         """The preset the inputs are (None: custom)."""
-        return self._preset_id
+        return self.presets.preset_id
 
     def _on_state_workload_changed(self) -> None:
         if not self._writing_state:
@@ -336,18 +313,7 @@ class EstimateTab(RecomputingTab):
         training = self.state.training
         memory = self.state.memory
         inference = self.state.inference
-        preset_id = self.state.preset_id
-        preset = None
-        if preset_id:
-            try:
-                preset = get_preset(preset_id)
-            except ValueError:
-                preset = None
-        self._preset_id = None if preset is None else preset.id
-        self._preset_snapshot = None
-        if preset is None:
-            self._custom_label = CUSTOM_FROM_SCENARIO
-            self._custom_note = "Inputs from the scenario, not one of the presets."
+        self.presets.from_scenario(self.state.preset_id)
         self._show_preset_choice()
         self.form.fill_from_workload(training, memory, inference, self._catalog)
         self._refresh_precisions(None if training is None else training.precision)
@@ -363,8 +329,7 @@ class EstimateTab(RecomputingTab):
             inp.price.set_value(training.price)
         self._refresh_price()
         self._refresh_inference_fields()
-        if preset is not None:
-            self._preset_snapshot = self.form.snapshot()
+        self.presets.remember(self.form.snapshot())
         self.recompute()
 
     # --- measured accelerator from the Hardware tab -------------------------------------------
@@ -416,13 +381,26 @@ class EstimateTab(RecomputingTab):
         memory = self.form.memory(errors, acc, custom)
         inference = self.form.inference(training, errors, acc, custom)
 
-        t_est = self._run(estimate_training, training, errors, self.form.training_widgets())
-        modelled = self._model_run(training, t_est, memory)
-        if t_est is not None and modelled is not None:
-            t_est = headline_estimate(t_est, modelled)  # the modelled run, as the CLI prints
+        done = compute_workload(
+            training,
+            memory,
+            inference,
+            preset=self.presets.preset,
+            measured_busbw=self.state.measured_busbw,
+            measured=None
+            if custom is None
+            else MeasuredDevice(custom.peak_tflops, custom.based_on),
+            utilization_user_set=self.policy.utilization_user_set,
+        )
+        widgets = {
+            TRAINING: self.form.training_widgets(),
+            MEMORY: self.form.memory_widgets(),
+            INFERENCE: self.form.inference_widgets(),
+        }
+        for error in done.errors:
+            errors[widgets[error.section].get(error.field, self.inputs.params)] = error.message
+        t_est, m_est, i_est, modelled = done.training, done.memory, done.inference, done.modelled
         self._show_utilization_note(t_est)
-        m_est = self._run(estimate_memory, memory, errors, self.form.memory_widgets())
-        i_est = self._run(estimate_inference, inference, errors, self.form.inference_widgets())
 
         targets = (
             (None, None)
@@ -444,22 +422,6 @@ class EstimateTab(RecomputingTab):
             training, t_est = None, None
         self._publish(training, memory, inference, t_est, m_est, i_est, bool(errors))
         self.recomputed_once()
-
-    def _run(
-        self,
-        fn: Callable[[T], R],
-        inputs: T | None,
-        errors: dict[QWidget, str],
-        widgets: Mapping[str, QWidget],
-    ) -> R | None:
-        if inputs is None:
-            return None
-        try:
-            return fn(inputs)
-        except ValueError as exc:
-            widget = widgets.get(field_of(exc), self.inputs.params)
-            errors[widget] = user_message(exc)
-            return None
 
     def _publish(
         self,
@@ -484,7 +446,7 @@ class EstimateTab(RecomputingTab):
                 training=_keep_if(invalid, training),
                 memory=_keep_if(invalid, memory),
                 inference=_keep_if(invalid, inference),
-                preset_id=self._preset_id,
+                preset_id=self.presets.preset_id,
             )
             if not (invalid and training is None):
                 offer = self._price_offer(training)
@@ -518,7 +480,7 @@ class EstimateTab(RecomputingTab):
     ) -> None:
         """Put the presenter's views into the panels (or say why a panel is empty)."""
         if view.training is None:
-            preset = None if self._preset_id is None else get_preset(self._preset_id)
+            preset = self.presets.preset
             reason = workload.training_missing_reason(
                 next(iter(errors.values()), "")
                 or workload.method_missing_reason(
@@ -550,29 +512,6 @@ class EstimateTab(RecomputingTab):
         else:
             self.inference_panel.show_view(view.inference)
         self.assumptions.set_groups(list(view.assumptions))
-
-    def _model_run(
-        self, training: TrainingInputs | None, t_est: object, memory: MemoryInputs | None
-    ) -> ModelledRun | None:
-        """The modelled run for the inputs (None without a valid training estimate)."""
-        if training is None or t_est is None:
-            return None
-        preset = None if self._preset_id is None else get_preset(self._preset_id)
-        shape = shape_of(memory, preset)
-        busbw = self.state.measured_busbw
-        if busbw is not None:
-            shape = {**shape, "measured_busbw": busbw}
-        custom = self._custom_selected()
-        measured = (
-            None
-            if custom is None
-            else measured_efficiency(
-                custom.peak_tflops, custom.based_on, training.resolved_precision
-            )
-        )
-        return model_run(
-            training, shape, measured, utilization_user_set=self.policy.utilization_user_set
-        )
 
     def _show_modelled(self, modelled: ModelledRun | None) -> None:
         """The modelled run (issue 13): plan, breakdown, scaling; or why there is none. Before

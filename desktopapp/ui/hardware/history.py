@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from desktopapp.application.hardware import HistoryRow, ratio_text, tflops_text
 from desktopapp.application.hardware_controller import history_note, history_status
 from desktopapp.application.hardware_jobs import Comparison
+from desktopapp.model import units
 from desktopapp.model.units import DASH
 from desktopapp.ui.common.theme import COLORS
 
@@ -60,7 +61,7 @@ def _value(value: float | None) -> str:
         return DASH
     if value >= 100:
         return f"{value:,.0f}"
-    return f"{value:.3g}"
+    return f"{units.format_plain(value, 3)}"
 
 
 class HistoryPanel(QWidget):

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from desktopapp.application.monitor import gpu_indices
+from desktopapp.model import units
 from desktopapp.model.units import DASH, format_bytes
 from desktopapp.ui.common.theme import SERIES
 
@@ -226,7 +227,7 @@ def format_value(kind: str, value: float) -> str:
         return f"{value:.0f} °C"
     if kind == BYTES_RATE:
         return f"{format_bytes(value)}/s"
-    return f"{value:.3g}"
+    return f"{units.format_plain(value, 3)}"
 
 
 def format_ago(seconds_before: float, spacing: float = 1.0) -> str:

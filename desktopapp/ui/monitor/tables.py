@@ -156,104 +156,67 @@ def _command(p: GpuProcess) -> str:
     return p.command or p.name or p.note or DASH
 
 
+# Columns the tables share (processes on the GPU or the host, cost per process or per user).
+def _pid_column() -> Column[Any]:
+    return Column(
+        "PID", lambda r: str(r.pid), lambda r: float(r.pid), numeric=True, sample="4194304"
+    )
+
+
+def _user_column(sample: str = "username") -> Column[Any]:
+    return Column("User", lambda r: r.user or DASH, lambda r: r.user, sample=sample)
+
+
+def _numeric_column(
+    title: str, value: Callable[[R], float], text: Callable[[float], str], sample: str = ""
+) -> Column[R]:
+    """A column sorted by ``value`` and showing it as ``text`` gives it."""
+    return Column(title, lambda r: text(value(r)), value, numeric=True, sample=sample)
+
+
+def _cost_columns() -> tuple[Column[Any], ...]:
+    """GPU time, GPU-hours and cost of a ``ProcessCost`` or ``UserCost`` row."""
+    return (
+        _numeric_column("GPU time", lambda r: r.gpu_hours, format_hours, "999 min"),
+        _numeric_column("GPU-hours", lambda r: r.gpu_hours, lambda hours: f"{hours:.3f}"),
+        _numeric_column("Cost", lambda r: r.cost_usd, format_money, "$9,999"),
+    )
+
+
 PROCESS_COLUMNS: tuple[Column[GpuProcess], ...] = (
-    Column("PID", lambda p: str(p.pid), lambda p: float(p.pid), numeric=True, sample="4194304"),
+    _pid_column(),
     Column("GPU", lambda p: str(p.gpu_index), lambda p: float(p.gpu_index), numeric=True),
-    Column("User", lambda p: p.user or DASH, lambda p: p.user, sample="username"),
+    _user_column(),
     Column(
         "Command",
         _command,
         lambda p: _command(p).lower(),
         tooltip=lambda p: p.command or p.note or p.name,
     ),
-    Column(
-        "CPU", lambda p: _pct(p.cpu_percent), lambda p: p.cpu_percent, numeric=True, sample="1000%"
-    ),
-    Column(
-        "RSS",
-        lambda p: format_bytes(p.rss_bytes),
-        lambda p: p.rss_bytes,
-        numeric=True,
-        sample="999 MiB",
-    ),
-    Column(
-        "GPU memory",
-        lambda p: format_bytes(p.used_memory_bytes),
-        lambda p: p.used_memory_bytes,
-        numeric=True,
-        sample="99.9 GiB",
-    ),
+    _numeric_column("CPU", lambda p: p.cpu_percent, _pct, "1000%"),
+    _numeric_column("RSS", lambda p: p.rss_bytes, format_bytes, "999 MiB"),
+    _numeric_column("GPU memory", lambda p: p.used_memory_bytes, format_bytes, "99.9 GiB"),
 )
 PROCESS_GPU_MEMORY_COLUMN = len(PROCESS_COLUMNS) - 1
 
 # Without a GPU: the busiest processes of the machine by CPU and memory (devices.top_processes).
 HOST_PROCESS_COLUMNS: tuple[Column[HostProcess], ...] = (
-    Column("PID", lambda p: str(p.pid), lambda p: float(p.pid), numeric=True, sample="4194304"),
-    Column("User", lambda p: p.user or DASH, lambda p: p.user, sample="username"),
+    _pid_column(),
+    _user_column(),
     Column("Process", lambda p: p.name or DASH, lambda p: p.name.lower(), tooltip=lambda p: p.name),
-    Column(
-        "CPU", lambda p: _pct(p.cpu_percent), lambda p: p.cpu_percent, numeric=True, sample="1000%"
-    ),
-    Column(
-        "Memory",
-        lambda p: format_bytes(p.rss_bytes),
-        lambda p: p.rss_bytes,
-        numeric=True,
-        sample="99.9 GiB",
-    ),
-    Column(
-        "Memory %",
-        lambda p: _pct(p.memory_percent),
-        lambda p: p.memory_percent,
-        numeric=True,
-        sample="100%",
-    ),
+    _numeric_column("CPU", lambda p: p.cpu_percent, _pct, "1000%"),
+    _numeric_column("Memory", lambda p: p.rss_bytes, format_bytes, "99.9 GiB"),
+    _numeric_column("Memory %", lambda p: p.memory_percent, _pct, "100%"),
 )
 HOST_CPU_COLUMN = 3
 
 PROCESS_COST_COLUMNS: tuple[Column[ProcessCost], ...] = (
-    Column("PID", lambda p: str(p.pid), lambda p: float(p.pid), numeric=True, sample="4194304"),
+    _pid_column(),
     Column("Process", lambda p: p.name or DASH, lambda p: p.name.lower()),
-    Column("User", lambda p: p.user or DASH, lambda p: p.user, sample="username"),
-    Column(
-        "GPU time",
-        lambda p: format_hours(p.gpu_hours),
-        lambda p: p.gpu_hours,
-        numeric=True,
-        sample="999 min",
-    ),
-    Column(
-        "GPU-hours",
-        lambda p: f"{p.gpu_hours:.3f}",
-        lambda p: p.gpu_hours,
-        numeric=True,
-    ),
-    Column(
-        "Cost",
-        lambda p: format_money(p.cost_usd),
-        lambda p: p.cost_usd,
-        numeric=True,
-        sample="$9,999",
-    ),
-    Column("Share", lambda p: format_percent(p.share, 0), lambda p: p.share, numeric=True),
+    _user_column(),
+    *_cost_columns(),
+    _numeric_column("Share", lambda p: p.share, lambda share: format_percent(share, 0)),
 )
-USER_COST_COLUMNS: tuple[Column[UserCost], ...] = (
-    Column("User", lambda u: u.user or DASH, lambda u: u.user),
-    Column(
-        "GPU time",
-        lambda u: format_hours(u.gpu_hours),
-        lambda u: u.gpu_hours,
-        numeric=True,
-        sample="999 min",
-    ),
-    Column("GPU-hours", lambda u: f"{u.gpu_hours:.3f}", lambda u: u.gpu_hours, numeric=True),
-    Column(
-        "Cost",
-        lambda u: format_money(u.cost_usd),
-        lambda u: u.cost_usd,
-        numeric=True,
-        sample="$9,999",
-    ),
-)
+USER_COST_COLUMNS: tuple[Column[UserCost], ...] = (_user_column(sample=""), *_cost_columns())
 COST_SORT_COLUMN = 5  # process cost
 USER_COST_SORT_COLUMN = 3
