@@ -154,3 +154,14 @@ def test_preset_texts_shown_in_the_app_have_no_scientific_notation():
         assert "description" in shown
         for field, text in shown.items():
             assert not scientific.search(text), (preset.name, field, text)
+
+
+def test_preset_sources_read_as_sources_not_internal_names():
+    """Issue 16: internal names ("project brief", "tco_facts.md §3") reached the user."""
+    from desktopapp.model.presets import load_presets
+
+    internal = ("project brief", ".md", "§", "BYTES_PER_VALUE", "TODO")
+    for preset in load_presets():
+        for field, text in vars(preset).items():
+            if isinstance(text, str):
+                assert not [w for w in internal if w in text], (preset.name, field, text)

@@ -30,6 +30,7 @@ from desktopapp.model.scenario import Scenario
 from desktopapp.model.sensitivity import SensitivityResult, training_sensitivity
 from desktopapp.model.serving import ServingEstimate, estimate_serving
 from desktopapp.model.tco import (
+    OnPremInputs,
     TcoResult,
     cloud_cost_per_useful_hour,
     estimate_tco,
@@ -37,6 +38,7 @@ from desktopapp.model.tco import (
 )
 from desktopapp.model.training import (
     TrainingEstimate,
+    TrainingInputs,
     TrainingSweep,
     training_sweep_devices,
     training_sweep_utilization,
@@ -297,248 +299,205 @@ def _rows(
     tco: TcoResult | None,
     serving: ServingEstimate | None = None,
 ) -> list[Row]:
+    """The summary rows, section by section: workload, hardware and price (training only),
+    rent or buy, then the results."""
     rows: list[Row] = []
-    add = rows.append
     training = scenario.training
-    acc = accelerator_of(scenario)
     if training is not None:
-        section = "Workload"
-        rule = training.resolved_method
-        add(
-            Row(
-                section,
-                "Compute rule",
-                "C = 6·N·D" if rule == "6nd" else "C = 3 × forward × samples",
-            )
+        rows += _workload_rows(training)
+        rows += _hardware_rows(training, t_est, accelerator_of(scenario))
+        rows += _price_rows(training)
+    rows += _rent_or_buy_rows(scenario)
+    rows += _result_rows(t_est, m_est, i_est, tco, serving)
+    return rows
+
+
+def _workload_rows(training: TrainingInputs) -> list[Row]:
+    """The compute rule and the counts it multiplies."""
+    section = "Workload"
+    rule = training.resolved_method
+    rows = [
+        Row(section, "Compute rule", "C = 6·N·D" if rule == "6nd" else "C = 3 × forward × samples")
+    ]
+    if rule == "6nd":
+        rows.append(Row(section, "Parameters", big_count(training.params), training.params))
+        rows.append(Row(section, "Training tokens", big_count(training.tokens), training.tokens))
+    else:
+        flops = training.forward_flops
+        rows.append(Row(section, "Forward FLOPs per sample", units.format_flops(flops), flops))
+        rows.append(Row(section, "Samples", big_count(training.samples), training.samples))
+    rows.append(Row(section, "Epochs", units.format_plain(training.epochs), training.epochs))
+    return rows
+
+
+def _hardware_rows(
+    training: TrainingInputs, t_est: TrainingEstimate | None, acc: Accelerator | None
+) -> list[Row]:
+    """Accelerator, devices and precision; peak and utilization once the estimate ran."""
+    section = "Hardware"
+    rows = [
+        Row(section, "Accelerator", acc.name if acc is not None else "given peak"),
+        Row(section, "Devices", f"{training.gpus:,}", float(training.gpus)),
+        Row(section, "Precision", training.resolved_precision),
+    ]
+    if t_est is None:
+        return rows
+    peak = units.format_flop_rate(t_est.peak_tflops * 1e12)
+    rows.append(Row(section, "Peak per device", peak, t_est.peak_tflops))
+    origin = "given" if training.utilization is not None else "default"
+    rows.append(
+        Row(
+            section,
+            "Utilization (MFU)",
+            f"{units.format_percent(t_est.utilization, 0)} ({origin})",
+            t_est.utilization,
+            detail="" if t_est.utilization_source == "given" else t_est.utilization_source,
         )
-        if rule == "6nd":
-            add(Row(section, "Parameters", big_count(training.params), training.params))
-            add(Row(section, "Training tokens", big_count(training.tokens), training.tokens))
-        else:
-            add(
-                Row(
-                    section,
-                    "Forward FLOPs per sample",
-                    units.format_flops(training.forward_flops),
-                    training.forward_flops,
-                )
-            )
-            add(Row(section, "Samples", big_count(training.samples), training.samples))
-        add(Row(section, "Epochs", units.format_plain(training.epochs), training.epochs))
-        section = "Hardware"
-        add(Row(section, "Accelerator", acc.name if acc is not None else "given peak"))
-        add(Row(section, "Devices", f"{training.gpus:,}", float(training.gpus)))
-        add(Row(section, "Precision", training.resolved_precision))
-        if t_est is not None:
-            add(
-                Row(
-                    section,
-                    "Peak per device",
-                    units.format_flop_rate(t_est.peak_tflops * 1e12),
-                    t_est.peak_tflops,
-                )
-            )
-            origin = "given" if training.utilization is not None else "default"
-            add(
-                Row(
-                    section,
-                    "Utilization (MFU)",
-                    f"{units.format_percent(t_est.utilization, 0)} ({origin})",
-                    t_est.utilization,
-                    detail="" if t_est.utilization_source == "given" else t_est.utilization_source,
-                )
-            )
-        add(
-            Row(
-                "Price",
-                "Price per GPU-hour",
-                _money_rate(training.price),
-                training.price,
-            )
-        )
-        add(
-            Row(
-                "Price",
-                "Price source",
-                _short_source(training.price_source),
-                detail=training.price_source,
-            )
-        )
+    )
+    return rows
+
+
+def _price_rows(training: TrainingInputs) -> list[Row]:
+    """The training run's price per GPU-hour and where it came from."""
+    source = training.price_source
+    return [
+        Row("Price", "Price per GPU-hour", _money_rate(training.price), training.price),
+        Row("Price", "Price source", _short_source(source), detail=source),
+    ]
+
+
+def _rent_or_buy_rows(scenario: Scenario) -> list[Row]:
+    """The Cost tab's inputs: the cloud offer and price, then the owned fleet."""
     plan = scenario.cost
-    if plan.cloud is not None or plan.on_prem is not None:
-        section = "Rent or buy"
+    section = "Rent or buy"
+    rows: list[Row] = []
+    cloud = plan.cloud
+    if cloud is not None:
         offer = offer_for(scenario, plan.offer)
-        if plan.cloud is not None:
-            name = offer.name if offer is not None else "typed price"
-            add(
-                Row(
-                    section,
-                    "Cloud offer",
-                    f"{name} · {PRICING_LABELS.get(plan.pricing, plan.pricing)}",
-                )
-            )
-            add(
-                Row(
-                    section,
-                    "Cloud price",
-                    _money_rate(plan.cloud.cloud_price),
-                    plan.cloud.cloud_price,
-                    detail=plan.cloud.price_source,
-                )
-            )
-        onprem = plan.on_prem
-        if onprem is not None:
-            servers = onprem.servers
-            add(
-                Row(
-                    section,
-                    "Owned fleet",
-                    f"{onprem.gpus:,} GPUs in {servers} server{'s' if servers != 1 else ''}",
-                    float(onprem.gpus),
-                )
-            )
-            add(
-                Row(
-                    section,
-                    "Server price",
-                    units.format_money(onprem.server_price),
-                    float(onprem.server_price),
-                    detail=onprem.server_price_source,
-                )
-            )
-            add(
-                Row(
-                    section,
-                    "Server power",
-                    f"{units.format_plain(onprem.power_kw)} kW",
-                    float(onprem.power_kw),
-                    detail=onprem.power_source,
-                )
-            )
-            life = units.format_plain(onprem.life_years)
-            add(Row(section, "Life", f"{life} years", float(onprem.life_years)))
-            pue, kwh = units.format_plain(onprem.pue), units.format_plain(onprem.kwh_price)
-            add(Row(section, "PUE · electricity", f"{pue} · ${kwh}/kWh"))
-            add(
-                Row(
-                    section,
-                    "Fleet utilization",
-                    units.format_percent(onprem.utilization, 0),
-                    onprem.utilization,
-                )
-            )
+        name = offer.name if offer is not None else "typed price"
+        pricing = PRICING_LABELS.get(plan.pricing, plan.pricing)
+        rows.append(Row(section, "Cloud offer", f"{name} · {pricing}"))
+        price = _money_rate(cloud.cloud_price)
+        rows.append(
+            Row(section, "Cloud price", price, cloud.cloud_price, detail=cloud.price_source)
+        )
+    if plan.on_prem is not None:
+        rows += _owned_fleet_rows(section, plan.on_prem)
+    return rows
+
+
+def _owned_fleet_rows(section: str, onprem: OnPremInputs) -> list[Row]:
+    servers = onprem.servers
+    fleet = f"{onprem.gpus:,} GPUs in {servers} server{'s' if servers != 1 else ''}"
+    money = units.format_money(onprem.server_price)
+    power = f"{units.format_plain(onprem.power_kw)} kW"
+    life = units.format_plain(onprem.life_years)
+    pue, kwh = units.format_plain(onprem.pue), units.format_plain(onprem.kwh_price)
+    utilization = units.format_percent(onprem.utilization, 0)
+    return [
+        Row(section, "Owned fleet", fleet, float(onprem.gpus)),
+        Row(
+            section,
+            "Server price",
+            money,
+            float(onprem.server_price),
+            detail=onprem.server_price_source,
+        ),
+        Row(section, "Server power", power, float(onprem.power_kw), detail=onprem.power_source),
+        Row(section, "Life", f"{life} years", float(onprem.life_years)),
+        Row(section, "PUE · electricity", f"{pue} · ${kwh}/kWh"),
+        Row(section, "Fleet utilization", utilization, onprem.utilization),
+    ]
+
+
+def _result_rows(
+    t_est: TrainingEstimate | None,
+    m_est: MemoryEstimate | None,
+    i_est: InferenceEstimate | None,
+    tco: TcoResult | None,
+    serving: ServingEstimate | None,
+) -> list[Row]:
+    """What the model computed: training, memory, serving or inference, rent or buy."""
     section = "Results"
+    rows: list[Row] = []
     if t_est is not None:
-        add(
-            Row(
-                section,
-                "Total compute",
-                units.format_flops(t_est.total_flops),
-                t_est.total_flops,
-                "lower",
-            )
-        )
-        add(
-            Row(
-                section,
-                "Wall time",
-                units.format_duration(t_est.training_seconds),
-                t_est.training_hours,
-                "lower",
-            )
-        )
-        add(
-            Row(
-                section,
-                "GPU-hours",
-                f"{big_count(t_est.gpu_hours)} GPU-h",
-                t_est.gpu_hours,
-                "lower",
-            )
-        )
-        add(
-            Row(
-                section,
-                "Cost of the run",
-                units.format_money(t_est.estimated_cost_usd),
-                t_est.estimated_cost_usd,
-                "lower",
-            )
-        )
-        add(
-            Row(
-                section,
-                f"Whole project (×{t_est.project_margin:g})",
-                units.format_money(t_est.planning_high_cost_usd),
-                t_est.planning_high_cost_usd,
-                "lower",
-            )
-        )
+        rows += _training_result_rows(section, t_est)
     if m_est is not None:
         fits = m_est.fits
         verdict = "" if fits is None else (" · fits" if fits else " · does not fit")
-        add(
-            Row(
-                section,
-                "Memory per device",
-                units.format_bytes(m_est.per_device_bytes) + verdict,
-                m_est.per_device_bytes,
-                "lower",
-            )
-        )
+        text = units.format_bytes(m_est.per_device_bytes) + verdict
+        rows.append(Row(section, "Memory per device", text, m_est.per_device_bytes, "lower"))
     if serving is not None:
-        rows.extend(_serving_rows(section, serving))
+        rows += _serving_rows(section, serving)
     elif i_est is not None:
-        add(
-            Row(
-                section,
-                "Inference throughput",
-                f"{big_count(i_est.throughput_per_second)} {i_est.unit}s/s",
-                i_est.throughput_per_second,
-                "higher",
-            )
-        )
-        if i_est.cost_per_million is not None:
-            add(
-                Row(
-                    section,
-                    f"Cost per million {i_est.unit}s",
-                    units.format_money(i_est.cost_per_million),
-                    i_est.cost_per_million,
-                    "lower",
-                )
-            )
+        rows += _inference_rows(section, i_est)
     if tco is not None:
-        add(
-            Row(
-                section,
-                "Owning per useful GPU-hour",
-                _money_rate(tco.onprem_cost_per_useful_gpu_hour),
-                tco.onprem_cost_per_useful_gpu_hour,
-                "lower",
-                detail=tco.formula,
-            )
-        )
-        add(
-            Row(
-                section,
-                "Renting per useful GPU-hour",
-                _money_rate(tco.cloud_cost_per_gpu_hour),
-                tco.cloud_cost_per_gpu_hour,
-                "lower",
-            )
-        )
-        u_star = tco.break_even_utilization
-        add(
-            Row(
-                section,
-                "Break-even utilization",
-                units.format_percent(u_star, 0) if tco.pays_off else "owning never pays off",
-                u_star if math.isfinite(u_star) else None,
-                detail=tco.formula,
-            )
-        )
+        rows += _tco_rows(section, tco)
     return rows
+
+
+def _training_result_rows(section: str, t_est: TrainingEstimate) -> list[Row]:
+    flops, hours = t_est.total_flops, t_est.gpu_hours
+    cost, project = t_est.estimated_cost_usd, t_est.planning_high_cost_usd
+    wall = units.format_duration(t_est.training_seconds)
+    return [
+        Row(section, "Total compute", units.format_flops(flops), flops, "lower"),
+        Row(section, "Wall time", wall, t_est.training_hours, "lower"),
+        Row(section, "GPU-hours", f"{big_count(hours)} GPU-h", hours, "lower"),
+        Row(section, "Cost of the run", units.format_money(cost), cost, "lower"),
+        Row(
+            section,
+            f"Whole project (×{t_est.project_margin:g})",
+            units.format_money(project),
+            project,
+            "lower",
+        ),
+    ]
+
+
+def _inference_rows(section: str, i_est: InferenceEstimate) -> list[Row]:
+    """The one-step roofline's throughput and cost (models without a serving model)."""
+    rate = i_est.throughput_per_second
+    rows = [
+        Row(
+            section,
+            "Inference throughput",
+            f"{big_count(rate)} {i_est.unit}s/s",
+            rate,
+            "higher",
+        )
+    ]
+    cost = i_est.cost_per_million
+    if cost is not None:
+        label = f"Cost per million {i_est.unit}s"
+        rows.append(Row(section, label, units.format_money(cost), cost, "lower"))
+    return rows
+
+
+def _tco_rows(section: str, tco: TcoResult) -> list[Row]:
+    """Owning against renting per useful GPU-hour and the break-even utilization."""
+    owning = tco.onprem_cost_per_useful_gpu_hour
+    renting = tco.cloud_cost_per_gpu_hour
+    u_star = tco.break_even_utilization
+    break_even = units.format_percent(u_star, 0) if tco.pays_off else "owning never pays off"
+    return [
+        Row(
+            section,
+            "Owning per useful GPU-hour",
+            _money_rate(owning),
+            owning,
+            "lower",
+            detail=tco.formula,
+        ),
+        Row(section, "Renting per useful GPU-hour", _money_rate(renting), renting, "lower"),
+        Row(
+            section,
+            "Break-even utilization",
+            break_even,
+            u_star if math.isfinite(u_star) else None,
+            detail=tco.formula,
+        ),
+    ]
 
 
 def _short_source(text: str) -> str:
@@ -551,15 +510,20 @@ def _short_source(text: str) -> str:
 
 
 def _sources(scenario: Scenario, t_est: TrainingEstimate | None) -> list[Source]:
+    """The catalog figures the results used (accelerators, prices, the owned server), once."""
     out: list[Source] = []
     seen: set[tuple[str, str]] = set()
-
-    def add(source: Source) -> None:
+    for source in _accelerator_sources(scenario, t_est) + _price_sources(scenario):
         key = (source.value, source.source)
         if key not in seen:
             seen.add(key)
             out.append(source)
+    return out
 
+
+def _accelerator_sources(scenario: Scenario, t_est: TrainingEstimate | None) -> list[Source]:
+    """Each accelerator named in a section: its peaks and memory, and the typical utilization
+    when training used it."""
     catalog = accelerator_catalog()
     acc_ids = [
         s.accelerator
@@ -568,12 +532,15 @@ def _sources(scenario: Scenario, t_est: TrainingEstimate | None) -> list[Source]
     ]
     if scenario.cost.accelerator:
         acc_ids.append(scenario.cost.accelerator)
+    training = scenario.training
+    typical_used = t_est is not None and training is not None and training.utilization is None
+    out: list[Source] = []
     for acc_id in acc_ids:
         acc = catalog.find(acc_id)
         if acc is None:
             continue
         peaks = ", ".join(f"{p} {units.format_plain(acc.peak_tflops[p])}" for p in acc.precisions)
-        add(
+        out.append(
             Source(
                 f"Accelerator: {acc.name}",
                 f"dense peak TFLOP/s {peaks}; {units.format_plain(acc.memory_gb)} GB",
@@ -582,13 +549,8 @@ def _sources(scenario: Scenario, t_est: TrainingEstimate | None) -> list[Source]
                 acc.confidence,
             )
         )
-        if (
-            t_est is not None
-            and scenario.training is not None
-            and scenario.training.utilization is None
-            and acc.typical_utilization is not None
-        ):
-            add(
+        if typical_used and acc.typical_utilization is not None:
+            out.append(
                 Source(
                     f"Typical utilization: {acc.name}",
                     units.format_percent(acc.typical_utilization, 0),
@@ -597,40 +559,31 @@ def _sources(scenario: Scenario, t_est: TrainingEstimate | None) -> list[Source]
                     acc.confidence,
                 )
             )
+    return out
+
+
+def _price_sources(scenario: Scenario) -> list[Source]:
+    """The training price, the cloud offer and the owned server's price and power."""
+    out: list[Source] = []
     training = scenario.training
     if training is not None and training.price is not None:
         offer = offer_named_in(training.price_source)
         if offer is not None:
-            add(_offer_source("Training price", offer, "on_demand"))
+            out.append(_offer_source("Training price", offer, "on_demand"))
         else:
-            add(
-                Source(
-                    "Training price per GPU-hour",
-                    _money_rate(training.price),
-                    training.price_source or "typed in",
-                )
-            )
+            rate, source = _money_rate(training.price), training.price_source or "typed in"
+            out.append(Source("Training price per GPU-hour", rate, source))
     plan = scenario.cost
     offer = offer_for(scenario, plan.offer)
     if offer is not None:
-        add(_offer_source("Cloud offer", offer, plan.pricing))
-    if plan.on_prem is not None:
-        if plan.on_prem.server_price_source:
-            add(
-                Source(
-                    "Server price",
-                    units.format_money(plan.on_prem.server_price),
-                    plan.on_prem.server_price_source,
-                )
-            )
-        if plan.on_prem.power_source:
-            add(
-                Source(
-                    "Server power",
-                    f"{units.format_plain(plan.on_prem.power_kw)} kW",
-                    plan.on_prem.power_source,
-                )
-            )
+        out.append(_offer_source("Cloud offer", offer, plan.pricing))
+    onprem = plan.on_prem
+    if onprem is not None and onprem.server_price_source:
+        money = units.format_money(onprem.server_price)
+        out.append(Source("Server price", money, onprem.server_price_source))
+    if onprem is not None and onprem.power_source:
+        power = f"{units.format_plain(onprem.power_kw)} kW"
+        out.append(Source("Server power", power, onprem.power_source))
     return out
 
 

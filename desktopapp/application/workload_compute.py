@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
+from desktopapp.application.plan import KEEP, Keep, PriceChoice
 from desktopapp.application.training_view import (
     ModelledRun,
     headline_estimate,
@@ -104,3 +105,59 @@ def compute_workload(
     m_est = _run(MEMORY, estimate_memory, memory, errors)
     i_est = _run(INFERENCE, estimate_inference, inference, errors)
     return WorkloadComputation(t_est, m_est, i_est, modelled, tuple(errors))
+
+
+class WorkloadSink(Protocol):
+    """Where the tab publishes (``application.plan.PlanState``, or ``ui.state.AppState``, its
+    Qt signal adapter)."""
+
+    def set_workload(
+        self,
+        training: TrainingInputs | Keep | None = ...,
+        memory: MemoryInputs | Keep | None = ...,
+        inference: InferenceInputs | Keep | None = ...,
+        preset_id: str | Keep | None = ...,
+    ) -> Any: ...
+
+    def set_price(self, price: PriceChoice) -> Any: ...
+
+    def set_estimate(self, estimate: TrainingEstimate | None) -> Any: ...
+
+    def set_memory_estimate(self, estimate: MemoryEstimate | None) -> Any: ...
+
+    def set_inference_estimate(self, estimate: InferenceEstimate | None) -> Any: ...
+
+
+def _keep_if(invalid: bool, value: T | None) -> T | Keep | None:
+    """``KEEP`` (leave the state's last valid value) for a part missing because of an error."""
+    return KEEP if value is None and invalid else value
+
+
+def publish_workload(
+    state: WorkloadSink,
+    inputs: tuple[TrainingInputs | None, MemoryInputs | None, InferenceInputs | None],
+    done: WorkloadComputation,
+    *,
+    invalid: bool,
+    preset_id: str | None,
+    price: PriceChoice | None,
+) -> None:
+    """Write one recompute to the shared state. While some input is invalid the state keeps
+    the last valid inputs and estimates (other tabs keep showing them); a part that does not
+    apply (a preset without a FLOP rule, no parameter count) is cleared. ``price``: the
+    training price and where it came from (None: leave the state's)."""
+    training, memory, inference = inputs
+    state.set_workload(
+        training=_keep_if(invalid, training),
+        memory=_keep_if(invalid, memory),
+        inference=_keep_if(invalid, inference),
+        preset_id=preset_id,
+    )
+    if price is not None and not (invalid and training is None):
+        state.set_price(price)
+    if done.training is not None or not invalid:
+        state.set_estimate(done.training)
+    if done.memory is not None or not invalid:
+        state.set_memory_estimate(done.memory)
+    if done.inference is not None or not invalid:
+        state.set_inference_estimate(done.inference)

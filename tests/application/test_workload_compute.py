@@ -64,3 +64,22 @@ def test_a_measured_device_models_with_its_matmul_efficiency() -> None:
     assert measured.modelled is not None and measured.modelled.run is not None
     assert catalog.modelled is not None and catalog.modelled.run is not None
     assert measured.modelled.run.step_seconds > catalog.modelled.run.step_seconds
+
+
+def test_publishing_keeps_the_last_valid_parts_while_an_input_is_invalid() -> None:
+    from desktopapp.application.plan import PlanState, PriceChoice
+    from desktopapp.application.workload_compute import publish_workload
+
+    state = PlanState()
+    done = compute_workload(LLAMA, None, None)
+    price = PriceChoice(2.0, "typed")
+    publish_workload(state, (LLAMA, None, None), done, invalid=False, preset_id=None, price=price)
+    assert state.training == LLAMA and state.estimate == done.training
+    assert state.price.usd_per_gpu_hour == 2.0
+    # an invalid edit: the training part is missing, the state keeps the last valid one
+    broken = compute_workload(None, None, None)
+    publish_workload(state, (None, None, None), broken, invalid=True, preset_id=None, price=None)
+    assert state.training == LLAMA and state.estimate == done.training
+    # a part that no longer applies (no error) is cleared
+    publish_workload(state, (None, None, None), broken, invalid=False, preset_id=None, price=None)
+    assert state.training is None and state.estimate is None

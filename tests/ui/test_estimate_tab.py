@@ -754,3 +754,14 @@ def test_active_parameters_of_a_mixture_of_experts(qtbot: QtBot, tab: EstimateTa
     type_into(qtbot, tab.inputs.active_params, "9B")  # more than N
     settle(qtbot, tab)
     assert "Active parameters" in tab.marked_fields()[tab.inputs.active_params]
+
+
+def test_plot_axes_of_every_results_panel_format_their_ticks(tab: EstimateTab) -> None:
+    """Each panel's custom tick formatter runs (a formatter that raises only shows when the
+    axis paints)."""
+    plots = [tab.inference_panel.plot, tab.plots.time_plot, tab.plots.cost_plot]
+    for plot in plots:
+        axis = plot.getAxis("left")
+        strings = axis.tickStrings([0.0, 5e5, 1.5e6], 1.0, 5e5)
+        assert len(strings) == 3 and all(isinstance(s, str) and s for s in strings)
+    assert tab.inference_panel.plot.getAxis("left").tickStrings([1.5e6], 1.0, 5e5) == ["1.5M"]

@@ -9,8 +9,7 @@ computed. The estimates take milliseconds, so they run on the GUI thread.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TypeVar
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QWidget
@@ -25,6 +24,7 @@ from desktopapp.application.workload_compute import (
     TRAINING,
     MeasuredDevice,
     compute_workload,
+    publish_workload,
 )
 from desktopapp.application.workload_policy import WorkloadController
 from desktopapp.application.workload_presets import (
@@ -36,7 +36,7 @@ from desktopapp.model.catalog import (
     CloudOffer,
     accelerator_catalog,
 )
-from desktopapp.model.inference import InferenceEstimate, InferenceInputs
+from desktopapp.model.inference import InferenceEstimate
 from desktopapp.model.memory import MemoryEstimate, MemoryInputs
 from desktopapp.model.perf_training import MODELLED_SOURCE
 from desktopapp.model.presets import Preset, load_presets
@@ -49,19 +49,17 @@ from desktopapp.ui.common.marking import (
 )
 from desktopapp.ui.common.recompute import RecomputingTab
 from desktopapp.ui.common.theme import COLORS
+from desktopapp.ui.estimate.assumptions import AssumptionsPanel
 from desktopapp.ui.estimate.form import WorkloadForm
+from desktopapp.ui.estimate.inference_panel import InferencePanel
 from desktopapp.ui.estimate.inputs import METHOD_6ND, InputsPanel
 from desktopapp.ui.estimate.modelled import ModelledPanel
 from desktopapp.ui.estimate.results import (
-    AssumptionsPanel,
-    InferencePanel,
     MemoryPanel,
     PlotsPanel,
     TrainingResults,
 )
-from desktopapp.ui.state import KEEP, AppState, CustomAccelerator, Keep, PriceChoice
-
-T = TypeVar("T")
+from desktopapp.ui.state import AppState, CustomAccelerator, PriceChoice
 
 DEFAULT_PRESET = "bert-base"
 CUSTOM_ID = "custom:measured"
@@ -419,54 +417,28 @@ class EstimateTab(RecomputingTab):
             {w.objectName() or type(w).__name__: m for w, m in errors.items()},
         )
         if self.inputs.price in errors:  # shown without a cost; the state keeps the last valid
-            training, t_est = None, None
-        self._publish(training, memory, inference, t_est, m_est, i_est, bool(errors))
-        self.recomputed_once()
-
-    def _publish(
-        self,
-        training: TrainingInputs | None,
-        memory: MemoryInputs | None,
-        inference: InferenceInputs | None,
-        t_est: TrainingEstimate | None,
-        m_est: MemoryEstimate | None,
-        i_est: InferenceEstimate | None,
-        invalid: bool,
-    ) -> None:
-        """Write the results to the shared state.
-
-        While some input is invalid the state keeps the last valid inputs and estimates (other
-        tabs keep showing them); a part that does not apply (a preset without a FLOP rule, no
-        parameter count) is cleared.
-        """
-
+            training, done = None, replace(done, training=None)
+        offer = self._price_offer(training)
+        price = PriceChoice(
+            None if training is None else training.price,
+            "" if training is None else training.price_source,
+            from_catalog=offer is not None,
+            offer_name="" if offer is None else offer.name,
+            offer_date="" if offer is None else offer.price_date,
+        )
         self._writing_state = True
         try:
-            self.state.set_workload(
-                training=_keep_if(invalid, training),
-                memory=_keep_if(invalid, memory),
-                inference=_keep_if(invalid, inference),
+            publish_workload(
+                self.state,
+                (training, memory, inference),
+                done,
+                invalid=bool(errors),
                 preset_id=self.presets.preset_id,
+                price=price,
             )
-            if not (invalid and training is None):
-                offer = self._price_offer(training)
-                self.state.set_price(
-                    PriceChoice(
-                        None if training is None else training.price,
-                        "" if training is None else training.price_source,
-                        from_catalog=offer is not None,
-                        offer_name="" if offer is None else offer.name,
-                        offer_date="" if offer is None else offer.price_date,
-                    )
-                )
-            if t_est is not None or not invalid:
-                self.state.set_estimate(t_est)
-            if m_est is not None or not invalid:
-                self.state.set_memory_estimate(m_est)
-            if i_est is not None or not invalid:
-                self.state.set_inference_estimate(i_est)
         finally:
             self._writing_state = False
+        self.recomputed_once()
 
     def _price_offer(self, training: TrainingInputs | None) -> CloudOffer | None:
         source = None if training is None else training.price_source
@@ -548,11 +520,6 @@ class EstimateTab(RecomputingTab):
     def marked_fields(self) -> dict[QWidget, str]:
         """Widgets currently marked invalid by the model, with the reason."""
         return self._marks.marked()
-
-
-def _keep_if(invalid: bool, value: T | None) -> T | Keep | None:
-    """``KEEP`` (leave the state's last valid value) for a part missing because of an error."""
-    return KEEP if value is None and invalid else value
 
 
 def _params_of(memory: MemoryInputs | None) -> float | None:

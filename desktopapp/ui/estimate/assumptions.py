@@ -1,0 +1,60 @@
+"""The Workload tab's assumptions: every default a result relied on, with its source."""
+
+from __future__ import annotations
+
+import html
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QWidget
+
+from desktopapp.model.assumptions import Assumption
+from desktopapp.model.units import DASH
+from desktopapp.ui.common.section import Section
+from desktopapp.ui.common.theme import COLORS
+
+
+class AssumptionsPanel(Section):
+    """Every assumption the results above relied on, grouped by result, with sources."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(
+            "Assumptions",
+            "Every default and figure the results rely on. Hover a result for its formula.",
+            parent=parent,
+        )
+        self.text = QLabel()
+        self.text.setWordWrap(True)
+        self.text.setTextFormat(Qt.TextFormat.RichText)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.add(self.text)
+        self._groups: list[tuple[str, tuple[Assumption, ...]]] = []
+
+    def set_groups(self, groups: list[tuple[str, tuple[Assumption, ...]]]) -> None:
+        self._groups = groups
+        muted = COLORS["muted"]
+        parts = []
+        for title, assumptions in groups:
+            if not assumptions:
+                continue
+            rows = "".join(
+                "<tr>"
+                f"<td style='padding:3px 12px 3px 0; color:{muted}' width='30%'>"
+                f"{html.escape(a.name)}</td>"
+                f"<td style='padding:3px 12px 3px 0'><b>{html.escape(a.value)}</b>"
+                + (_source_html(a.source, muted) if a.source else "")
+                + "</td></tr>"
+                for a in assumptions
+            )
+            parts.append(
+                f"<p style='margin:8px 0 2px 0; font-weight:700'>{html.escape(title)}</p>"
+                f"<table width='100%' cellspacing='0'>{rows}</table>"
+            )
+        self.text.setText("".join(parts) or f"<span style='color:{muted}'>{DASH}</span>")
+
+    def names(self) -> list[str]:
+        return [a.name for _title, group in self._groups for a in group]
+
+
+def _source_html(source: str, muted: str) -> str:
+    return f"<br><span style='color:{muted}; font-size:small'>{html.escape(source)}</span>"
