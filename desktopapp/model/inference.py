@@ -26,6 +26,7 @@ from desktopapp.model.catalog import BYTES_PER_VALUE, Accelerator, get_accelerat
 from desktopapp.model.memory import DEFAULT_OVERHEAD_GIB, kv_bytes_per_value, kv_cache_bytes
 from desktopapp.model.training import DEFAULT_UTILIZATION, catalog_price
 from desktopapp.model.validation import (
+    InputError,
     require_choice,
     require_fraction,
     require_int,
@@ -93,12 +94,15 @@ class InferenceInputs:
     # scenario; the serving model picks the highest concurrency that meets them.
     ttft_target_s: float | None = None
     tpot_target_s: float | None = None
+    # Mixture of experts: parameters each token uses (FLOPs 2·N_active per token; the weights
+    # read are all N in the roofline, the experts a batch touches in the serving model).
+    active_params: float | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         set_(self, "params", require_positive("params", self.params))
         names = ("forward_flops", "peak_tflops", "bandwidth_gbs", "price")
-        for name in (*names, "ttft_target_s", "tpot_target_s"):
+        for name in (*names, "ttft_target_s", "tpot_target_s", "active_params"):
             set_(self, name, _optional_positive(name, getattr(self, name)))
         require_choice("precision", self.precision, INFERENCE_PRECISIONS)
         set_(self, "batch_size", require_int("batch_size", self.batch_size, maximum=MAX_BATCH))
@@ -122,6 +126,12 @@ class InferenceInputs:
             "bandwidth_efficiency",
             require_fraction("bandwidth_efficiency", self.bandwidth_efficiency),
         )
+        if self.active_params is not None and self.active_params > self.params:
+            raise InputError(
+                "active_params",
+                "a mixture of experts uses at most all its parameters per token: give at "
+                f"most the parameter count ({units.format_big_count(self.params)})",
+            )
         self._check_shape()
         if self.accelerator is not None and not isinstance(self.accelerator, str):
             raise ValueError(f"accelerator: expected a catalog id, got {self.accelerator!r}")
@@ -139,6 +149,11 @@ class InferenceInputs:
                 )
         if self.peak_tflops is None and acc is not None:
             _compute_precision(acc, self.precision)  # raises "precision: …" if none fits
+
+    @property
+    def compute_params(self) -> float:
+        """Parameters each token computes with: the active ones of a mixture of experts."""
+        return self.params if self.active_params is None else self.active_params
 
     def _check_shape(self) -> None:
         shape = {n: getattr(self, n) for n in ("layers", "hidden", "heads")}
@@ -313,11 +328,11 @@ def roofline_arrays(inputs: InferenceInputs, batch_sizes: Any) -> Roofline:
         p, t = float(inputs.prompt_tokens), float(inputs.output_tokens)
         # Decode: one token per sequence; the KV read grows with the context, so the step at
         # the mean context (prompt + output/2) times the output length gives the total.
-        flops = 2.0 * inputs.params * b
+        flops = 2.0 * inputs.compute_params * b
         nbytes = w + kv_tok * (p + t / 2.0) * b
         compute, memory, step = _step_time(flops, nbytes, hw, inputs)
         # Prefill: the whole prompt in one pass; weights read once, the KV cache written.
-        pre_flops = 2.0 * inputs.params * p * b
+        pre_flops = 2.0 * inputs.compute_params * p * b
         pre_bytes = w + kv_tok * p * b
         prefill = _step_time(pre_flops, pre_bytes, hw, inputs)[2] if p > 0 else np.zeros_like(b)
         latency = prefill + t * step
@@ -460,7 +475,9 @@ def _compute_bound_batch(inputs: InferenceInputs, hw: _Hardware) -> float | None
     """Smallest batch (real-valued) at which the decode step is compute-bound, if any."""
     g = float(inputs.gpus)
     c_per_seq = (
-        2.0 * inputs.params if inputs.is_language_model else float(inputs.forward_flops or 0.0)
+        2.0 * inputs.compute_params
+        if inputs.is_language_model
+        else float(inputs.forward_flops or 0.0)
     ) / (hw.peak_flops * hw.utilization * g)
     bw = hw.bandwidth * inputs.bandwidth_efficiency * g
     w = weight_bytes(inputs)
@@ -525,7 +542,8 @@ def _with_formula(e: InferenceEstimate) -> InferenceEstimate:
     lines = []
     if inp.is_language_model:
         lines.append(
-            f"decode step FLOPs = 2 × N × B = 2 × {units.format_count(inp.params)} × "
+            f"decode step FLOPs = 2 × N{'_active' if inp.active_params else ''} × B = 2 × "
+            f"{units.format_big_count(inp.compute_params)} × "
             f"{inp.batch_size} = {units.format_flops(e.flops_per_step, 4)}"
         )
         if e.kv_cache_bytes_per_token > 0:

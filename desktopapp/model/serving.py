@@ -991,6 +991,7 @@ def from_inference(inference: Any, **extra: Any) -> ServingInputs:
         price_source=inference.price_source,
         **{
             "ttft_slo_s": inference.ttft_target_s,
+            "active_params": inference.active_params,
             "tpot_slo_s": inference.tpot_target_s,
             **extra,
         },

@@ -222,3 +222,22 @@ def test_latency_targets_travel_from_the_saved_inputs_to_the_serving_model():
     assert from_inference(saved, ttft_slo_s=0.2).ttft_slo_s == 0.2  # the CLI flag wins
     with pytest.raises(ValueError, match="tpot_target_s"):
         InferenceInputs(params=7e9, accelerator="h100-sxm", tpot_target_s=-1.0)
+
+
+def test_the_saved_active_parameters_make_the_served_model_a_mixture_of_experts():
+    from desktopapp.model.inference import InferenceInputs, estimate_inference
+    from desktopapp.model.serving import from_inference
+
+    dense = InferenceInputs(params=47e9, accelerator="h100-sxm", gpus=2, batch_size=64)
+    moe = InferenceInputs(
+        params=47e9, active_params=13e9, accelerator="h100-sxm", gpus=2, batch_size=64
+    )
+    assert from_inference(moe).active_params == 13e9 and from_inference(moe).is_moe
+    assert estimate_inference(moe).flops_per_step == pytest.approx(
+        estimate_inference(dense).flops_per_step * 13 / 47
+    )
+    fast = estimate_serving(from_inference(moe, concurrency=64))
+    slow = estimate_serving(from_inference(dense, concurrency=64))
+    assert fast.tokens_per_second > slow.tokens_per_second
+    with pytest.raises(ValueError, match="active_params"):
+        InferenceInputs(params=7e9, active_params=8e9, accelerator="h100-sxm")

@@ -751,6 +751,8 @@ def test_active_parameters_of_a_mixture_of_experts(qtbot: QtBot, tab: EstimateTa
     assert moe is not None and moe.inputs.active_params == 2e9
     assert moe.total_flops == pytest.approx(dense.total_flops * 2 / 7)
     assert "N_active" in tab.training_results.compute_card.toolTip()
+    # the same model serves: the serving estimate computes with the active parameters too
+    assert tab.state.inference is not None and tab.state.inference.active_params == 2e9
     type_into(qtbot, tab.inputs.active_params, "9B")  # more than N
     settle(qtbot, tab)
     assert "Active parameters" in tab.marked_fields()[tab.inputs.active_params]

@@ -221,6 +221,8 @@ class WorkloadForm:
             "price": None if training is None else training.price,
             "price_source": "" if training is None else training.price_source,
             "ttft_target_s": inp.ttft_target.value() / 1000.0 or None,
+            # the training field: the same model serves (None for a dense one)
+            "active_params": None if training is None else training.active_params,
             "tpot_target_s": inp.tpot_target.value() / 1000.0 or None,
         }
         if inp.method() == METHOD_FORWARD:
