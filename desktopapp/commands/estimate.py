@@ -13,7 +13,7 @@ import importlib
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from desktopapp.commands.options import add_command, add_json_option
 from desktopapp.commands.output import (
@@ -491,16 +491,25 @@ def training_inputs_from_args(args: argparse.Namespace) -> TrainingInputs:
             inputs = preset.to_training_inputs(**given)
     else:
         inputs = TrainingInputs(**given)
-    if inputs.price is None and inputs.accelerator is not None:
-        priced = with_catalog_price(inputs, args.pricing)
-        if priced.price is None:
-            priced = dataclasses.replace(
-                inputs,
-                price_source=f"no {args.pricing.replace('_', '-')} catalog offer for "
-                f"{inputs.accelerator}; give --price",
-            )
-        inputs = priced
-    return inputs
+    return _priced(inputs, args.pricing, with_catalog_price)
+
+
+P = TypeVar("P", TrainingInputs, InferenceInputs)
+
+
+def _priced(inputs: P, pricing: str, price_from_catalog: Callable[[P, str], P]) -> P:
+    """Inputs without a price get the catalog's for their accelerator under ``pricing``, or a
+    price source that says there is none and asks for ``--price``."""
+    if inputs.price is not None or inputs.accelerator is None:
+        return inputs
+    priced = price_from_catalog(inputs, pricing)
+    if priced.price is None:
+        priced = dataclasses.replace(
+            inputs,
+            price_source=f"no {pricing.replace('_', '-')} catalog offer for "
+            f"{inputs.accelerator}; give --price",
+        )
+    return priced
 
 
 MEMORY_OPTIONS = (
@@ -585,16 +594,7 @@ def inference_inputs_from_args(args: argparse.Namespace) -> InferenceInputs:
         raise ValueError("params: required (e.g. --params 7B)")
     else:
         inputs = InferenceInputs(**given)
-    if inputs.price is None and inputs.accelerator is not None:
-        priced = inference_catalog_price(inputs, args.pricing)
-        if priced.price is None:
-            priced = dataclasses.replace(
-                inputs,
-                price_source=f"no {args.pricing.replace('_', '-')} catalog offer for "
-                f"{inputs.accelerator}; give --price",
-            )
-        inputs = priced
-    return inputs
+    return _priced(inputs, args.pricing, inference_catalog_price)
 
 
 # --- handlers --------------------------------------------------------------------------------
