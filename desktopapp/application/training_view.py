@@ -135,6 +135,12 @@ class ModelledRun:
     field: str | None = None
     message: str = ""
 
+    @property
+    def sets_headline(self) -> bool:
+        """Whether the headline shows this run: it was modelled and the model predicted the
+        efficiency (no utilization set by the user)."""
+        return self.run is not None and self.inputs is not None and self.inputs.utilization is None
+
 
 def model_run(
     training: TrainingInputs,
@@ -179,7 +185,7 @@ def headline_estimate(estimate: TrainingEstimate, modelled: ModelledRun) -> Trai
     run's time, GPU-hours and cost when the model predicts the efficiency (as the CLI prints
     them); the flat ``C / (peak × utilization × devices)`` when the user set the utilization
     or the run cannot be modelled."""
-    if modelled.run is None or modelled.inputs is None or modelled.inputs.utilization is not None:
+    if not modelled.sets_headline or modelled.run is None:
         return estimate
     return perf_training.with_run(estimate, modelled.run)
 

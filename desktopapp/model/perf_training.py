@@ -32,10 +32,10 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from dataclasses import fields as dataclass_fields
 from functools import cache
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 import numpy.typing as npt
@@ -675,8 +675,9 @@ class _Cands:
     rc: FloatArray
     v: FloatArray
 
-    def take(self, idx: Any) -> _Cands:
-        return _Cands(*(getattr(self, f)[idx] for f in ("tp", "pp", "cp", "mb", "zero", "rc", "v")))
+    def take(self, idx: Any) -> Self:
+        """The candidates (and, in a subclass, their terms) at ``idx``."""
+        return type(self)(*(getattr(self, f.name)[idx] for f in dataclass_fields(self)))
 
 
 def _base_candidates(pb: _Problem, inp: RunInputs) -> _Cands:
@@ -753,16 +754,9 @@ def _ring_time(factor: Any, nbytes: Any, bw: Any, steps: Any, lat: Any) -> Any:
 
 
 @dataclass(frozen=True, eq=False)
-class _CandTerms:
-    """The terms of :func:`_evaluate` that do not depend on the GPU count, per candidate."""
+class _CandTerms(_Cands):
+    """The candidates with the terms of :func:`_evaluate` that do not depend on the GPU count."""
 
-    tp: FloatArray
-    pp: FloatArray
-    cp: FloatArray
-    mb: FloatArray
-    zero: FloatArray
-    rc: FloatArray
-    v: FloatArray
     shard: FloatArray  # TP × PP × CP
     act: FloatArray  # bytes of one micro-batch's activations at a layer boundary (per CP rank)
     t_mb: FloatArray  # compute of one micro-batch
@@ -776,9 +770,6 @@ class _CandTerms:
     acts_full: FloatArray
     logits: FloatArray
     node_ranks: FloatArray  # data-parallel ranks inside one scale-up domain
-
-    def take(self, idx: Any) -> _CandTerms:
-        return _CandTerms(*(getattr(self, f.name)[idx] for f in dataclass_fields(self)))
 
 
 def _candidate_terms(pb: _Problem, c: _Cands) -> _CandTerms:
@@ -1428,8 +1419,6 @@ def with_run(estimate: Any, run: RunEstimate) -> Any:
     planning range, formula and assumptions are the modelled run's (the flat-utilization
     figures replaced), as the CLI and the Workload tab's headline show them. The compute
     (``C = 6·N·D``), device and peak stay the estimate's."""
-    from dataclasses import replace
-
     price = estimate.inputs.price
     cost = None if price is None else run.gpu_hours * price
     margin = estimate.inputs.project_margin

@@ -23,6 +23,7 @@ from desktopapp.application.workload_compute import (
     MEMORY,
     TRAINING,
     MeasuredDevice,
+    WorkloadComputation,
     compute_workload,
     publish_workload,
 )
@@ -38,7 +39,6 @@ from desktopapp.model.catalog import (
 )
 from desktopapp.model.inference import InferenceEstimate
 from desktopapp.model.memory import MemoryEstimate, MemoryInputs
-from desktopapp.model.perf_training import MODELLED_SOURCE
 from desktopapp.model.presets import Preset, load_presets
 from desktopapp.model.training import TrainingEstimate, TrainingInputs
 from desktopapp.ui.common.layouts import scrolling_column, two_panes
@@ -194,9 +194,9 @@ class EstimateTab(RecomputingTab):
         self.inputs.utilization_note.setText(shown.note)
         self.inputs.utilization_note.setToolTip(shown.tooltip)
 
-    def _show_utilization_note(self, estimate: TrainingEstimate | None) -> None:
-        modelled = estimate is not None and estimate.utilization_source == MODELLED_SOURCE
-        mfu = estimate.utilization if modelled and estimate is not None else None
+    def _show_utilization_note(self, done: WorkloadComputation) -> None:
+        modelled = done.modelled is not None and done.modelled.sets_headline
+        mfu = done.training.utilization if modelled and done.training is not None else None
         note = self.policy.utilization_note(
             self._current_accelerator(), self._custom_selected(), mfu
         )
@@ -398,7 +398,7 @@ class EstimateTab(RecomputingTab):
         for error in done.errors:
             errors[widgets[error.section].get(error.field, self.inputs.params)] = error.message
         t_est, m_est, i_est, modelled = done.training, done.memory, done.inference, done.modelled
-        self._show_utilization_note(t_est)
+        self._show_utilization_note(done)
 
         targets = (
             (None, None)

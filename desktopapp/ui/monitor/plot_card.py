@@ -49,24 +49,14 @@ STRIP_RAMP: tuple[tuple[float, str], ...] = (
 )
 
 
-def _finite_max(arrays: list[FloatArray]) -> float:
-    best = -math.inf
+def _finite_range(arrays: list[FloatArray]) -> tuple[float, float]:
+    """(lowest, highest) finite value over the arrays; (inf, -inf) when there is none."""
+    low, high = math.inf, -math.inf
     for y in arrays:
-        if y.size:
-            finite = y[np.isfinite(y)]
-            if finite.size:
-                best = max(best, float(finite.max()))
-    return best
-
-
-def _finite_min(arrays: list[FloatArray]) -> float:
-    best = math.inf
-    for y in arrays:
-        if y.size:
-            finite = y[np.isfinite(y)]
-            if finite.size:
-                best = min(best, float(finite.min()))
-    return best
+        finite = y[np.isfinite(y)]
+        if finite.size:
+            low, high = min(low, float(finite.min())), max(high, float(finite.max()))
+    return low, high
 
 
 def _swatch(color: str, label: str, dashed: bool = False, block: bool = False) -> str:
@@ -250,9 +240,8 @@ class MonitorPlot:
         kind = self.spec.kind
         if kind in (PERCENT, CPU):
             return
-        high = _finite_max(ys)
+        low, high = _finite_range(ys)
         if kind == CELSIUS:
-            low = _finite_min(ys)
             bottom = 20.0 if not math.isfinite(low) or low >= 20 else 10 * math.floor(low / 10)
             top = 90.0 if not math.isfinite(high) or high <= 85 else 10 * math.ceil(high / 10 + 0.5)
             if (bottom, top) != (self.bottom, self.top):
