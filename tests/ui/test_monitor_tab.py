@@ -683,3 +683,20 @@ def test_cluster_page_remembers_its_prometheus_url(qtbot: QtBot, isolated_home: 
     qtbot.addWidget(again)
     assert again.url.text() == "http://prometheus.example:9090"
     assert again.token_file.text() == "/etc/prom/token"
+
+
+def test_a_short_window_scrolls_the_page_instead_of_squeezing_the_plots(
+    qtbot: QtBot, make_tab: MakeTab
+) -> None:
+    """At 1024×640 in presentation mode the four plots were squeezed to ~30 px each."""
+    from desktopapp.ui.monitor.assembly import PLOTS_MIN_HEIGHT
+
+    tab = make_tab()
+    qtbot.waitUntil(lambda: tab.session is not None, timeout=5000)
+    tab.resize(1000, 420)
+    qtbot.waitUntil(lambda: tab.widgets.page_scroll.verticalScrollBar().maximum() > 0)
+    assert tab.plots.height() >= PLOTS_MIN_HEIGHT
+    tab.resize(1300, 1200)  # room enough: nothing scrolls, the page fills the view
+    qtbot.waitUntil(lambda: tab.widgets.page_scroll.verticalScrollBar().maximum() == 0)
+    viewport = tab.widgets.page_scroll.viewport().height()
+    assert tab.widgets.page_scroll.widget().height() == viewport

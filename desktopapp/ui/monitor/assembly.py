@@ -6,7 +6,7 @@ connects the signals and renders into these widgets."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from desktopapp.ui.common.theme import INNER_SPACING, SPACING
 from desktopapp.ui.monitor.panels import Banner
@@ -14,6 +14,19 @@ from desktopapp.ui.monitor.plots_area import PlotsArea
 from desktopapp.ui.monitor.side import SideColumn
 from desktopapp.ui.monitor.tables_panel import MonitorTables
 from desktopapp.ui.monitor.toolbar import MonitorToolbar
+
+# px: two rows of readable plots, over a few table rows (the page scrolls below that)
+PLOTS_MIN_HEIGHT = 340
+TABLES_MIN_HEIGHT = 150
+
+
+class _WidthFreeColumn(QVBoxLayout):
+    """A column whose height does not follow its width: in a resizable scroll area the page
+    then fills the view (or its minimum), instead of growing to every item's preferred
+    height because one wrapped label asks for height-for-width."""
+
+    def hasHeightForWidth(self) -> bool:
+        return False
 
 
 def _splitter(orientation: Qt.Orientation, first: QWidget, second: QWidget) -> QSplitter:
@@ -48,12 +61,26 @@ class MonitorWidgets:
             Qt.Orientation.Horizontal, self.left_splitter, self.side.scroll
         )
         self.body_splitter.setSizes([960, 400])
+        # On a short window (a projector at 1024×640, presentation fonts) the page scrolls
+        # instead of squeezing the plots to slivers: the body keeps a readable height.
+        self.plots.setMinimumHeight(PLOTS_MIN_HEIGHT)
+        self.tables.setMinimumHeight(TABLES_MIN_HEIGHT)
+        page = QWidget()
+        column = _WidthFreeColumn(page)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(INNER_SPACING)
+        column.addWidget(self.gpu_banner)
+        column.addWidget(self.alert_banner)
+        column.addWidget(self.stall_banner)
+        column.addLayout(self.live_holder)
+        column.addWidget(self.body_splitter, 1)
+        self.page_scroll = QScrollArea()
+        self.page_scroll.setWidgetResizable(True)
+        self.page_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.page_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.page_scroll.setWidget(page)
         outer = QVBoxLayout(tab)
         outer.setContentsMargins(SPACING + 4, SPACING - 2, SPACING, 4)
         outer.setSpacing(INNER_SPACING)
         outer.addWidget(self.toolbar)
-        outer.addWidget(self.gpu_banner)
-        outer.addWidget(self.alert_banner)
-        outer.addWidget(self.stall_banner)
-        outer.addLayout(self.live_holder)
-        outer.addWidget(self.body_splitter, 1)
+        outer.addWidget(self.page_scroll, 1)
