@@ -679,3 +679,18 @@ def test_a_disturbed_run_shows_as_disturbed_in_the_history(
     row = tab.history.rows()[0]
     assert row.status.endswith("disturbed") and "60% of CPUs" in row.disturbed
     assert "60% of CPUs" in tab.history.runs.item(0, 6).toolTip()
+
+
+def test_a_short_narrow_window_stacks_and_scrolls_instead_of_squeezing(
+    qtbot: QtBot, make_tab: MakeTab, tmp_path: Path
+) -> None:
+    """At 1024×640 in presentation mode the suites' chips were clipped and the results table
+    squeezed to one row; now the panes stack and each column scrolls."""
+    from desktopapp.ui.hardware.tab import RESULTS_MIN_HEIGHT
+
+    tab = make_tab(make_services(tmp_path, fake_report()), show=True)
+    tab.resize(700, 420)
+    qtbot.waitUntil(tab.splitter.is_stacked)
+    assert tab.results_frame.height() >= RESULTS_MIN_HEIGHT
+    tab.resize(1400, 900)
+    qtbot.waitUntil(lambda: not tab.splitter.is_stacked())

@@ -52,6 +52,9 @@ from desktopapp.ui.state import AppState, CustomAccelerator
 TORCH_PROBE_DELAY_MS = 150  # let the first paint happen before torch is imported
 
 
+RESULTS_MIN_HEIGHT = 380  # px: the results table and plot stay readable
+
+
 class HardwareTab(QWidget):
     """Device cards, the benchmark panel, live results, history, and "use in estimates"."""
 
@@ -104,7 +107,9 @@ class HardwareTab(QWidget):
         self.redetect_button = self.machine.redetect_button
         self.machine_label = self.machine.machine_label
         self.problems = self.machine.problems
-        self.splitter = two_panes(self, self.machine.area, self._build_results_column(), (450, 950))
+        self.splitter = two_panes(
+            self, self.machine.area, self._build_results_column(), (450, 950), stacking=True
+        )
         self.runs = RunsView(
             self.controller, self.services, self.controls, self.live, self.state, self
         )
@@ -142,13 +147,17 @@ class HardwareTab(QWidget):
         results_layout.setContentsMargins(14, 8, 14, 12)
         results_layout.addWidget(self.sub_tabs)
 
+        # On a short window (1024×640 in presentation mode) the column scrolls: the controls
+        # keep every chip row and the results keep a readable height.
+        results_frame.setMinimumHeight(RESULTS_MIN_HEIGHT)
+        self.results_frame = results_frame
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.setSpacing(SPACING - 4)
         right_layout.addWidget(self.controls)
         right_layout.addWidget(results_frame, 1)
-        return right
+        return scroll_area(content=right)
 
     def _connect(self) -> None:
         self._detect.result_ready.connect(self._on_report)
