@@ -223,6 +223,13 @@ def _register_train(sub: Any) -> None:
     p.add_argument("--power-cap-w", type=quantity, help="GPU power cap, W (default: the TDP)")
     p.add_argument("--moe-top-k", type=count, help="experts per token, mixture of experts (2)")
     p.add_argument(
+        "--production-factor",
+        type=quantity,
+        help="wall time of a production run over the modelled steady state, 1-3 (default: "
+        "fitted to published runs, see `desktopapp catalog` / README; 1 = as fast as a tuned "
+        "benchmark)",
+    )
+    p.add_argument(
         "--busbw-gbs",
         type=quantity,
         help="measured all-reduce bus bandwidth inside a node, GB/s (e.g. from `bench --suite "

@@ -1,10 +1,15 @@
 """Calibration of the training performance model against published throughput.
 
-Two parameters are fitted, no more: the non-matmul kernel share ``k`` and the attention
-efficiency ``a`` (see :mod:`desktopapp.model.perf_training`). Everything else (matmul
+Two parameters are fitted to benchmark rows, no more: the non-matmul kernel share ``k`` and the
+attention efficiency ``a`` (see :mod:`desktopapp.model.perf_training`). Everything else (matmul
 efficiency, link bandwidths, overlaps) is a published or stated default. The fit minimises the
 mean squared log error of predicted against published MFU (HFU for rows that publish HFU) on a
 fixed grid, so it is deterministic. Leave-one-out refits without each row and predicts it.
+
+A third, the production factor, is fitted to whole production runs: published GPU-hours of large
+training runs against the model's steady state (the benchmark-calibrated step time over the
+goodput). It is the exponential of the mean log ratio (least squares in log space, like the
+MFU fit); leave-one-out predicts each run with the factor fitted to the others.
 """
 
 from __future__ import annotations
@@ -16,11 +21,18 @@ from typing import Any
 import numpy as np
 
 from desktopapp.model.interconnect import Interconnect
-from desktopapp.model.perf_training import DEFAULT_STACK, RunInputs, predicted_mfu
+from desktopapp.model.perf_training import (
+    DEFAULT_GOODPUT,
+    DEFAULT_STACK,
+    RunInputs,
+    predicted_mfu,
+    steady_gpu_hours,
+)
 
 K_GRID = tuple(float(x) for x in np.round(np.arange(0.0, 0.81, 0.04), 3))
 A_GRID = tuple(float(x) for x in np.round(np.arange(0.20, 1.01, 0.05), 3))
 BAND_QUANTILES = (0.10, 0.90)
+UNKNOWN_RUN_GPUS = 1024  # a published run that gives no GPU count is planned on 1,024
 
 
 @dataclass(frozen=True)
@@ -148,9 +160,6 @@ def _calibrate_one(
 
     lo, hi = np.quantile(loo, BAND_QUANTILES)
 
-    def r6(x: float) -> float:  # 6 significant digits: the JSON stays stable across platforms
-        return float(f"{x:.6g}")
-
     return {
         "kernel_overhead": K_GRID[i],
         "attention_efficiency": A_GRID[j],
@@ -159,21 +168,21 @@ def _calibrate_one(
             "attention_efficiency": [A_GRID[0], A_GRID[-1], len(A_GRID)],
         },
         "rows": len(rows),
-        "in_sample_within_1_25": r6(within(in_ratio, 1.25)),
-        "loo_within_1_25": r6(within(loo, 1.25)),
-        "loo_median_ratio": r6(float(np.median(loo))),
+        "in_sample_within_1_25": _r6(within(in_ratio, 1.25)),
+        "loo_within_1_25": _r6(within(loo, 1.25)),
+        "loo_median_ratio": _r6(float(np.median(loo))),
         "band": {
             "quantiles": list(BAND_QUANTILES),
-            "ratio_low": r6(float(lo)),
-            "ratio_high": r6(float(hi)),
+            "ratio_low": _r6(float(lo)),
+            "ratio_high": _r6(float(hi)),
         },
         "per_row": [
             {
                 "label": row.label,
                 "metric": row.metric,
-                "published": r6(row.published),
-                "in_sample": r6(float(row.published * in_ratio[r])),
-                "leave_one_out": r6(float(row.published * loo[r])),
+                "published": _r6(row.published),
+                "in_sample": _r6(float(row.published * in_ratio[r])),
+                "leave_one_out": _r6(float(row.published * loo[r])),
             }
             for r, row in enumerate(rows)
         ],
@@ -182,3 +191,100 @@ def _calibrate_one(
             f"(published_throughput.csv), minimising mean squared log error; {mode}"
         ),
     }
+
+
+# --- production runs --------------------------------------------------------------------------
+
+
+def run_inputs(run: Mapping[str, Any], **overrides: Any) -> RunInputs:
+    """What a planner has for one published run (the ``runs`` table): params, tokens,
+    accelerator, GPU count where published (else :data:`UNKNOWN_RUN_GPUS`), sequence length,
+    shape, MoE top-k, global batch and power cap where published; the 'typical' stack and the
+    default goodput. ``overrides`` replace fields."""
+    fields: dict[str, Any] = dict(
+        params=run["params"],
+        active_params=run.get("active_params"),
+        tokens=run["tokens"],
+        accelerator=run["accelerator_id"],
+        gpus=run["gpus"] or UNKNOWN_RUN_GPUS,
+        precision=run.get("precision", "bf16"),
+        seq_len=run["seq_len"],
+        layers=run["layers"],
+        hidden=run["hidden"],
+        heads=run["heads"],
+        kv_heads=run["kv_heads"],
+        global_batch_tokens=run.get("global_batch_tokens"),
+        moe_top_k=run.get("moe_top_k"),
+        power_cap_w=run.get("power_cap_w"),
+    )
+    fields.update(overrides)
+    return RunInputs(**fields)
+
+
+def fit_production(
+    runs: Sequence[Mapping[str, Any]],
+    k: float | None = None,
+    a: float | None = None,
+    ics: Mapping[str, Interconnect] | None = None,
+    table: Any = None,
+) -> dict[str, Any]:
+    """The production factor (JSON-ready): fitted to every run, with each run's leave-one-out
+    prediction (the factor refitted without it) and the error band of those predictions."""
+    steady = np.asarray(
+        [
+            steady_gpu_hours(
+                run_inputs(run, production_factor=1.0),
+                k,
+                a,
+                None if ics is None else ics[run["accelerator_id"]],
+                table,
+            )
+            for run in runs
+        ]
+    )
+    published = np.asarray([float(run["gpu_hours"]) for run in runs])
+    logs = np.log(steady / published)
+    n = len(runs)
+    factor = _r6(float(np.exp(-np.mean(logs))))
+    in_ratio = np.exp(logs) * factor
+    loo = np.exp(logs - (np.sum(logs) - logs) / (n - 1))  # factor fitted to the other runs
+
+    def err(x: np.ndarray) -> np.ndarray:
+        return np.maximum(x, 1.0 / x)
+
+    lo, hi = np.quantile(loo, BAND_QUANTILES)
+    return {
+        "factor": factor,
+        "goodput": DEFAULT_GOODPUT,
+        "runs": n,
+        "in_sample_median_error": _r6(float(np.median(err(in_ratio)))),
+        "in_sample_within_1_5": _r6(float(np.mean(err(in_ratio) <= 1.5))),
+        "loo_median_error": _r6(float(np.median(err(loo)))),
+        "loo_within_1_5": _r6(float(np.mean(err(loo) <= 1.5))),
+        "loo_median_ratio": _r6(float(np.median(loo))),
+        "band": {
+            "quantiles": list(BAND_QUANTILES),
+            "ratio_low": _r6(float(lo)),
+            "ratio_high": _r6(float(hi)),
+        },
+        "per_run": [
+            {
+                "model": run["model"],
+                "published": float(run["gpu_hours"]),
+                "steady": _r6(float(steady[r])),
+                "in_sample": _r6(float(steady[r] * factor)),
+                "leave_one_out": _r6(float(published[r] * loo[r])),
+            }
+            for r, run in enumerate(runs)
+        ],
+        "source": (
+            f"exp(−mean log(steady/published)) over {n} published large runs (GPU-hours from "
+            "papers and model cards; runs table of published_throughput.json), steady = the "
+            f"stack-blind model's GPU-hours at goodput {DEFAULT_GOODPUT:g}; leave-one-out: each "
+            "run predicted with the factor fitted to the others"
+        ),
+    }
+
+
+def _r6(x: float) -> float:  # 6 significant digits: the JSON stays stable across platforms
+    return float(f"{x:.6g}")

@@ -65,6 +65,12 @@ GOODPUT_SOURCE = (
     "466 job interruptions in a 54-day snapshot of 405B pre-training on 16K H100, "
     "'higher than 90% effective training time'"
 )
+PRODUCTION_FACTOR_RANGE = (1.0, 3.0)
+PRODUCTION_SOURCE = (
+    "production factor: published GPU-hours of large training runs against the modelled steady "
+    "state (tuned-benchmark efficiency) at the goodput above; fitted as the mean log ratio over "
+    "the runs table of published_throughput.json (benchmarks/fidelity.py), judged leave-one-out"
+)
 DEFAULT_GLOBAL_BATCH_TOKENS = 4 * 1024 * 1024
 GLOBAL_BATCH_SOURCE = "Llama 2 (Touvron et al. 2023, arXiv 2307.09288, §2.2): 4M tokens per step"
 LARGE_GLOBAL_BATCH_TOKENS = 64e6  # DeepSeek-V3 (the largest published) used 15360 × 4096 ≈ 63M
@@ -143,7 +149,10 @@ PLANS_TP = (1, 2, 4, 8, 16, 32, 64)
 PLANS_PP = (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 24, 32, 64)
 PLANS_CP = (1, 2, 4, 8)
 PLANS_MB_ZERO3 = (1, 2, 4)
-PLANS_VIRTUAL = (2, 4)  # interleaved 1F1B chunks per stage (stages may hold unequal layers)
+# interleaved 1F1B chunks per stage (stages may hold unequal layers): published plans interleave
+# down to 1-2 layers per chunk (NeMo Llama 3 70B: PP 8 × VP 5 over 80 layers; Megatron-LM's
+# interleaved schedule, Narayanan et al. 2021 §2.2.2, takes any layers per chunk ≥ 1)
+PLANS_VIRTUAL = (2, 4, 8)
 RECOMPUTE_FRACTIONS = (0.0, 0.5, 1.0)  # share of layers whose activations are recomputed
 LONG_SEQ = 16_384  # context parallel is tried from here (sequence split into ≥ 4096 chunks)
 
@@ -198,6 +207,46 @@ def calibration(stack: str = DEFAULT_STACK) -> Calibration:
     rows' stacks; 'megatron' / 'fsdp' the fit that applies each row's own stack."""
     c = _throughput_document()["calibration"]
     return Calibration.from_fit(c if stack == DEFAULT_STACK else c["stack_aware"])
+
+
+@dataclass(frozen=True)
+class ProductionFit:
+    """How much longer published production runs took than the modelled steady state."""
+
+    factor: float  # wall time × factor (1: a run as fast as a tuned benchmark)
+    runs: int
+    loo_median_error: float  # median max(r, 1/r) of predicted/published GPU-hours, leave-one-out
+    loo_within_1_5: float
+    band_low: float  # quantiles of predicted/published GPU-hours, leave-one-out
+    band_high: float
+    band_quantiles: tuple[float, float]
+    source: str
+
+
+@cache
+def production_fit() -> ProductionFit:
+    """The production factor fitted by scripts/build_catalogs.py (1 when the resource has none)."""
+    p = _throughput_document().get("production")
+    if not p:
+        return ProductionFit(1.0, 0, float("nan"), float("nan"), 1.0, 1.0, (0.1, 0.9), "not fitted")
+    return ProductionFit(
+        factor=float(p["factor"]),
+        runs=int(p["runs"]),
+        loo_median_error=float(p["loo_median_error"]),
+        loo_within_1_5=float(p["loo_within_1_5"]),
+        band_low=float(p["band"]["ratio_low"]),
+        band_high=float(p["band"]["ratio_high"]),
+        band_quantiles=(float(p["band"]["quantiles"][0]), float(p["band"]["quantiles"][1])),
+        source=str(p["source"]),
+    )
+
+
+def production_factor(inp: RunInputs) -> float:
+    """The production factor of a run: given, else fitted; 1 under a utilization override (the
+    old flat rule states its own efficiency)."""
+    if inp.utilization is not None:
+        return 1.0
+    return inp.production_factor if inp.production_factor is not None else production_fit().factor
 
 
 @cache
@@ -287,6 +336,7 @@ class RunInputs:
     measured_busbw: float | None = None
     measured_scale_out_busbw: float | None = None
     goodput: float = DEFAULT_GOODPUT
+    production_factor: float | None = None  # None: the factor fitted to published runs
     price: float | None = None
     scale_up_domain: int | None = None  # override the catalog (e.g. 4-GPU nodes)
     epochs: float = 1.0
@@ -363,6 +413,13 @@ class RunInputs:
             if getattr(self, name) is not None:
                 set_(self, name, require_positive(name, getattr(self, name)))
         set_(self, "goodput", require_range("goodput", self.goodput, 0.05, 1.0))
+        if self.production_factor is not None:
+            low, high = PRODUCTION_FACTOR_RANGE
+            set_(
+                self,
+                "production_factor",
+                require_range("production_factor", self.production_factor, low, high),
+            )
         if self.recompute is not None and not isinstance(self.recompute, bool):
             raise InputError("recompute", f"must be true or false, got {self.recompute!r}")
         acc = get_accelerator(self.accelerator)
@@ -496,6 +553,7 @@ class RunEstimate:
     cost_low_usd: float | None
     cost_high_usd: float | None
     goodput: float
+    production_factor: float  # wall time × this over the modelled steady state (1: benchmark)
     utilization_override: bool
     warnings: tuple[str, ...]
     formula: str
@@ -531,6 +589,7 @@ class RunEstimate:
             "cost_low_usd": self.cost_low_usd,
             "cost_high_usd": self.cost_high_usd,
             "goodput": self.goodput,
+            "production_factor": self.production_factor,
             "warnings": list(self.warnings),
             "formula": self.formula,
             "assumptions": [a.to_dict() for a in self.assumptions],
@@ -986,6 +1045,33 @@ def _plan_from(pb: _Problem, c: _Cands, out: dict[str, FloatArray], i: int) -> P
     )
 
 
+def _fastest(
+    inp: RunInputs,
+    k_ovh: float | None,
+    a_attn: float | None,
+    ic: Interconnect | None,
+    table: Mapping[tuple[str, str], tuple[float, str]] | None,
+) -> tuple[_Problem, dict[str, FloatArray], int]:
+    pb = _problem(inp, k_ovh, a_attn, ic, table)
+    _, out, i, _ = _choose(pb, inp)
+    return pb, out, i
+
+
+def steady_gpu_hours(
+    inp: RunInputs,
+    k_ovh: float | None = None,
+    a_attn: float | None = None,
+    ic: Interconnect | None = None,
+    table: Mapping[tuple[str, str], tuple[float, str]] | None = None,
+) -> float:
+    """GPU-hours of the fastest plan (or the user plan) at the modelled steady state, over the
+    goodput: the estimate before the production factor (what the production fit compares with
+    published GPU-hours)."""
+    pb, out, i = _fastest(inp, k_ovh, a_attn, ic, table)
+    steps = inp.tokens * inp.epochs / (pb.seqs_per_step * pb.seq)
+    return steps * float(out["step"][i]) / inp.goodput * inp.gpus / units.SECONDS_PER_HOUR
+
+
 def predicted_mfu(
     inp: RunInputs,
     k_ovh: float | None = None,
@@ -994,8 +1080,7 @@ def predicted_mfu(
     table: Mapping[tuple[str, str], tuple[float, str]] | None = None,
 ) -> tuple[float, float]:
     """(MFU, HFU) of the fastest plan (or the user plan); for calibration and tests."""
-    pb = _problem(inp, k_ovh, a_attn, ic, table)
-    _, out, i, _ = _choose(pb, inp)
+    pb, out, i = _fastest(inp, k_ovh, a_attn, ic, table)
     step = float(out["step"][i])
     denom = step * inp.gpus * pb.peak
     mfu = _step_flops(pb) / denom
@@ -1036,17 +1121,11 @@ def estimate_run(inp: RunInputs) -> RunEstimate:
         mfu = inp.utilization
         hfu = mfu * (1.0 + rc)
     steps = total_tokens / (pb.seqs_per_step * pb.seq)
-    seconds = steps * step / inp.goodput
+    prod = production_factor(inp)
+    seconds = steps * step * prod / inp.goodput
     gpu_h = seconds * inp.gpus / units.SECONDS_PER_HOUR
-    cal = calibration(inp.software_stack)
-    low = gpu_h / cal.band_high  # a ratio predicted/published above 1 means we over-predict MFU
-    high = gpu_h / cal.band_low
-    q_lo, q_hi = cal.band_quantiles
-    meaning = (
-        f"GPU-hours if the true MFU lies where the model's leave-one-out errors on "
-        f"{cal.rows} published MFU measurements put it ({q_lo:.0%}-{q_hi:.0%} quantiles of "
-        f"predicted/published MFU: {cal.band_low:.2f}-{cal.band_high:.2f}); goodput as assumed"
-    )
+    lo_mult, hi_mult, meaning = _likely_band(inp)
+    low, high = gpu_h * lo_mult, gpu_h * hi_mult
     cost = None if inp.price is None else gpu_h * inp.price
     warnings: list[str] = []
     gbt = pb.seqs_per_step * pb.seq
@@ -1080,8 +1159,8 @@ def estimate_run(inp: RunInputs) -> RunEstimate:
         f"{fig(parts.pipeline_bubble)} s + DP {fig(parts.data_parallel_comm)} s = "
         f"{fig(step, 4)} s; MFU = {units.format_flops(step_flops, 4)} / ({fig(step, 4)} s × "
         f"{inp.gpus} × {pb.peak / 1e12:g} TFLOP/s) = {mfu:.3f}; wall = {fig(steps, 4)} steps × "
-        f"{fig(step, 4)} s / goodput {inp.goodput:g} = {units.format_duration(seconds)}; "
-        f"GPU-hours = {fig(gpu_h, 4)}"
+        f"{fig(step, 4)} s × production {prod:.3g} / goodput {inp.goodput:g} = "
+        f"{units.format_duration(seconds)}; GPU-hours = {fig(gpu_h, 4)}"
     )
 
     assumptions = _assumptions(inp, pb, acc, plan)
@@ -1109,10 +1188,39 @@ def estimate_run(inp: RunInputs) -> RunEstimate:
         cost_low_usd=None if inp.price is None else low * inp.price,
         cost_high_usd=None if inp.price is None else high * inp.price,
         goodput=inp.goodput,
+        production_factor=prod,
         utilization_override=override,
         warnings=tuple(warnings),
         formula=formula,
         assumptions=tuple(assumptions),
+    )
+
+
+def _likely_band(inp: RunInputs) -> tuple[float, float, str]:
+    """Multipliers (low, high) of the GPU-hours and their meaning: the production runs'
+    leave-one-out GPU-hours errors where the factor is fitted, else the calibration rows' MFU
+    errors (a given factor or utilization says nothing about how production runs miss).
+    Published = predicted / ratio for GPU-hours; for MFU the GPU-hours scale with the ratio."""
+    fit = production_fit()
+    q_lo, q_hi = fit.band_quantiles
+    if fit.runs and inp.production_factor is None and inp.utilization is None:
+        return (
+            1.0 / fit.band_high,
+            1.0 / fit.band_low,
+            f"published GPU-hours would fall in this range for about {q_hi - q_lo:.0%} of runs "
+            f"if this run misses like the model's leave-one-out predictions of {fit.runs} "
+            f"published large runs ({q_lo:.0%}-{q_hi:.0%} quantiles of predicted/published "
+            f"GPU-hours: {fit.band_low:.2f}-{fit.band_high:.2f})",
+        )
+    cal = calibration(inp.software_stack)
+    q_lo, q_hi = cal.band_quantiles
+    return (
+        cal.band_low,
+        cal.band_high,
+        f"GPU-hours if the true MFU lies where the model's leave-one-out errors on "
+        f"{cal.rows} published MFU measurements put it ({q_lo:.0%}-{q_hi:.0%} quantiles of "
+        f"predicted/published MFU: {cal.band_low:.2f}-{cal.band_high:.2f}); goodput and "
+        "production factor as assumed",
     )
 
 
@@ -1174,6 +1282,7 @@ def _assumptions(inp: RunInputs, pb: _Problem, acc: Accelerator, plan: Plan) -> 
             f"{inp.goodput:.0%} of wall time is useful training",
             "given" if inp.goodput != DEFAULT_GOODPUT else GOODPUT_SOURCE,
         ),
+        _production_assumption(inp),
     ]
     if inp.precision == "fp8":
         out.append(Assumption("fp8", "linear layers only", FP8_NOTE))
@@ -1214,15 +1323,36 @@ def _assumptions(inp: RunInputs, pb: _Problem, acc: Accelerator, plan: Plan) -> 
                 "given: replaces the modelled efficiency (the step breakdown is scaled)",
             )
         )
+    lo_mult, hi_mult, meaning = _likely_band(inp)
     out.append(
         Assumption(
             "likely range",
-            f"× {1 / cal.band_high:.2f} to × {1 / cal.band_low:.2f} of the GPU-hours",
-            f"leave-one-out errors of the model on {cal.rows} published MFU measurements "
-            f"({cal.loo_within_125:.0%} within 1.25×)",
+            f"× {lo_mult:.2f} to × {hi_mult:.2f} of the GPU-hours",
+            meaning + f"; the MFU model is within 1.25× on {cal.loo_within_125:.0%} of "
+            f"{cal.rows} published MFU measurements, leave-one-out",
         )
     )
     return out
+
+
+def _production_assumption(inp: RunInputs) -> Assumption:
+    prod = production_factor(inp)
+    value = f"× {prod:.3g} wall time over the modelled steady state"
+    if inp.utilization is not None:
+        return Assumption("production factor", value, "1: the utilization override stands alone")
+    if inp.production_factor is not None:
+        return Assumption("production factor", value, "given")
+    fit = production_fit()
+    if not fit.runs:
+        return Assumption("production factor", value, "not fitted (no published runs)")
+    return Assumption(
+        "production factor",
+        value,
+        f"{PRODUCTION_SOURCE}: {fit.runs} runs, leave-one-out median error "
+        f"×{fit.loo_median_error:.2f}, {fit.loo_within_1_5:.0%} within 1.5×. Production runs "
+        "(stragglers, data loading, evaluation, ramp-up, older stacks) run slower than the tuned "
+        "benchmarks the MFU model is calibrated on; 1 models a benchmark-fast run",
+    )
 
 
 # --- scaling sweep ----------------------------------------------------------------------------
@@ -1278,7 +1408,7 @@ def scaling_sweep(inp: RunInputs, max_gpus: int = MAX_GPUS_SWEEP) -> ScalingSwee
     tp, pp, dp = (np.where(ok, a, np.nan) for a in (tp, pp, dp))
     total_tokens = inp.tokens * inp.epochs
     steps = total_tokens / (pb.seqs_per_step * pb.seq)
-    seconds = steps * best / inp.goodput
+    seconds = steps * best * production_factor(inp) / inp.goodput
     mfu = _step_flops(pb) / (best * counts * pb.peak)
     if inp.utilization is not None:
         scale = mfu / inp.utilization
@@ -1369,6 +1499,7 @@ RUN_OPTIONS = (
     "software_stack",
     "power_cap_w",
     "moe_top_k",
+    "production_factor",
 )
 
 
