@@ -73,6 +73,28 @@ class NotModelled:
     reason: str
 
 
+@dataclass(frozen=True)
+class FieldHint:
+    placeholder: str
+    tooltip: str
+
+
+def production_factor_hint() -> FieldHint:
+    """The Production factor field's placeholder (the fitted default) and its explanation."""
+    fit = perf_training.production_fit()
+    if not fit.runs:
+        return FieldHint("auto (1)", "No published runs fitted: a run as fast as a benchmark.")
+    return FieldHint(
+        f"auto (×{fit.factor:.2f})",
+        "Wall time of a production run over the modelled steady state. Published GPU-hours "
+        f"of {fit.runs} large training runs took ×{fit.factor:.2f} the model's steady state "
+        f"(at goodput {perf_training.DEFAULT_GOODPUT:.0%}); predicting each run with the factor "
+        f"fitted to the others misses by a median ×{fit.loo_median_error:.2f}. Fitted on "
+        f"{fit.fitted_on or 'large runs'}; for a small job it is an extrapolation. Give 1 for a "
+        "run as fast as a tuned benchmark, up to 3. Empty: the fitted value.",
+    )
+
+
 def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 

@@ -243,6 +243,8 @@ def fit_production(
         ]
     )
     published = np.asarray([float(run["gpu_hours"]) for run in runs])
+    gpus = [run.get("gpus") for run in runs]
+    known = [int(g) for g in gpus if g]
     logs = np.log(steady / published)
     n = len(runs)
     factor = _r6(float(np.exp(-np.mean(logs))))
@@ -257,6 +259,8 @@ def fit_production(
         "factor": factor,
         "goodput": DEFAULT_GOODPUT,
         "runs": n,
+        "gpus_range": [min(known), max(known)] if known else None,
+        "gpu_hours_range": [_r6(float(published.min())), _r6(float(published.max()))],
         "in_sample_median_error": _r6(float(np.median(err(in_ratio)))),
         "in_sample_within_1_5": _r6(float(np.mean(err(in_ratio) <= 1.5))),
         "loo_median_error": _r6(float(np.median(err(loo)))),

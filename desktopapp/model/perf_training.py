@@ -45,6 +45,7 @@ from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import Accelerator, get_accelerator
 from desktopapp.model.interconnect import Interconnect, collective_seconds, interconnect_for
 from desktopapp.model.memory import DEFAULT_OVERHEAD_GIB, bytes_per_param
+from desktopapp.model.training import PRODUCTION_FACTOR_RANGE
 from desktopapp.model.validation import (
     InputError,
     require_choice,
@@ -65,7 +66,6 @@ GOODPUT_SOURCE = (
     "466 job interruptions in a 54-day snapshot of 405B pre-training on 16K H100, "
     "'higher than 90% effective training time'"
 )
-PRODUCTION_FACTOR_RANGE = (1.0, 3.0)
 PRODUCTION_SOURCE = (
     "production factor: published GPU-hours of large training runs against the modelled steady "
     "state (tuned-benchmark efficiency) at the goodput above; fitted as the mean log ratio over "
@@ -221,6 +221,14 @@ class ProductionFit:
     band_high: float
     band_quantiles: tuple[float, float]
     source: str
+    gpus_range: tuple[int, int] | None = None  # published GPU counts of the fitted runs
+
+    @property
+    def fitted_on(self) -> str:
+        """'runs of 384-16,384 GPUs' (the published counts), or '' when not stated."""
+        if self.gpus_range is None:
+            return ""
+        return f"runs of {self.gpus_range[0]:,}-{self.gpus_range[1]:,} GPUs"
 
 
 @cache
@@ -238,6 +246,7 @@ def production_fit() -> ProductionFit:
         band_high=float(p["band"]["ratio_high"]),
         band_quantiles=(float(p["band"]["quantiles"][0]), float(p["band"]["quantiles"][1])),
         source=str(p["source"]),
+        gpus_range=None if not p.get("gpus_range") else tuple(p["gpus_range"]),
     )
 
 
@@ -1349,7 +1358,8 @@ def _production_assumption(inp: RunInputs) -> Assumption:
         "production factor",
         value,
         f"{PRODUCTION_SOURCE}: {fit.runs} runs, leave-one-out median error "
-        f"×{fit.loo_median_error:.2f}, {fit.loo_within_1_5:.0%} within 1.5×. Production runs "
+        f"×{fit.loo_median_error:.2f}, {fit.loo_within_1_5:.0%} within 1.5×; fitted on "
+        f"{fit.fitted_on or 'large runs'} (smaller runs are an extrapolation). Production runs "
         "(stragglers, data loading, evaluation, ramp-up, older stacks) run slower than the tuned "
         "benchmarks the MFU model is calibrated on; 1 models a benchmark-fast run",
     )
@@ -1503,7 +1513,14 @@ RUN_OPTIONS = (
 )
 
 
-TRAINING_PLAN_FIELDS = ("active_params", "tp", "pp", "micro_batch", "global_batch_tokens")
+TRAINING_PLAN_FIELDS = (
+    "active_params",
+    "tp",
+    "pp",
+    "micro_batch",
+    "global_batch_tokens",
+    "production_factor",
+)
 
 
 def run_inputs_from_training(training: Any, **extra: Any) -> RunInputs | None:

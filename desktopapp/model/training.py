@@ -52,6 +52,8 @@ PROJECT_MARGIN_SOURCE = (
 )
 MAX_GPUS = 1_000_000
 MAX_GOODPUT_OVERHEAD = 10.0
+# a production run's wall time over the modelled steady state (model.perf_training)
+PRODUCTION_FACTOR_RANGE = (1.0, 3.0)
 MAX_PROJECT_MARGIN = 100.0
 
 FloatArray = npt.NDArray[np.float64]
@@ -135,6 +137,8 @@ class TrainingInputs:
     pp: int | None = None
     micro_batch: int | None = None
     global_batch_tokens: float | None = None
+    # None: the factor fitted to published runs (see model.perf_training.production_fit)
+    production_factor: float | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -151,6 +155,13 @@ class TrainingInputs:
                 "active_params",
                 "a mixture of experts uses at most all its parameters per token: give at "
                 f"most the parameter count ({units.format_big_count(total)})",
+            )
+        if self.production_factor is not None:
+            low, high = PRODUCTION_FACTOR_RANGE
+            set_(
+                self,
+                "production_factor",
+                require_range("production_factor", self.production_factor, low, high),
             )
         set_(self, "epochs", require_positive("epochs", self.epochs))
         require_choice("method", self.method, METHODS)
@@ -248,6 +259,7 @@ class TrainingInputs:
             "pp": self.pp,
             "micro_batch": self.micro_batch,
             "global_batch_tokens": self.global_batch_tokens,
+            "production_factor": self.production_factor,
         }
 
 

@@ -758,6 +758,31 @@ def test_active_parameters_of_a_mixture_of_experts(qtbot: QtBot, tab: EstimateTa
     assert "Active parameters" in tab.marked_fields()[tab.inputs.active_params]
 
 
+def test_production_factor_field_scales_the_headline(qtbot: QtBot, tab: EstimateTab) -> None:
+    """Issue 13: the production factor is visible (placeholder = the fitted value) and
+    adjustable; it reaches the modelled headline and is refused by name outside 1-3."""
+    from desktopapp.model.perf_training import production_fit
+
+    _llama(tab)
+    fitted = tab.outcome.training
+    assert fitted is not None
+    assert f"{production_fit().factor:.2f}" in tab.inputs.production_factor.placeholderText()
+    type_into(qtbot, tab.inputs.production_factor, "1")
+    settle(qtbot, tab)
+    bench = tab.outcome.training
+    assert bench is not None and tab.state.training is not None
+    assert tab.state.training.production_factor == 1.0
+    assert fitted.gpu_hours == pytest.approx(bench.gpu_hours * production_fit().factor)
+    type_into(qtbot, tab.inputs.production_factor, "2")
+    settle(qtbot, tab)
+    doubled = tab.outcome.training
+    assert doubled is not None and doubled.gpu_hours == pytest.approx(2 * bench.gpu_hours)
+    type_into(qtbot, tab.inputs.production_factor, "0.5")
+    settle(qtbot, tab)
+    message = tab.marked_fields()[tab.inputs.production_factor]
+    assert "Production factor" in message and "between 1 and 3" in message
+
+
 def test_plot_axes_of_every_results_panel_format_their_ticks(tab: EstimateTab) -> None:
     """Each panel's custom tick formatter runs (a formatter that raises only shows when the
     axis paints)."""

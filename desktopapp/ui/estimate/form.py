@@ -54,6 +54,7 @@ class WorkloadForm:
             "pp": inp.pp,
             "micro_batch": inp.plan_micro_batch,
             "global_batch_tokens": inp.global_batch,
+            "production_factor": inp.production_factor,
         }
 
     def memory_widgets(self) -> Mapping[str, QWidget]:
@@ -125,12 +126,14 @@ class WorkloadForm:
             tokens = read_quantity(inp.tokens, errors)
             active = read_quantity(inp.active_params, errors)
             global_batch = read_quantity(inp.global_batch, errors)
+            production = read_quantity(inp.production_factor, errors)
             if params is None or tokens is None or epochs is None:
                 return None
             fields.update(params=params, tokens=tokens, active_params=active)
             fields.update(
                 {n: (s.value() or None) for n, s in self._plan_spins().items()},
                 global_batch_tokens=global_batch,
+                production_factor=production,
             )
         else:
             forward = read_quantity(inp.forward_flops, errors)
@@ -326,6 +329,7 @@ class WorkloadForm:
         inp.tokens.set_value(training.tokens)
         inp.active_params.set_value(training.active_params)
         inp.global_batch.set_value(training.global_batch_tokens)
+        inp.production_factor.set_value(training.production_factor)
         with blocked(*self._plan_spins().values()):
             for name, spin in self._plan_spins().items():
                 spin.setValue(getattr(training, name) or 0)

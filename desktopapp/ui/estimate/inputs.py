@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktopapp.application.training_view import production_factor_hint
 from desktopapp.ui.common.accelerator_combo import AcceleratorCombo
 from desktopapp.ui.common.band_slider import BandSlider
 from desktopapp.ui.common.fields import (
@@ -238,6 +239,16 @@ class InputsPanel(InputsColumn):
             "Micro-batch", field_pair(self.plan_micro_batch, "Global batch", self.global_batch)
         )
         self.global_batch.set_value(None)  # empty is allowed: the default
+        hint = production_factor_hint()
+        self.production_factor = QuantityEdit(
+            "production_factor",
+            allow_empty=True,
+            placeholder=hint.placeholder,
+            tooltip=hint.tooltip,
+        )
+        section.add_row("Production factor", self.production_factor)
+        self.production_factor.set_value(None)  # empty: the fitted default
+        self.production_factor.textEdited.connect(lambda _text: self.edited.emit())
         for spin in (self.tp, self.pp, self.plan_micro_batch):
             spin.valueChanged.connect(lambda _v: self.edited.emit())
         self.global_batch.textEdited.connect(lambda _text: self.edited.emit())
@@ -370,6 +381,7 @@ class InputsPanel(InputsColumn):
             "pp": self.pp,
             "plan_micro_batch": self.plan_micro_batch,
             "global_batch_tokens": self.global_batch,
+            "production_factor": self.production_factor,
             "tokens": self.tokens,
             "forward_flops": self.forward_flops,
             "samples": self.samples,
