@@ -131,6 +131,15 @@ def training_inputs(draw: st.DrawFn) -> TrainingInputs:
     if draw(st.booleans()):
         kwargs.update(params=draw(_pos(1e3, 1e13)), tokens=draw(_pos(1e3, 1e15)))
         kwargs["method"] = draw(st.sampled_from(["auto", "6nd"]))
+        # the modelled run's plan and allowances, saved with the inputs (issue 13)
+        kwargs.update(
+            active_params=draw(st.none() | _pos(1e3, kwargs["params"])),
+            tp=draw(st.none() | st.integers(1, 64)),
+            pp=draw(st.none() | st.integers(1, 64)),
+            micro_batch=draw(st.none() | st.integers(1, 64)),
+            global_batch_tokens=draw(st.none() | _pos(1e3, 1e9)),
+            production_factor=draw(st.none() | _pos(1.0, 3.0)),
+        )
     else:
         kwargs.update(forward_flops=draw(_pos(1e3, 1e15)), samples=draw(_pos(1.0, 1e10)))
         kwargs["method"] = draw(st.sampled_from(["auto", "forward"]))

@@ -896,28 +896,34 @@ def test_app_options_for_compare_theme_presentation(
 def test_latency_targets_are_saved_and_opened(
     qtbot: QtBot, make_window: Callable[..., MainWindow], tmp_path: Path
 ) -> None:
-    """Issue 16: the TTFT/TPOT targets typed in the Workload tab were lost on save."""
+    """Issue 16: the TTFT/TPOT targets typed in the Workload tab were lost on save; 1001 ms came
+    back as 1000 ms (truncated). Issue 13: the production factor is saved and opened too."""
     window = make_window(initial_tab="estimate")
     window.show()
     qtbot.waitUntil(window.is_tab_ready, timeout=5000)
     assert window.document.open(RENTED)
     tab: Any = window.tab_content("estimate")
-    tab.inputs.ttft_target.setValue(400.0)
+    tab.inputs.ttft_target.setValue(1001.0)
     tab.inputs.tpot_target.setValue(35.0)
+    tab.inputs.production_factor.set_value(1.3)
     tab.flush()
     saved_path = tmp_path / "targets.json"
     assert window.document.save_as(saved_path)
     inference = load_scenario(saved_path).scenario.inference
     assert inference is not None
-    assert inference.ttft_target_s == pytest.approx(0.4)
+    assert inference.ttft_target_s == pytest.approx(1.001)
     assert inference.tpot_target_s == pytest.approx(0.035)
+    training = load_scenario(saved_path).scenario.training
+    assert training is not None and training.production_factor == pytest.approx(1.3)
     tab.inputs.ttft_target.setValue(0.0)  # cleared after saving: "no target"
     tab.inputs.tpot_target.setValue(0.0)
+    tab.inputs.production_factor.set_value(None)
     tab.flush()
     assert tab.outcome.inference is not None
     assert window.document.open(saved_path)
-    assert tab.inputs.ttft_target.value() == pytest.approx(400.0)
-    assert tab.inputs.tpot_target.value() == pytest.approx(35.0)
+    assert tab.inputs.ttft_target.value() == 1001
+    assert tab.inputs.tpot_target.value() == 35
+    assert tab.inputs.production_factor.value() == pytest.approx(1.3)
     assert not window.document.is_modified()
 
 

@@ -362,13 +362,15 @@ class StackingSplitter(QWidget):
         own = max(widget.minimumSizeHint().width(), widget.minimumWidth())
         # A scroll area that never scrolls sideways needs its content's width (larger
         # presentation fonts widen it), not the few pixels a scroll area asks for.
-        content = widget.widget() if isinstance(widget, QScrollArea) else None
+        area = widget if isinstance(widget, QScrollArea) else None
+        content = area.widget() if area is not None else None
         if (
-            content is not None
-            and widget.horizontalScrollBarPolicy() == ScrollBarPolicy.ScrollBarAlwaysOff
+            area is not None
+            and content is not None
+            and area.horizontalScrollBarPolicy() == ScrollBarPolicy.ScrollBarAlwaysOff
         ):
-            bar = widget.verticalScrollBar()
-            extra = (bar.sizeHint().width() if bar is not None else 0) + 2 * widget.frameWidth()
+            bar = area.verticalScrollBar()
+            extra = (bar.sizeHint().width() if bar is not None else 0) + 2 * area.frameWidth()
             own = max(own, content.minimumSizeHint().width() + extra)
         return own
 

@@ -312,8 +312,9 @@ class WorkloadForm:
                 inp.prompt_tokens.setValue(inference.prompt_tokens)
                 inp.output_tokens.setValue(inference.output_tokens)
                 inp.inference_devices.setValue(inference.gpus)
-                inp.ttft_target.setValue((inference.ttft_target_s or 0.0) * 1000.0)
-                inp.tpot_target.setValue((inference.tpot_target_s or 0.0) * 1000.0)
+                # whole milliseconds, rounded (58 ms is 57.99999… ms in binary)
+                inp.ttft_target.setValue(round((inference.ttft_target_s or 0.0) * 1000.0))
+                inp.tpot_target.setValue(round((inference.tpot_target_s or 0.0) * 1000.0))
         if memory is not None:
             with blocked(inp.checkpointing, inp.flash_attention):
                 inp.checkpointing.setChecked(memory.checkpointing)
