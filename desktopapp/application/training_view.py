@@ -267,9 +267,12 @@ def _view(
         f"{units.format_duration(run.training_seconds)}",
         formula_tooltip(
             "GPU-hours band",
-            f"GPU-h = wall time × GPUs; band = estimate × calibration quantiles\n{formula}",
+            "GPU-h = steps × step × production factor / goodput × GPUs; band = estimate × "
+            f"the model's leave-one-out error quantiles\n{formula}",
             [
                 *rows,
+                ("goodput", units.format_percent(run.goodput, 0)),
+                ("production factor", f"× {units.format_plain(run.production_factor, 3)}"),
                 ("estimate", f"{units.format_count(run.gpu_hours)} GPU-h"),
                 ("band", run.range_meaning),
             ],

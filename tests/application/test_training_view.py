@@ -93,3 +93,21 @@ def test_a_measured_device_is_modelled_with_its_matmul_efficiency() -> None:
     assert isinstance(view, ModelledView)  # not refused for the measured peak
     plain = modelled_view(training, shape, utilization_user_set=False)
     assert isinstance(plain, ModelledView) and view.mfu.value != plain.mfu.value
+
+
+def test_band_tooltip_names_the_production_factor_and_its_hint() -> None:
+    """Issue 13: the GPU-hours band says which production factor and goodput it used; the
+    field's placeholder shows the fitted factor and where it was fitted."""
+    from desktopapp.application.training_view import production_factor_hint
+    from desktopapp.model.perf_training import production_fit
+
+    training, shape = _preset("llm-7b")
+    given = modelled_view(
+        dataclasses.replace(training, production_factor=2.5), shape, utilization_user_set=False
+    )
+    assert isinstance(given, ModelledView)
+    assert "production factor" in given.band.tooltip and "× 2.5" in given.band.tooltip
+    fit = production_fit()
+    hint = production_factor_hint()
+    assert f"{fit.factor:.2f}" in hint.placeholder
+    assert f"{fit.gpus_range[0]:,}" in hint.tooltip and "leave" not in hint.placeholder
