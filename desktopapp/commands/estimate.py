@@ -226,7 +226,7 @@ def _register_train(sub: Any) -> None:
         "--production-factor",
         type=quantity,
         help="wall time of a production run over the modelled steady state, 1-3 (default: "
-        "fitted to published runs, see `desktopapp catalog` / README; 1 = as fast as a tuned "
+        "fitted to published runs' GPU-hours, shown under Assumptions; 1 = as fast as a tuned "
         "benchmark)",
     )
     p.add_argument(
