@@ -1,8 +1,12 @@
 """``desktopapp monitor --serve-metrics HOST:PORT``: this machine's samples for Prometheus.
 
 Metrics use the ``desktopapp_`` prefix and carry their unit in the name (Prometheus naming
-practice: ``_bytes``, ``_watts``, ``_celsius``, ``_percent``, ``_per_second``). Each scrape takes
-a fresh sample from the sampler (guarded by a lock), so the scrape interval sets the rate.
+practice: ``_bytes``, ``_watts``, ``_celsius``, ``_percent``, ``_per_second``). A scrape takes a
+fresh sample from the sampler (guarded by a lock), so the scrape interval sets the rate; a
+scrape within :data:`MIN_SAMPLE_INTERVAL_S` of the last complete sample gets that sample again.
+CPU % and rates are differences of two readings, and two readings a few milliseconds apart
+(Prometheus and a person's ``curl`` at once) can fall in the same kernel clock tick: CPU % would
+then be unknown and the series would drop out of that scrape.
 The server binds 127.0.0.1 unless another host is named.
 """
 
@@ -11,10 +15,12 @@ from __future__ import annotations
 import math
 import socket
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 DEFAULT_HOST = "127.0.0.1"
+MIN_SAMPLE_INTERVAL_S = 0.5  # 50 kernel clock ticks (USER_HZ 100): CPU % always has a delta
 
 # (channel of SystemSample.channels(), metric name, help)
 _HOST_METRICS: tuple[tuple[str, str, str], ...] = (
@@ -54,10 +60,25 @@ def parse_address(text: str) -> tuple[str, int]:
 class SamplerCollector:
     """A prometheus-client collector that samples on every scrape."""
 
-    def __init__(self, sampler: Any) -> None:
+    def __init__(self, sampler: Any, clock: Callable[[], float] = time.monotonic) -> None:
         self._sampler = sampler
         self._lock = threading.Lock()
         self._hostname = socket.gethostname()
+        self._clock = clock
+        self._last: tuple[float, Any, dict[str, float]] | None = None  # (when, sample, channels)
+
+    def _sample(self) -> tuple[Any, dict[str, float]]:
+        """A fresh sample, or the last one when it is complete (CPU % known) and younger than
+        :data:`MIN_SAMPLE_INTERVAL_S`."""
+        now = self._clock()
+        with self._lock:
+            if self._last is not None and now - self._last[0] < MIN_SAMPLE_INTERVAL_S:
+                return self._last[1], self._last[2]
+            sample = self._sampler.sample()
+            channels = sample.channels(per_core=False)
+            if math.isfinite(channels.get("cpu.percent", math.nan)):
+                self._last = (now, sample, channels)
+            return sample, channels
 
     def describe(self) -> list[Any]:
         return []  # unchecked collector: metrics depend on the GPUs present
@@ -65,9 +86,7 @@ class SamplerCollector:
     def collect(self) -> Iterator[Any]:
         from prometheus_client.core import GaugeMetricFamily
 
-        with self._lock:
-            sample = self._sampler.sample()
-        channels = sample.channels(per_core=False)
+        sample, channels = self._sample()
         info = GaugeMetricFamily("desktopapp_host_info", "this host (value 1)", labels=["hostname"])
         info.add_metric([self._hostname], 1.0)
         yield info

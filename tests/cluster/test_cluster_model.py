@@ -129,6 +129,48 @@ def test_exporter_address_defaults_to_loopback() -> None:
         parse_address("host:70000")
 
 
+def test_scrapes_close_together_reuse_the_last_complete_sample() -> None:
+    """Two scrapes in the same kernel clock tick would measure no CPU time: the exporter's CPU
+    series dropped out of a scrape (seen in CI under load). A scrape within the minimum interval
+    of the last complete sample gets that sample; a warm-up sample (CPU % unknown) is never
+    reused."""
+    import math
+    from types import SimpleNamespace
+
+    from desktopapp.devices.exporter import MIN_SAMPLE_INTERVAL_S, SamplerCollector
+
+    readings = iter([math.nan, 37.0, 52.0])  # NaN: the first reading has no predecessor
+
+    class Sampler:
+        calls = 0
+
+        def sample(self) -> SimpleNamespace:
+            Sampler.calls += 1
+            cpu = next(readings)
+            return SimpleNamespace(
+                channels=lambda per_core=False: {"cpu.percent": cpu, "mem.used": 1e9},
+                memory=SimpleNamespace(total_bytes=4e9),
+                gpus=(),
+            )
+
+    now = [100.0]
+    collector = SamplerCollector(Sampler(), clock=lambda: now[0])
+
+    def cpu_metric() -> float | None:
+        for family in collector.collect():
+            if family.name == "desktopapp_cpu_utilization_percent":
+                return float(family.samples[0].value)
+        return None
+
+    assert cpu_metric() is None  # the first reading has no predecessor
+    now[0] += 0.01
+    assert cpu_metric() == 37.0 and Sampler.calls == 2  # the warm-up sample was not reused
+    now[0] += 0.01
+    assert cpu_metric() == 37.0 and Sampler.calls == 2  # same tick: the last sample again
+    now[0] += MIN_SAMPLE_INTERVAL_S
+    assert cpu_metric() == 52.0 and Sampler.calls == 3
+
+
 def test_serve_metrics_binds_loopback_and_stops(tmp_path: Path) -> None:
     import os
     import subprocess
