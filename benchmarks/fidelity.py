@@ -36,8 +36,6 @@ from desktopapp.model.perf_training import (
     production_fit,
 )
 
-__all__ = ["run_inputs"]  # benchmarks/fidelity_terms.py plans the runs the same way
-
 
 def _err(ratio: float) -> float:
     return max(ratio, 1.0 / ratio)

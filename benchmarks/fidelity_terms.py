@@ -21,13 +21,11 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np
-from fidelity import run_inputs
 
 from desktopapp.model import perf_training as pt
-from desktopapp.model.perf_calibration import cal_rows, calibrate
+from desktopapp.model.perf_calibration import cal_rows, calibrate, run_inputs
 
 Outputs = dict[str, Any]
 

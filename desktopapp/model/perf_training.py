@@ -20,11 +20,13 @@ The model, per GPU and per micro-batch (every symbol is listed in the README):
   pipeline sends exposed; bubble ``(p−1)/(m·v)``; data-parallel gradient reduce-scatter and
   parameter all-gather (ZeRO-1) overlapped with one micro-batch, or FSDP/ZeRO-3 traffic per
   micro-batch overlapped with that micro-batch.
-- The plan search tries TP (inside the scale-up domain), PP (plain and interleaved ×2), CP for
-  long sequences, ZeRO-1/ZeRO-3, micro-batch and recompute of none, half or all layers
-  (Megatron-LM ``--recompute-method block``), keeps the plans that fit memory
-  and returns the fastest.
-- Goodput: ``wall = steps × step time / goodput``; the default goodput is published (Llama 3).
+- The plan search tries TP (inside the scale-up domain), PP (plain and interleaved ×2, ×4,
+  ×8), CP for long sequences, ZeRO-1/ZeRO-3, micro-batch and recompute of none, half or all
+  layers (Megatron-LM ``--recompute-method block``), keeps the plans that fit memory and
+  returns the fastest.
+- Goodput and production factor: ``wall = steps × step time × production factor / goodput``;
+  the default goodput is published (Llama 3), the production factor is fitted to published
+  runs' GPU-hours (:func:`production_fit`, judged leave-one-out).
 """
 
 from __future__ import annotations
@@ -43,9 +45,9 @@ import numpy.typing as npt
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import Accelerator, get_accelerator
-from desktopapp.model.interconnect import Interconnect, collective_seconds, interconnect_for
+from desktopapp.model.interconnect import Interconnect, interconnect_for
 from desktopapp.model.memory import DEFAULT_OVERHEAD_GIB, bytes_per_param
-from desktopapp.model.training import PRODUCTION_FACTOR_RANGE
+from desktopapp.model.training import optional_production_factor
 from desktopapp.model.validation import (
     InputError,
     require_choice,
@@ -422,13 +424,7 @@ class RunInputs:
             if getattr(self, name) is not None:
                 set_(self, name, require_positive(name, getattr(self, name)))
         set_(self, "goodput", require_range("goodput", self.goodput, 0.05, 1.0))
-        if self.production_factor is not None:
-            low, high = PRODUCTION_FACTOR_RANGE
-            set_(
-                self,
-                "production_factor",
-                require_range("production_factor", self.production_factor, low, high),
-            )
+        set_(self, "production_factor", optional_production_factor(self.production_factor))
         if self.recompute is not None and not isinstance(self.recompute, bool):
             raise InputError("recompute", f"must be true or false, got {self.recompute!r}")
         acc = get_accelerator(self.accelerator)
@@ -812,10 +808,6 @@ def _user_candidates(pb: _Problem, inp: RunInputs) -> _Cands:
     return _Cands(*(arr[:, i].copy() for i in range(7)))
 
 
-def _ring(op: str, nbytes: Any, n: Any, bw: float, lat: float) -> Any:
-    return collective_seconds(op, nbytes, np.maximum(n, 1.0), bw, lat, 1.0)
-
-
 def _ring_time(factor: Any, nbytes: Any, bw: Any, steps: Any, lat: Any) -> Any:
     """``nbytes × factor / bw + steps × lat`` (the nccl-tests ring cost, unchecked, for speed)."""
     return nbytes * factor / bw + steps * lat
@@ -1133,7 +1125,8 @@ def estimate_run(inp: RunInputs) -> RunEstimate:
     prod = production_factor(inp)
     seconds = steps * step * prod / inp.goodput
     gpu_h = seconds * inp.gpus / units.SECONDS_PER_HOUR
-    lo_mult, hi_mult, meaning = _likely_band(inp)
+    band = _likely_band(inp)
+    lo_mult, hi_mult, meaning = band
     low, high = gpu_h * lo_mult, gpu_h * hi_mult
     cost = None if inp.price is None else gpu_h * inp.price
     warnings: list[str] = []
@@ -1172,7 +1165,7 @@ def estimate_run(inp: RunInputs) -> RunEstimate:
         f"{units.format_duration(seconds)}; GPU-hours = {fig(gpu_h, 4)}"
     )
 
-    assumptions = _assumptions(inp, pb, acc, plan)
+    assumptions = _assumptions(inp, pb, acc, prod, band)
     return RunEstimate(
         inputs=inp,
         plan=plan,
@@ -1233,7 +1226,13 @@ def _likely_band(inp: RunInputs) -> tuple[float, float, str]:
     )
 
 
-def _assumptions(inp: RunInputs, pb: _Problem, acc: Accelerator, plan: Plan) -> list[Assumption]:
+def _assumptions(
+    inp: RunInputs,
+    pb: _Problem,
+    acc: Accelerator,
+    prod: float,
+    band: tuple[float, float, str],
+) -> list[Assumption]:
     cal = calibration(inp.software_stack)
     ic = interconnect_for(acc.id)
     eff_src = matmul_efficiency(acc.id, inp.precision)[1]
@@ -1291,7 +1290,7 @@ def _assumptions(inp: RunInputs, pb: _Problem, acc: Accelerator, plan: Plan) -> 
             f"{inp.goodput:.0%} of wall time is useful training",
             "given" if inp.goodput != DEFAULT_GOODPUT else GOODPUT_SOURCE,
         ),
-        _production_assumption(inp),
+        _production_assumption(inp, prod),
     ]
     if inp.precision == "fp8":
         out.append(Assumption("fp8", "linear layers only", FP8_NOTE))
@@ -1332,7 +1331,7 @@ def _assumptions(inp: RunInputs, pb: _Problem, acc: Accelerator, plan: Plan) -> 
                 "given: replaces the modelled efficiency (the step breakdown is scaled)",
             )
         )
-    lo_mult, hi_mult, meaning = _likely_band(inp)
+    lo_mult, hi_mult, meaning = band
     out.append(
         Assumption(
             "likely range",
@@ -1344,8 +1343,7 @@ def _assumptions(inp: RunInputs, pb: _Problem, acc: Accelerator, plan: Plan) -> 
     return out
 
 
-def _production_assumption(inp: RunInputs) -> Assumption:
-    prod = production_factor(inp)
+def _production_assumption(inp: RunInputs, prod: float) -> Assumption:
     value = f"× {prod:.3g} wall time over the modelled steady state"
     if inp.utilization is not None:
         return Assumption("production factor", value, "1: the utilization override stands alone")

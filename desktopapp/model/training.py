@@ -54,6 +54,15 @@ MAX_GPUS = 1_000_000
 MAX_GOODPUT_OVERHEAD = 10.0
 # a production run's wall time over the modelled steady state (model.perf_training)
 PRODUCTION_FACTOR_RANGE = (1.0, 3.0)
+
+
+def optional_production_factor(value: object) -> float | None:
+    """None (the fitted default) or a factor within :data:`PRODUCTION_FACTOR_RANGE`."""
+    if value is None:
+        return None
+    return require_range("production_factor", value, *PRODUCTION_FACTOR_RANGE)
+
+
 MAX_PROJECT_MARGIN = 100.0
 
 FloatArray = npt.NDArray[np.float64]
@@ -156,13 +165,7 @@ class TrainingInputs:
                 "a mixture of experts uses at most all its parameters per token: give at "
                 f"most the parameter count ({units.format_big_count(total)})",
             )
-        if self.production_factor is not None:
-            low, high = PRODUCTION_FACTOR_RANGE
-            set_(
-                self,
-                "production_factor",
-                require_range("production_factor", self.production_factor, low, high),
-            )
+        set_(self, "production_factor", optional_production_factor(self.production_factor))
         set_(self, "epochs", require_positive("epochs", self.epochs))
         require_choice("method", self.method, METHODS)
         set_(self, "gpus", require_int("gpus", self.gpus, minimum=1, maximum=MAX_GPUS))

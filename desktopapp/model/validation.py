@@ -182,10 +182,6 @@ def _as_float(field: str, value: object) -> float:
     return number
 
 
-def require_finite(field: str, value: object) -> float:
-    return _as_float(field, value)
-
-
 def require_positive(field: str, value: object) -> float:
     """Strictly greater than zero."""
     number = _as_float(field, value)

@@ -285,7 +285,7 @@ def _tick(tab: Any, offer_id: str, pricing: str, checked: bool) -> None:
     """Tick or untick one price in the Cost tab's offers table, as a click does."""
     from PySide6.QtCore import Qt
 
-    from desktopapp.ui.cost.offers import COLUMN_INDEX
+    from desktopapp.ui.cost.offers_model import COLUMN_INDEX
 
     model = tab.offers.model
     row = next(r for r in range(model.rowCount()) if model.offer_at(r).id == offer_id)

@@ -32,35 +32,12 @@ from desktopapp.model.planning import CUSTOM_OFFER_KIND, KIND_LABELS, OptionKey
 from desktopapp.ui.common.fields import percent_edit
 from desktopapp.ui.common.section import Section
 from desktopapp.ui.common.theme import COLORS, INNER_SPACING
-from desktopapp.ui.cost.offer_dialog import CustomOfferDialog
 from desktopapp.ui.cost.offers_model import (
     ALL_KINDS,
     COLUMN_INDEX,
-    COLUMNS,
-    OFFER_ID_ROLE,
-    PRICE_COLUMNS,
-    SORT_ROLE,
-    STALE_ROLE,
     OffersModel,
     OffersProxy,
-    swatch_icon,
 )
-
-# The table's names, importable from here as before the split (issue 12).
-__all__ = [
-    "ALL_KINDS",
-    "COLUMNS",
-    "COLUMN_INDEX",
-    "OFFER_ID_ROLE",
-    "PRICE_COLUMNS",
-    "SORT_ROLE",
-    "STALE_ROLE",
-    "CustomOfferDialog",
-    "OffersModel",
-    "OffersPanel",
-    "OffersProxy",
-    "swatch_icon",
-]
 
 
 def _field_label(text: str) -> QLabel:

@@ -4,7 +4,7 @@ formatting goes through ``model.units``; nothing here computes a formula."""
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -30,14 +30,6 @@ from desktopapp.ui.common.result_card import ResultCard
 from desktopapp.ui.common.section import Section
 from desktopapp.ui.common.theme import COLORS, INNER_SPACING, MEMORY_COLORS, SERIES, repolish
 from desktopapp.ui.estimate.memory_bar import MemoryBar, Segment
-
-
-def card_row(cards: Sequence[ResultCard]) -> QHBoxLayout:
-    row = QHBoxLayout()
-    row.setSpacing(INNER_SPACING + 2)
-    for card in cards:
-        row.addWidget(card, 1)
-    return row
 
 
 class TrainingResults(Section):

@@ -38,7 +38,7 @@ from desktopapp.model.catalog import (
     accelerator_catalog,
 )
 from desktopapp.model.inference import InferenceEstimate
-from desktopapp.model.memory import MemoryEstimate, MemoryInputs
+from desktopapp.model.memory import MemoryEstimate
 from desktopapp.model.presets import Preset, load_presets
 from desktopapp.model.training import TrainingEstimate, TrainingInputs
 from desktopapp.ui.common.layouts import scrolling_column, two_panes
@@ -520,7 +520,3 @@ class EstimateTab(RecomputingTab):
     def marked_fields(self) -> dict[QWidget, str]:
         """Widgets currently marked invalid by the model, with the reason."""
         return self._marks.marked()
-
-
-def _params_of(memory: MemoryInputs | None) -> float | None:
-    return None if memory is None else memory.params

@@ -282,39 +282,6 @@ def paint_pages(
         painter.restore()
 
 
-def page_images(
-    summaries: Sequence[ScenarioSummary], *, file_name: str = "", width_px: int = 620
-) -> list[QImage]:
-    """Each page of the report as an image ``width_px`` wide (a preview to look at; the PDF
-    itself comes from :func:`write_report`)."""
-    created = datetime.now()
-    buffer = QBuffer()
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    writer = QPdfWriter(buffer)
-    title = report_title(summaries)
-    _setup_writer(writer, title)
-    out = []
-    with light_palette():
-        images = render_images(summaries)
-        paged = layout_report(writer, summaries, images, file_name=file_name, created=created)
-        scale = width_px / paged.page_w
-        for index in range(paged.page_count):
-            image = QImage(
-                width_px, int(paged.page_h * scale), QImage.Format.Format_ARGB32_Premultiplied
-            )
-            image.fill(QColor("white"))
-            dots_per_meter = round(RESOLUTION_DPI / 0.0254)  # fonts sized as on the writer
-            image.setDotsPerMeterX(dots_per_meter)
-            image.setDotsPerMeterY(dots_per_meter)
-            painter = QPainter(image)
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            painter.scale(scale, scale)
-            paint_pages(painter, paged, title, created, pages=[index])
-            painter.end()
-            out.append(image)
-    return out
-
-
 def _header_footer(
     painter: QPainter, font: QFont, paged: PagedReport, texts: Sequence[str]
 ) -> None:
