@@ -48,6 +48,10 @@ from desktopapp.model.catalog import Accelerator, get_accelerator
 from desktopapp.model.interconnect import Interconnect, interconnect_for
 from desktopapp.model.memory import DEFAULT_OVERHEAD_GIB, bytes_per_param
 from desktopapp.model.training import optional_production_factor
+from desktopapp.model.training_defaults import (
+    GLOBAL_BATCH_RULE_SOURCE,
+    default_global_batch_tokens,
+)
 from desktopapp.model.validation import (
     InputError,
     require_choice,
@@ -663,7 +667,7 @@ def _problem(
     seq = inp.seq_len or DEFAULT_SEQ_LEN
     kv = inp.kv_heads or heads
     n_act = inp.active_params or inp.params
-    gbt = inp.global_batch_tokens or DEFAULT_GLOBAL_BATCH_TOKENS
+    gbt = inp.global_batch_tokens or default_global_batch_tokens(inp.params, inp.gpus)
     peak = acc.peak_flops(inp.precision)
     p16 = (
         "bf16"
@@ -1281,7 +1285,7 @@ def _assumptions(
         Assumption(
             "global batch",
             f"{pb.seqs_per_step * pb.seq / 1e6:.3g}M tokens",
-            "given" if inp.global_batch_tokens else GLOBAL_BATCH_SOURCE,
+            "given" if inp.global_batch_tokens else GLOBAL_BATCH_RULE_SOURCE,
         ),
         Assumption("sequence length", f"{pb.seq}", "given" if inp.seq_len else SEQ_LEN_SOURCE),
         Assumption("memory fit", f"{MEMORY_HEADROOM:.0%} of device memory", MEMORY_HEADROOM_SOURCE),

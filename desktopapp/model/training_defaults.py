@@ -1,0 +1,69 @@
+"""Defaults of a training run that depend on the run itself (issue 21): the global batch by
+model size and fleet, and the GPU count assumed when none is given.
+
+Published practice (tokens per optimizer step):
+
+* GPT-3 (Brown et al. 2020, arXiv 2005.14165, Table 2.1): 0.5M tokens up to 760M parameters,
+  1M at 1.3B-2.7B, 2M at 6.7B-13B, 3.2M at 175B;
+* Llama 2 (Touvron et al. 2023, arXiv 2307.09288, §2.2): 4M at every size (7B-70B);
+* Llama 3 405B (Dubey et al. 2024, arXiv 2407.21783, §3.4.1): 4M, then 8M, then 16M tokens
+  per step on up to 16,384 H100 GPUs;
+* DeepSeek-V3 (2024, arXiv 2412.19437, §4.2): 15,360 sequences of 4,096 tokens ≈ 63M.
+
+The default is the size rule's figure, raised when the fleet would leave each GPU less than
+:data:`TOKENS_PER_GPU` tokens per step (Llama 3 405B: 16M tokens on 16,384 GPUs = 1,024 per
+GPU), and capped at :data:`MAX_DEFAULT_BATCH_TOKENS` (the largest batch of a dense run
+published, Llama 3 405B). A fleet that needs more than the cap gets the cap and a warning.
+A user value always wins.
+"""
+
+from __future__ import annotations
+
+import math
+
+MIB_TOKENS = 2**20
+# (largest parameter count, tokens per step)
+SIZE_RULE: tuple[tuple[float, float], ...] = (
+    (1e9, 0.5 * MIB_TOKENS),
+    (3e9, 1 * MIB_TOKENS),
+    (20e9, 2 * MIB_TOKENS),
+    (math.inf, 4 * MIB_TOKENS),
+)
+TOKENS_PER_GPU = 1024
+MAX_DEFAULT_BATCH_TOKENS = 16 * MIB_TOKENS
+GLOBAL_BATCH_RULE_SOURCE = (
+    "published practice by model size (GPT-3, Brown et al. 2020, Table 2.1: 0.5M-3.2M; "
+    "Llama 2, Touvron et al. 2023, §2.2: 4M), raised to 1,024 tokens per GPU for large fleets "
+    "(Llama 3 405B, Dubey et al. 2024, §3.4.1: 16M tokens on 16,384 GPUs), at most 16M"
+)
+
+
+def size_batch_tokens(params: float) -> float:
+    """Tokens per step that published runs of this size used."""
+    for limit, tokens in SIZE_RULE:
+        if params <= limit:
+            return tokens
+    return SIZE_RULE[-1][1]
+
+
+def fleet_batch_tokens(gpus: int) -> float:
+    """Tokens per step a fleet of ``gpus`` needs to keep each GPU busy (a power of two)."""
+    need = max(1, int(gpus)) * TOKENS_PER_GPU
+    return float(2 ** math.ceil(math.log2(need)))
+
+
+def default_global_batch_tokens(params: float, gpus: int) -> float:
+    """The default global batch (tokens per optimizer step) for ``params`` on ``gpus``."""
+    return min(max(size_batch_tokens(params), fleet_batch_tokens(gpus)), MAX_DEFAULT_BATCH_TOKENS)
+
+
+def fleet_outgrows_batch(params: float, gpus: int) -> str:
+    """A warning when the fleet needs a larger batch than published runs used ("" if not)."""
+    if fleet_batch_tokens(gpus) <= MAX_DEFAULT_BATCH_TOKENS:
+        return ""
+    used = default_global_batch_tokens(params, gpus)
+    return (
+        f"{gpus:,} GPUs outgrow the default global batch of {used / MIB_TOKENS:.0f}M tokens (the "
+        "largest published for a dense run): the pipeline bubble and small micro-batches cost "
+        "time; give --global-batch-tokens if your run uses a larger batch"
+    )
