@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from desktopapp.commands.options import add_command, add_json_option
-from desktopapp.commands.output import print_json, print_paragraph, print_table
+from desktopapp.commands.output import Column, print_json, print_paragraph, print_table
 from desktopapp.model import units
 from desktopapp.model.catalog import (
     Accelerator,
@@ -100,18 +100,18 @@ def accelerator_row(acc: Accelerator) -> list[str]:
 
 
 ACCELERATOR_HEADERS = (
-    "ID",
-    "NAME",
-    "MEMORY",
-    "BANDWIDTH",
-    "BF16/FP16",
-    "FP8 DENSE",
-    "TDP",
-    "PRICE",
-    "MFU",
-    "CONF.",
-    "DATE",
-    "SOURCE",
+    Column("ID", whole=True),
+    Column("NAME", drop=1, head=True),
+    Column("MEMORY", label="memory"),
+    Column("BANDWIDTH", label="bandwidth"),
+    Column("BF16/FP16", label="bf16/fp16"),
+    Column("FP8 DENSE", label="fp8"),
+    Column("TDP", label="TDP"),
+    Column("PRICE", label="price"),
+    Column("MFU", label="MFU"),
+    Column("CONF.", label="confidence"),
+    Column("DATE", label="date"),
+    Column("SOURCE", label="source"),
 )
 
 
@@ -132,7 +132,7 @@ def _list(
     args: argparse.Namespace,
     rows: Sequence[Any],
     to_row: Callable[[Any], list[str]],
-    headers: Sequence[str],
+    headers: Sequence[str | Column],
     footer: str,
 ) -> int:
     """A catalog listing: every field as JSON with --json, else a table and a footer."""
@@ -160,6 +160,7 @@ def _price(value: float | None) -> str:
 def offer_row(offer: CloudOffer) -> list[str]:
     return [
         offer.id + ("" if offer.rentable else " *"),
+        offer.provider,
         offer.accelerator_id,
         str(offer.gpus),
         _price(offer.on_demand),
@@ -174,17 +175,18 @@ def offer_row(offer: CloudOffer) -> list[str]:
 
 
 OFFER_HEADERS = (
-    "ID",
-    "ACCELERATOR",
-    "GPUS",
-    "ON-DEMAND",
-    "1-YR",
-    "3-YR",
-    "SPOT",
-    "KIND",
-    "CONF.",
-    "DATE",
-    "SOURCE",
+    Column("ID", whole=True),
+    Column("PROVIDER", head=True),
+    Column("ACCELERATOR", label="accelerator"),
+    Column("GPUS", label="GPUs"),
+    Column("ON-DEMAND", label="on-demand"),
+    Column("1-YR", label="1-yr"),
+    Column("3-YR", label="3-yr"),
+    Column("SPOT", label="spot"),
+    Column("KIND", label="kind"),
+    Column("CONF.", label="confidence"),
+    Column("DATE", label="date"),
+    Column("SOURCE", label="source"),
 )
 
 

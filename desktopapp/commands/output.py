@@ -12,6 +12,7 @@ import textwrap
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 from desktopapp.model.jsonable import jsonable
@@ -92,6 +93,10 @@ def output_width(stream: TextIO | None = None) -> int | None:
 
 MIN_COLUMN = 6  # a squeezed column keeps at least this many characters ("ab…" is useless)
 GAP = 2
+SHORT_COLUMN = 14  # a column this narrow (figures with units, dates) is never wrapped
+MIN_WRAP = 12  # a wrapped column keeps at least this many characters per line
+WRAP_CAP = 30  # ... and at most this many when half its natural width is more
+LONG_WORD = 20  # a longer word (a URL, a path) in a wrapped column may break across lines
 
 
 def fit_widths(widths: Sequence[int], limit: int | None) -> list[int]:
@@ -107,41 +112,266 @@ def fit_widths(widths: Sequence[int], limit: int | None) -> list[int]:
     return fitted
 
 
-def print_paragraph(text: str, stream: TextIO | None = None) -> None:
-    """Prose wrapped to the terminal (whole lines for a pipe or file)."""
+def wrap_text(
+    text: str,
+    width: int | None,
+    indent: str = "",
+    first: str | None = None,
+    break_words: bool = False,
+) -> list[str]:
+    """``text`` as lines of at most ``width`` characters (one line when ``width`` is None),
+    the first starting with ``first`` (default ``indent``), the rest with ``indent``.
+    Words longer than a line (ids, paths) get a line of their own unless ``break_words``."""
+    lead = indent if first is None else first
+    if width is None:
+        return [lead + " ".join(text.split())]
+    return textwrap.wrap(
+        text,
+        max(width, len(lead) + 1, len(indent) + 1),
+        initial_indent=lead,
+        subsequent_indent=indent,
+        break_long_words=break_words,
+        break_on_hyphens=False,
+    ) or [lead.rstrip()]
+
+
+def print_paragraph(text: str, stream: TextIO | None = None, indent: str = "") -> None:
+    """Prose wrapped to the terminal (whole lines for a pipe or file); ``indent`` starts
+    every line (notes under a heading)."""
+    out = stream or sys.stdout
+    for line in wrap_text(text, output_width(out), indent):
+        out.write(line + "\n")
+
+
+def print_labelled(label: str, text: str, stream: TextIO | None = None, gap: int = 2) -> None:
+    """``label  text`` with ``text`` wrapped under itself (a hanging indent): notes,
+    recommendations and other long values beside a short label. A label wider than a third
+    of the terminal stands on its own line with the text indented below it."""
     out = stream or sys.stdout
     width = output_width(out)
-    out.write((textwrap.fill(text, width) if width else text) + "\n")
+    lead = label + " " * gap
+    if width is not None and len(lead) > width // 3:
+        out.write(label + "\n")
+        lines = wrap_text(text, width, "    ")
+    else:
+        lines = wrap_text(text, width, " " * len(lead), first=lead)
+    for line in lines:
+        out.write(line + "\n")
 
 
-def _cut(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(width - 1, 0)].rstrip() + "…"
+@dataclass(frozen=True)
+class Column:
+    """How one table column behaves when the terminal is narrow.
+
+    ``whole``: never wrapped, cut or dropped (ids a command takes back as input); columns of
+    at most :data:`SHORT_COLUMN` characters (figures with units, dates) are never wrapped
+    either. ``drop``: the column may be left out (lowest first) when the table cannot fit
+    otherwise; the listing then says which columns it left out. ``label``: the name used in
+    the one-block-per-row layout (default: the header); ``head``: shown on a block's first
+    line beside the whole columns (a name). ``right``: right-aligned."""
+
+    header: str
+    whole: bool = False
+    drop: int | None = None
+    label: str | None = None
+    right: bool = False
+    head: bool = False
+
+
+def _as_columns(headers: Sequence[str | Column] | None, count: int) -> list[Column]:
+    given = list(headers or [])
+    columns = [h if isinstance(h, Column) else Column(str(h)) for h in given]
+    columns += [Column("") for _ in range(count - len(columns))]
+    if not any(c.whole for c in columns) and columns:
+        columns[0] = dataclasses.replace(columns[0], whole=True)  # the row's name: kept whole
+    return columns
+
+
+def _longest_word(text: str) -> int:
+    return max((len(w) for w in text.split()), default=0)
+
+
+def _min_width(column: Column, cells: list[str], with_header: bool) -> int:
+    texts = cells + ([column.header] if with_header else [])
+    natural = max((len(t) for t in texts), default=0)
+    if column.whole or natural <= SHORT_COLUMN:
+        return natural
+    longest = max((_longest_word(t) for t in texts), default=0)
+    # a word up to LONG_WORD characters keeps a line of its own; longer ones (URLs) are folded;
+    # a short text column keeps half its width (two lines a cell) and a long one 30 characters
+    word = longest if longest <= LONG_WORD else MIN_WRAP
+    return min(natural, max(MIN_WRAP, word, min(WRAP_CAP, -(-natural // 2))))
+
+
+def plan_table(
+    rows: Sequence[Sequence[str]],
+    columns: Sequence[Column],
+    width: int | None,
+    with_header: bool = True,
+) -> tuple[list[int], bool]:
+    """Which columns to show (indices) and whether they fit as a table at ``width``
+    (False: print one block per row instead). Columns are left out lowest ``drop`` first."""
+    shown = list(range(len(columns)))
+    if width is None:
+        return shown, True
+
+    def minimum(indices: list[int]) -> int:
+        widths = [
+            _min_width(columns[i], [r[i] for r in rows if i < len(r)], with_header) for i in indices
+        ]
+        return sum(widths) + GAP * (len(widths) - 1)
+
+    droppable = sorted(
+        (i for i, c in enumerate(columns) if c.drop is not None and not c.whole),
+        key=lambda i: (columns[i].drop, -i),
+    )
+    while minimum(shown) > width and droppable:
+        shown.remove(droppable.pop(0))
+    if minimum(shown) <= width:
+        return shown, True
+    return list(range(len(columns))), False
+
+
+def _render_rich(
+    rows: Sequence[Sequence[str]], columns: Sequence[Column], width: int | None, with_header: bool
+) -> list[str]:
+    import io
+
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    rule = box.Box("    \n    \n -  \n    \n    \n    \n    \n    \n", ascii=True)
+    table = Table(
+        box=rule if with_header else None,
+        show_header=with_header,
+        show_edge=False,
+        pad_edge=False,
+        padding=(0, 1, 0, 0) if with_header else (0, GAP, 0, 0),
+        expand=False,
+    )
+    for i, column in enumerate(columns):
+        cells = [r[i] for r in rows if i < len(r)]
+        keep = (
+            column.whole
+            or max((len(c) for c in [*cells, column.header]), default=0) <= SHORT_COLUMN
+        )
+        table.add_column(
+            Text(column.header),
+            justify="right" if column.right else "left",
+            no_wrap=keep,
+            overflow="ignore" if keep else "fold",
+            min_width=_min_width(column, cells, with_header),
+        )
+    for row in rows:
+        table.add_row(*(Text(row[i]) if i < len(row) else Text("") for i in range(len(columns))))
+    buffer = io.StringIO()
+    console = Console(
+        file=buffer,
+        width=width or 1_000_000,
+        color_system=None,
+        highlight=False,
+        emoji=False,
+        markup=False,
+        legacy_windows=False,
+    )
+    console.print(table, crop=False)
+    return [line.rstrip() for line in buffer.getvalue().splitlines()]
+
+
+def pack_items(items: Sequence[str], width: int | None, indent: str = "    ") -> list[str]:
+    """``items`` joined by " · " into lines of at most ``width`` characters, never breaking
+    an item across lines unless it is longer than a line on its own (then it wraps)."""
+    lines: list[str] = []
+    current = ""
+    for item in items:
+        candidate = f"{current} · {item}" if current else indent + item
+        if width is None or len(candidate) <= width:
+            current = candidate
+            continue
+        if current:
+            lines.append(current)
+        if len(indent + item) <= width:
+            current = indent + item
+        else:
+            wrapped = wrap_text(item, width, indent, break_words=True)
+            lines.extend(wrapped[:-1])
+            current = wrapped[-1]
+    if current:
+        lines.append(current)
+    return lines
+
+
+def _render_records(
+    rows: Sequence[Sequence[str]], columns: Sequence[Column], width: int | None
+) -> list[str]:
+    """One block per row: the whole columns on its first line, the rest as "label value"
+    items packed beneath it."""
+    lines: list[str] = []
+    for row in rows:
+        cells = [row[i] if i < len(row) else "" for i in range(len(columns))]
+        pairs = list(zip(columns, cells, strict=True))
+        head = "  ".join(c for col, c in pairs if (col.whole or col.head) and c)
+        items = [
+            f"{col.label if col.label is not None else col.header} {c}".strip()
+            for col, c in pairs
+            if not (col.whole or col.head) and c
+        ]
+        lines.extend(wrap_text(head, width, "    ", first=""))
+        lines.extend(pack_items(items, width))
+    return lines
+
+
+def format_table(
+    rows: Iterable[Sequence[Any]],
+    headers: Sequence[str | Column] | None = None,
+    width: int | None = None,
+) -> list[str]:
+    """The lines of a table fitted to ``width`` characters (None: no limit, nothing
+    wrapped). Long text columns wrap at word boundaries; columns marked ``whole`` (and the
+    first column when none is marked) are never wrapped or shortened; when even the narrowest
+    wrapping does not fit, droppable columns are left out (with a line saying which), then
+    each row becomes a block of "label: value" lines."""
+    body = [[str(c) for c in row] for row in rows]
+    if not body and not headers:
+        return []
+    count = max([len(r) for r in body] + [len(headers or [])])
+    columns = _as_columns(headers, count)
+    with_header = bool(headers)
+    shown, fits = plan_table(body, columns, width, with_header)
+    if not fits:
+        return _render_records(body, columns, width)
+    picked = [columns[i] for i in shown]
+    lines = _render_rich(
+        [[r[i] if i < len(r) else "" for i in shown] for r in body], picked, width, with_header
+    )
+    left_out = [columns[i].header for i in range(len(columns)) if i not in shown]
+    if left_out:
+        lines.extend(
+            wrap_text(
+                f"(Not shown at {width} columns: {', '.join(left_out)}; a wider terminal "
+                "or --json shows them.)",
+                width,
+            )
+        )
+    return lines
 
 
 def print_table(
     rows: Iterable[Sequence[Any]],
-    headers: Sequence[str] | None = None,
+    headers: Sequence[str | Column] | None = None,
     stream: TextIO | None = None,
 ) -> None:
-    """Left-aligned text columns fitted to the terminal (long cells end in "…"); numbers
-    should already be formatted with units."""
+    """A text table fitted to the terminal (see :func:`format_table`); numbers should
+    already be formatted with units. Into a pipe or file every value is whole."""
     out = stream or sys.stdout
-    body = [[str(c) for c in row] for row in rows]
-    table = ([list(headers)] if headers else []) + body
-    if not table:
-        return
-    natural = [max(len(r[i]) for r in table if i < len(r)) for i in range(max(map(len, table)))]
-    widths = fit_widths(natural, output_width(out))
-    sep = " " * GAP
-    for n, row in enumerate(table):
-        cells = [_cut(c, widths[i]).ljust(widths[i]) for i, c in enumerate(row)]
-        out.write(sep.join(cells).rstrip() + "\n")
-        if headers and n == 0:
-            out.write(sep.join("-" * w for w in widths) + "\n")
+    for line in format_table(rows, headers, output_width(out)):
+        out.write(line + "\n")
 
 
 def print_key_values(pairs: Iterable[tuple[str, str]], stream: TextIO | None = None) -> None:
-    """Two-column "label  value" listing for one result."""
+    """Two-column "label  value" listing for one result; long values wrap under themselves."""
     print_table(pairs, stream=stream)
 
 
