@@ -122,6 +122,7 @@ class GpuSample:
     energy_j: float = NAN  # counter since the driver was loaded
     temperature_c: float = NAN
     temperature_slowdown_c: float = NAN  # where the GPU starts slowing down for heat
+    power_default_limit_w: float = NAN  # the default power limit (NaN when not reported)
     sm_clock_mhz: float = NAN
     memory_clock_mhz: float = NAN
     throttle_mask: int | None = None
@@ -169,6 +170,7 @@ class GpuSample:
             "energy_j": self.energy_j,
             "temperature_c": self.temperature_c,
             "temperature_slowdown_c": self.temperature_slowdown_c,
+            "power_default_limit_w": self.power_default_limit_w,
             "sm_clock_mhz": self.sm_clock_mhz,
             "memory_clock_mhz": self.memory_clock_mhz,
             "throttle_mask": self.throttle_mask,
@@ -205,6 +207,7 @@ class _GpuState:
     name: str
     uuid: str
     slowdown_c: float = NAN
+    default_limit_w: float = NAN  # the board's default power limit (static)
     skipped: dict[str, str] = field(default_factory=dict)  # unsupported: asked once
     lost: str = ""  # reason once the GPU is lost
     last_pcie: tuple[float, float] = (NAN, NAN)
@@ -240,6 +243,9 @@ class GpuReader:
                 state.slowdown_c = float(slowdown)
             else:
                 state.skipped["temperature_slowdown_c"] = "not reported by this GPU or driver"
+            default = nvml.safe_call("nvmlDeviceGetPowerManagementDefaultLimit", handle)
+            if isinstance(default, int | float) and default > 0:
+                state.default_limit_w = float(default) / 1000.0
             self._gpus.append(state)
 
     @property
@@ -388,6 +394,7 @@ class GpuReader:
             uuid=gpu.uuid,
             available=True,
             temperature_slowdown_c=gpu.slowdown_c,
+            power_default_limit_w=gpu.default_limit_w,
             throttle_mask=mask,
             throttle_reasons=decode_clock_reasons(mask) if mask is not None else (),
             pcie_rx_mb_s=gpu.last_pcie[0],

@@ -189,6 +189,7 @@ class SystemSample:
             if math.isfinite(g.temperature_slowdown_c) and math.isfinite(g.temperature_c)
         ]
         swap = self.memory.swap_in_bytes_s + self.memory.swap_out_bytes_s
+        power = _lowest_limit(live)
         return Observation(
             timestamp=self.timestamp,
             gpu_util_percent=sum(utils) / len(utils) if utils else NAN,
@@ -201,6 +202,9 @@ class SystemSample:
             power_throttle=any(g.power_throttled for g in live),
             temperature_margin_c=min(margins) if margins else NAN,
             gpu_count=len(utils),
+            power_w=power.power_w if power is not None else NAN,
+            power_limit_w=power.power_limit_w if power is not None else NAN,
+            default_power_limit_w=power.power_default_limit_w if power is not None else NAN,
         )
 
     def process_uses(self) -> tuple[ProcessUse, ...]:
@@ -420,3 +424,17 @@ class MonitorSession:
 
     def close(self) -> None:
         self.sampler.close()
+
+
+def _lowest_limit(gpus: list[GpuSample]) -> GpuSample | None:
+    """The GPU whose enforced power limit is lowest against its default (the one a lowered
+    limit would show on), else the first with a limit."""
+    with_limit = [g for g in gpus if math.isfinite(g.power_limit_w)]
+    if not with_limit:
+        return None
+
+    def ratio(g: GpuSample) -> float:
+        d = g.power_default_limit_w
+        return g.power_limit_w / d if math.isfinite(d) and d > 0 else math.inf
+
+    return min(with_limit, key=ratio)

@@ -34,6 +34,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from desktopapp.model.run_conditions import GpuReading, judge_gpu
 from desktopapp.model.units import MIB, format_bytes
 from desktopapp.model.validation import (
     InputError,
@@ -64,6 +65,10 @@ class Observation:
     power_throttle: bool = False  # any GPU reports a power-cap / power-brake reason
     temperature_margin_c: float = NAN  # lowest (slowdown threshold - temperature) over GPUs
     gpu_count: int = 0
+    # power of the GPU with the lowest limit against its default (NaN when not reported)
+    power_w: float = NAN
+    power_limit_w: float = NAN
+    default_power_limit_w: float = NAN
 
 
 @dataclass(frozen=True)
@@ -232,6 +237,9 @@ class WindowStats:
     power_fraction: float
     temperature_margin: float  # lowest over the window
     gpu_count: int
+    power_w: float = NAN  # mean draw of the GPU with the lowest limit
+    power_limit_w: float = NAN  # latest reading
+    default_power_limit_w: float = NAN
 
 
 def _mean(values: Iterable[float]) -> float:
@@ -258,7 +266,15 @@ def window_stats(observations: Iterable[Observation]) -> WindowStats:
         power_fraction=sum(o.power_throttle for o in obs) / n,
         temperature_margin=min(margins) if margins else NAN,
         gpu_count=max(o.gpu_count for o in obs),
+        power_w=_mean(o.power_w for o in obs),
+        power_limit_w=_last(o.power_limit_w for o in obs),
+        default_power_limit_w=_last(o.default_power_limit_w for o in obs),
     )
+
+
+def _last(values: Iterable[float]) -> float:
+    finite = [v for v in values if math.isfinite(v)]
+    return finite[-1] if finite else NAN
 
 
 # --- hysteresis bands ----------------------------------------------------------------------
@@ -450,15 +466,43 @@ def _throttle_verdict(s: WindowStats, b: _Bands) -> Verdict | None:
             "limit slightly, which often costs less speed than thermal throttling.",
         )
     if b.power:
+        # the rule the benchmark's run conditions use as well (model.run_conditions)
+        reading = GpuReading(
+            power_w=s.power_w,
+            power_limit_w=s.power_limit_w,
+            default_power_limit_w=s.default_power_limit_w,
+            reasons=("power cap",),
+        )
+        judged = judge_gpu(reading)
+        share = (
+            f"power-cap clock reason in {_pct(s.power_fraction * 100)} of samples "
+            f"(over {_seconds(s.seconds)})"
+        )
+        if judged.disturbed:
+            return Verdict(
+                "power_limit_lowered",
+                "throttling",
+                "GPU held at a lowered power limit",
+                "warning",
+                f"{'; '.join(judged.causes)}; {share}",
+                "The limit was set below the default (nvidia-smi -pl); raising it back "
+                "(nvidia-smi -pl <default>) gives more speed.",
+            )
+        limit = (
+            f"{s.power_limit_w:,.0f} W limit"
+            + (" (the default)" if math.isfinite(s.default_power_limit_w) else "")
+            + "; "
+            if math.isfinite(s.power_limit_w)
+            else ""
+        )
         return Verdict(
             "power_throttling",
             "throttling",
             "GPU held at its power limit",
             "info",
-            f"power-cap clock reason in {_pct(s.power_fraction * 100)} of samples "
-            f"(over {_seconds(s.seconds)})",
-            "Normal under heavy load; if the limit was lowered (nvidia-smi -pl), raising it "
-            "back gives more speed.",
+            f"{limit}{share}",
+            "Normal under heavy load: the GPU runs at its normal limit and re-running changes "
+            "nothing.",
         )
     return None
 

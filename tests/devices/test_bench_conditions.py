@@ -14,6 +14,7 @@ from desktopapp.devices.bench.conditions import (
     read_cpu_times,
 )
 from desktopapp.devices.bench.runner import BenchConfig, run_and_collect
+from desktopapp.model.run_conditions import GpuReading
 
 
 class Script:
@@ -80,15 +81,19 @@ def test_unreadable_cpu_times_are_unknown_not_an_error() -> None:
     assert conditions.to_dict()["other_cpu_share"] is None
 
 
-def test_gpu_power_or_heat_limits_mark_the_run_disturbed() -> None:
+def test_gpu_heat_marks_the_run_disturbed_a_default_power_cap_does_not() -> None:
     start, end = CpuTimes(0.0, 0.0), CpuTimes(1.0, 1.0)
-    throttled = probe(
-        [start, end], seconds=1.0, gpu_index=0, gpu_reader=lambda i: ("thermal slowdown",)
-    )
+    hot = GpuReading(reasons=("thermal (software)",))
+    throttled = probe([start, end], seconds=1.0, gpu_index=0, gpu_reader=lambda i: hot)
     conditions = throttled.start().finish()
     assert conditions.gpu_throttled and conditions.disturbed
-    assert "GPU clocks limited by thermal slowdown" in conditions.summary()
-    fine = probe([start, end], seconds=1.0, gpu_index=0, gpu_reader=lambda i: ())
+    assert "the GPU slowed down by heat" in conditions.summary()
+    capped = GpuReading(power_limit_w=700, default_power_limit_w=700, reasons=("power cap",))
+    at_cap = probe([start, end], seconds=1.0, gpu_index=0, gpu_reader=lambda i: capped)
+    conditions = at_cap.start().finish()
+    assert not conditions.disturbed and not conditions.gpu_throttled
+    assert "normal under sustained load" in conditions.summary()
+    fine = probe([start, end], seconds=1.0, gpu_index=0, gpu_reader=lambda i: GpuReading())
     assert not fine.start().finish().disturbed
 
 

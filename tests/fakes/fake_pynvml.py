@@ -79,6 +79,8 @@ class FakeGpu:
     memory_used: int = 30 * 1024**3
     power_mw: int = 350_000
     limit_mw: int = 700_000
+    default_limit_mw: int | None = 700_000  # None: not supported
+    app_sm_mhz: int | None = None  # application clock; None: not supported
     energy_mj: int = 5_000_000
     temperature: int = 64
     slowdown: int | None = 87
@@ -132,6 +134,8 @@ _DEVICE_FUNCTIONS: dict[str, Any] = {
     ),
     "nvmlDeviceGetPowerUsage": lambda g: g.power_mw,
     "nvmlDeviceGetEnforcedPowerLimit": lambda g: g.limit_mw,
+    "nvmlDeviceGetPowerManagementDefaultLimit": lambda g: g.default_limit_mw,
+    "nvmlDeviceGetApplicationsClock": lambda g, clock: g.app_sm_mhz if clock == CLOCK_SM else None,
     "nvmlDeviceGetTotalEnergyConsumption": lambda g: g.energy_mj,
     "nvmlDeviceGetTemperature": _temperature,
     "nvmlDeviceGetTemperatureThreshold": _threshold,

@@ -8,11 +8,16 @@ depending on what else ran; without the conditions the two figures look equally 
   CPU time (its threads and the children it waited for, e.g. the collective benchmark's
   ranks), as a share of all logical CPUs over the run's wall time.
 - **CPU clock** at the start and the end against its maximum, where the OS reports them.
-- **GPU clock-event reasons** (thermal, power, …) of a CUDA device through NVML, where readable.
+- **The GPU's readings** of a CUDA device through NVML, right after the work: power draw, the
+  enforced and the default power limit, SM and application clocks, clock-event reasons and
+  other processes on the GPU.
 
 The probe never raises: what cannot be read is NaN or an empty tuple, with a reason in
-``problems``. A run is *disturbed* when other processes took at least
-:data:`DISTURBED_SHARE` of the machine's CPUs, or a GPU throttled for heat or power.
+``problems``. Whether a run is *disturbed* is decided by the rule the monitor's diagnosis uses
+too (:mod:`desktopapp.model.run_conditions`): other processes on the GPU or taking at least
+:data:`DISTURBED_SHARE` of the CPUs, a lowered power limit, thermal or hardware slowdown, or
+clocks far below the application clock with no power reason. A GPU held at its default power
+limit under load is *normal*: it says so in the summary, and the run is not marked.
 """
 
 from __future__ import annotations
@@ -24,8 +29,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-DISTURBED_SHARE = 0.15  # other processes' share of all CPUs that makes a run "disturbed"
-_THROTTLE_WORDS = ("thermal", "power", "hw slowdown")  # reasons that lower measured speed
+from desktopapp.model.run_conditions import (
+    DISTURBED_CPU_SHARE,
+    ConditionsVerdict,
+    GpuReading,
+    judge_gpu,
+    judge_run,
+)
+
+DISTURBED_SHARE = DISTURBED_CPU_SHARE  # other processes' share of all CPUs: "disturbed"
 
 NAN = float("nan")
 
@@ -49,20 +61,34 @@ class RunConditions:
     cpu_mhz_start: float = NAN
     cpu_mhz_end: float = NAN
     cpu_mhz_max: float = NAN
-    gpu_clock_reasons: tuple[str, ...] = ()
+    gpu: GpuReading | None = None  # the GPU's readings right after the work (CUDA only)
     problems: tuple[str, ...] = field(default_factory=tuple)
 
     @property
+    def gpu_clock_reasons(self) -> tuple[str, ...]:
+        return self.gpu.reasons if self.gpu is not None else ()
+
+    @property
+    def verdict(self) -> ConditionsVerdict:
+        return judge_run(
+            (self.gpu,) if self.gpu is not None else (),
+            other_cpu_share=self.other_cpu_share,
+            cpus=self.cpus,
+        )
+
+    @property
     def gpu_throttled(self) -> bool:
-        return any(w in r for r in self.gpu_clock_reasons for w in _THROTTLE_WORDS)
+        """Clocks held back by a cause that can be removed (heat, HW slowdown, a lowered
+        limit); a GPU at its default power cap is not throttled in this sense."""
+        return self.gpu is not None and judge_gpu(self.gpu).disturbed
 
     @property
     def disturbed(self) -> bool:
-        busy = math.isfinite(self.other_cpu_share) and self.other_cpu_share >= DISTURBED_SHARE
-        return busy or self.gpu_throttled
+        return self.verdict.disturbed
 
     def summary(self) -> str:
         """One line for the results and the history: what else happened during the run."""
+        verdict = self.verdict
         parts = []
         if math.isfinite(self.other_cpu_share):
             parts.append(f"other processes used {self.other_cpu_share:.0%} of the {self.cpus} CPUs")
@@ -70,14 +96,22 @@ class RunConditions:
             parts.append("other processes' CPU use unknown")
         if math.isfinite(self.cpu_mhz_end) and math.isfinite(self.cpu_mhz_max):
             parts.append(f"CPU clock {self.cpu_mhz_end:,.0f} of {self.cpu_mhz_max:,.0f} MHz")
-        if self.gpu_clock_reasons:
-            parts.append("GPU clocks limited by " + ", ".join(self.gpu_clock_reasons))
-        text = "; ".join(parts)
-        if self.disturbed:
+        g = self.gpu
+        if g is not None:
+            gpu_parts = []
+            if math.isfinite(g.sm_clock_mhz):
+                gpu_parts.append(f"SM clock {g.sm_clock_mhz:,.0f} MHz")
+            if math.isfinite(g.power_w) and math.isfinite(g.power_limit_w):
+                gpu_parts.append(f"{g.power_w:,.0f} W of a {g.power_limit_w:,.0f} W limit")
+            if gpu_parts:
+                parts.append("GPU " + ", ".join(gpu_parts))
+        if verdict.disturbed:
+            causes = "; ".join(verdict.causes)
             return (
-                f"disturbed run: {text}. Figures understate what this machine delivers; "
-                "re-run with the machine otherwise idle"
+                f"disturbed run: {causes} ({'; '.join(parts)}). Figures understate what this "
+                "machine delivers; remove the cause and re-run"
             )
+        text = "; ".join(parts + list(verdict.notes))
         return f"clean run: {text}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -93,7 +127,11 @@ class RunConditions:
             "cpu_mhz_end": num(self.cpu_mhz_end),
             "cpu_mhz_max": num(self.cpu_mhz_max),
             "gpu_clock_reasons": list(self.gpu_clock_reasons),
+            "gpu": self.gpu.to_dict() if self.gpu is not None else None,
             "disturbed": self.disturbed,
+            "state": self.verdict.state,
+            "causes": list(self.verdict.causes),
+            "normal_limits": list(self.verdict.notes),
             "summary": self.summary(),
             "problems": list(self.problems),
         }
@@ -135,6 +173,71 @@ def read_gpu_clock_reasons(index: int) -> tuple[str, ...]:
     return tuple(r for r in decode_clock_reasons(mask) if "idle" not in r and "applic" not in r)
 
 
+def _milli(value: Any) -> float:
+    return float(value) / 1000.0 if isinstance(value, int | float) else NAN
+
+
+def _mhz(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) and value > 0 else NAN
+
+
+def _pids(procs: Any) -> list[int]:
+    try:
+        return [int(p.pid) for p in procs or ()]
+    except (TypeError, AttributeError, ValueError):
+        return []
+
+
+def _process_name(pid: int) -> str:
+    try:
+        import psutil
+
+        return f"pid {pid} {psutil.Process(pid).name()}"
+    except Exception:
+        return f"pid {pid}"
+
+
+def read_gpu(index: int, own_pids: frozenset[int] | None = None) -> GpuReading | None:
+    """Power, limits, clocks, clock-event reasons and other processes of GPU ``index``."""
+    from desktopapp.devices import nvml
+
+    handle = nvml.safe_call("nvmlDeviceGetHandleByIndex", index)
+    if handle is None:
+        return None
+    ours = own_pids if own_pids is not None else _own_pids()
+    sm = getattr(nvml.module(), "NVML_CLOCK_SM", 1)
+    app = _mhz(nvml.safe_call("nvmlDeviceGetApplicationsClock", handle, sm))
+    if not math.isfinite(app):
+        app = _mhz(nvml.safe_call("nvmlDeviceGetMaxClockInfo", handle, sm))
+    pids = _pids(nvml.safe_call("nvmlDeviceGetComputeRunningProcesses", handle))
+    pids += _pids(nvml.safe_call("nvmlDeviceGetGraphicsRunningProcesses", handle))
+    foreign = tuple(_process_name(p) for p in dict.fromkeys(pids) if p not in ours)
+    return GpuReading(
+        index=index,
+        power_w=_milli(nvml.safe_call("nvmlDeviceGetPowerUsage", handle)),
+        power_limit_w=_milli(nvml.safe_call("nvmlDeviceGetEnforcedPowerLimit", handle)),
+        default_power_limit_w=_milli(
+            nvml.safe_call("nvmlDeviceGetPowerManagementDefaultLimit", handle)
+        ),
+        sm_clock_mhz=_mhz(nvml.safe_call("nvmlDeviceGetClockInfo", handle, sm)),
+        app_sm_clock_mhz=app,
+        reasons=read_gpu_clock_reasons(index),
+        foreign_processes=foreign,
+    )
+
+
+def _own_pids() -> frozenset[int]:
+    """This process and its children (the collective benchmark's ranks are ours)."""
+    pids = {os.getpid()}
+    try:
+        import psutil
+
+        pids.update(c.pid for c in psutil.Process().children(recursive=True))
+    except Exception:
+        pass
+    return frozenset(pids)
+
+
 class ConditionsProbe:
     """``start()`` before a run, ``finish()`` after it; readers can be replaced in tests."""
 
@@ -144,7 +247,7 @@ class ConditionsProbe:
         gpu_index: int | None = None,
         cpus: int | None = None,
         cpu_reader: Callable[[], CpuTimes] = read_cpu_times,
-        gpu_reader: Callable[[int], tuple[str, ...]] = read_gpu_clock_reasons,
+        gpu_reader: Callable[[int], GpuReading | None] = read_gpu,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.gpu_index = gpu_index
@@ -179,12 +282,12 @@ class ConditionsProbe:
             busy_s = max(end.busy_s - start.busy_s, 0.0)
             own = min(own_s / capacity, 1.0)
             other = min(max(busy_s - own_s, 0.0) / capacity, 1.0)
-        reasons: tuple[str, ...] = ()
+        gpu: GpuReading | None = None
         if self.gpu_index is not None:
             try:
-                reasons = self._gpu_reader(self.gpu_index)
+                gpu = self._gpu_reader(self.gpu_index)
             except Exception as exc:
-                self._problems.append(f"GPU clocks unavailable because {exc}")
+                self._problems.append(f"GPU readings unavailable because {exc}")
         return RunConditions(
             seconds=seconds,
             cpus=self.cpus,
@@ -193,6 +296,6 @@ class ConditionsProbe:
             cpu_mhz_start=start.mhz if start is not None else NAN,
             cpu_mhz_end=end.mhz if end is not None else NAN,
             cpu_mhz_max=end.max_mhz if end is not None else NAN,
-            gpu_clock_reasons=reasons,
+            gpu=gpu,
             problems=tuple(self._problems),
         )

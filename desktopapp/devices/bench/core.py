@@ -79,7 +79,12 @@ class BenchResult:
             "metric": self.metric,
             "value": _finite_or_none(self.value),
             "extra": dict(self.extra),
-        }
+        } | (
+            # peak beside the sustained ``tflops`` (median) for FLOP-counted work
+            {"tflops_best": _finite_or_none(self.extra["tflops_best"])}
+            if self.extra.get("tflops_best") is not None
+            else {}
+        )
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> BenchResult:
@@ -183,6 +188,13 @@ class Timing:
     @property
     def repeats(self) -> int:
         return len(self.samples)
+
+    @property
+    def spread_pct(self) -> float:
+        """Slowest minus fastest repeat as a percentage of the median."""
+        if not self.samples or self.median_s <= 0:
+            return NAN
+        return (max(self.samples) - min(self.samples)) / self.median_s * 100.0
 
 
 def time_op(

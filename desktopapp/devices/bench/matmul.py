@@ -298,6 +298,10 @@ def _result(
         "repeats": timing.repeats,
         "inner": timing.inner,
         "min_s": timing.min_s,
+        # peak (fastest repeat, as mamf-finder reports) beside the sustained median
+        "tflops_best": matmul_flop(n) / timing.min_s / 1e12,
+        "tflops_worst": matmul_flop(n) / max(timing.samples) / 1e12,
+        "spread_pct": timing.spread_pct,
         "first_call_s": timing.warmup_s,
         "backend": backend.name,
         "peak_source": target.peak_source if peak is not None else "no peak known for this dtype",
