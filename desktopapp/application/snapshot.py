@@ -77,6 +77,9 @@ __all__ = [
     "WorkloadRequest",
     "choose_gpus",
     "compute_snapshot",
+    "plan_memory",
+    "request_from_preset",
+    "request_from_scenario",
     "snapshot_json",
     "training_figures",
 ]
@@ -426,7 +429,9 @@ def plan_memory(
         values["gpus"] = plan.dp * plan.tp * plan.pp * plan.cp
     else:  # one model-parallel shard: its parameters, layers and sequence share
         shards = plan.tp * plan.pp
-        values["params"] = inp.params / shards
+        active = inp.active_params or inp.params
+        # expert weights are split over the expert-parallel group too
+        values["params"] = (active + (inp.params - active) / plan.expert_parallel) / shards
         values["layers"] = max(1, math.ceil(layers / plan.pp))
         if plan.tp > 1 and heads % plan.tp == 0 and hidden % plan.tp == 0:
             values["hidden"] = hidden // plan.tp
@@ -733,3 +738,68 @@ def snapshot_json(snapshot: Snapshot) -> dict[str, Any]:
             "rule": snapshot.cost.demand.rule,
         }
     return doc
+
+
+# --- requests from a scenario or a preset ----------------------------------------------------
+
+
+def request_from_scenario(scenario: Any, *, with_verdict: bool = True) -> WorkloadRequest:
+    """The request for a saved scenario (``model.scenario.Scenario``): its sections, its cost
+    plan (demand, compared prices, owning inputs) and runs per month. A saved batch size other
+    than 1 (the default) counts as the user's concurrency."""
+    from desktopapp.application.scenario import cost_inputs_from_plan
+
+    cost: CostInputs | None = None
+    if with_verdict:
+        try:
+            cost = cost_inputs_from_plan(scenario.cost, scenario.training)
+        except ValueError:
+            cost = None
+    inference = scenario.inference
+    given = set()
+    if inference is not None and inference.batch_size != 1:
+        given.add("inference.batch_size")
+    return WorkloadRequest(
+        training=scenario.training,
+        memory=scenario.memory,
+        inference=inference,
+        serving=ServingOptions(batch_size_given=bool(given)),
+        user_given=frozenset(given),
+        cost=cost,
+        runs_per_month=scenario.cost.demand.runs_per_month,
+        with_verdict=with_verdict,
+    )
+
+
+def request_from_preset(
+    preset_id: str, pricing: str = "on_demand", *, with_verdict: bool = True
+) -> WorkloadRequest:
+    """The request for a workload preset: its training, memory and inference inputs (priced
+    from the catalog under ``pricing``), as the Workload tab and ``--preset`` start."""
+    from desktopapp.model.inference import with_catalog_price as inference_price
+    from desktopapp.model.presets import get_preset
+    from desktopapp.model.training import with_catalog_price
+
+    preset = get_preset(preset_id)
+    training = None
+    if preset.has_training_estimate:
+        training = with_catalog_price(preset.to_training_inputs(), pricing)
+    memory = preset.to_memory_inputs() if preset.has_memory_estimate else None
+    inference = None
+    if preset.params is not None and preset.accelerator is not None:
+        base: dict[str, Any] = {"params": preset.params, "accelerator": preset.accelerator}
+        if preset.method == "forward":
+            base["forward_flops"] = preset.forward_flops
+        elif preset.layers is not None:
+            base.update(layers=preset.layers, hidden=preset.hidden, heads=preset.heads)
+        try:
+            inference = inference_price(InferenceInputs(**base), pricing)
+        except ValueError:
+            inference = None
+    return WorkloadRequest(
+        training=training,
+        memory=memory,
+        inference=inference,
+        preset_id=preset.id,
+        with_verdict=with_verdict,
+    )

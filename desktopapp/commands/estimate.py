@@ -55,7 +55,6 @@ from desktopapp.model.training import (
     TRAINING_PRECISIONS,
     TrainingEstimate,
     TrainingInputs,
-    estimate_training,
     with_catalog_price,
 )
 
@@ -73,6 +72,9 @@ SWEEP_BATCH_SIZES: tuple[int, ...] = tuple(2**i for i in range(11))  # 1 … 102
 # and low enough that a product of 17 inputs stays below float64's 1.8e308, so no estimate
 # overflows to infinity. Larger values are refused naming the option.
 MAX_OPTION_VALUE = 1e18
+# Most experts per MoE layer accepted (--experts, and so --moe-top-k): far above published
+# models (DeepSeek-V3: 256 routed experts, arXiv 2412.19437; Switch-C: 2,048, Fedus et al. 2021).
+MAX_EXPERTS = 4096
 
 
 def quantity(text: str) -> float:
@@ -171,7 +173,17 @@ def _register_train(sub: Any) -> None:
     p.add_argument(
         "--precision", help=_choices_help("compute precision, default bf16", TRAINING_PRECISIONS)
     )
-    p.add_argument("--gpus", type=count, help="devices (default 1)")
+    p.add_argument(
+        "--gpus",
+        type=count,
+        help="devices (default: the smallest fleet whose plan fits and meets --deadline-days; "
+        "the output says which)",
+    )
+    p.add_argument(
+        "--deadline-days",
+        type=quantity,
+        help="wall time the run must finish in when --gpus is not given (default 90 days)",
+    )
     p.add_argument(
         "--utilization",
         type=quantity,
@@ -213,7 +225,10 @@ def _register_train(sub: Any) -> None:
     p.add_argument("--dp", type=count, help="data-parallel degree (default: GPUs ÷ TP ÷ PP)")
     p.add_argument("--micro-batch", type=count, help="sequences per micro-batch (searched)")
     p.add_argument(
-        "--global-batch-tokens", type=quantity, help="tokens per optimizer step (default 4M)"
+        "--global-batch-tokens",
+        type=quantity,
+        help="tokens per optimizer step (default: by model size and fleet, 0.5M-16M, shown "
+        "under Assumptions)",
     )
     p.add_argument(
         "--software-stack",
@@ -616,10 +631,8 @@ def _emit(args: argparse.Namespace, est: Any, print_text: Callable[[Any], None])
     return EXIT_OK
 
 
-def run_train(args: argparse.Namespace) -> int:
-    inputs = training_inputs_from_args(args)
-    warn_implausible(inputs, quiet=args.json)
-    est = estimate_training(inputs)
+def _run_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The modelled run's options given on the line (None: not given)."""
     extra = {n: getattr(args, n, None) for n in perf_training.RUN_OPTIONS}
     if getattr(args, "busbw_gbs", None) is not None:
         from desktopapp.model.validation import require_range
@@ -631,58 +644,150 @@ def run_train(args: argparse.Namespace) -> int:
             for name in ("layers", "hidden", "heads", "seq_len"):
                 if extra[name] is None:
                     extra[name] = getattr(preset, name)
-    run_inputs = perf_training.run_inputs_from_training(inputs, **extra)
-    note = ""
-    if run_inputs is not None and not run_inputs.user_plan:
-        try:
-            perf_training.estimate_run(run_inputs)
-        except perf_training.PlanError as exc:  # e.g. 7B on one 80 GB GPU: say so, keep going
-            note = f"not modelled: {exc}"
-            run_inputs = None
-    if run_inputs is None:
-        if any(v is not None for v in extra.values()):
-            raise ValueError(
-                "accelerator: shape and plan options need a catalog --accelerator (not "
-                "--peak-tflops) and the 6·N·D rule"
-            )
-        if args.json:
-            keys = perf_training.simple_keys(est.utilization)
-            if note:
-                keys["model"] = note
-            print_json({**est.to_dict(), **keys})
-            return EXIT_OK
-        print_training(est)
-        if note:
-            print(note)
+    return {k: v for k, v in extra.items() if v is not None}
+
+
+def _check_integer_options(args: argparse.Namespace, names: Sequence[str]) -> None:
+    """Integer options are whole numbers (``--layers 2.5`` is refused, naming the option)."""
+    from desktopapp.model.validation import InputError
+
+    for name in names:
+        value = getattr(args, name, None)
+        if isinstance(value, float) and not value.is_integer():
+            raise InputError(name, f"must be a whole number, got {value:g}")
+
+
+TRAIN_INTEGER_OPTIONS = (
+    "gpus",
+    "seq_len",
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "tp",
+    "pp",
+    "dp",
+    "micro_batch",
+    "moe_top_k",
+)
+
+
+def _check_train_options(args: argparse.Namespace) -> None:
+    from desktopapp.model.validation import InputError
+
+    _check_integer_options(args, TRAIN_INTEGER_OPTIONS)
+    gbt = getattr(args, "global_batch_tokens", None)
+    if gbt is not None and (gbt < 1 or not float(gbt).is_integer()):
+        raise InputError(
+            "global_batch_tokens", f"must be a whole number of tokens (≥ 1), got {gbt:g}"
+        )
+    top_k = getattr(args, "moe_top_k", None)
+    if top_k is not None and top_k > MAX_EXPERTS:
+        raise InputError("moe_top_k", f"must be at most {MAX_EXPERTS:,} experts, got {top_k:g}")
+    deadline = getattr(args, "deadline_days", None)
+    if deadline is not None and not 0 < deadline <= 36_500:
+        raise InputError("deadline_days", f"must be in (0, 36500] days, got {deadline:g}")
+
+
+def _train_request(args: argparse.Namespace) -> tuple[Any, TrainingInputs]:
+    """The snapshot request of ``estimate train`` and its training inputs."""
+    from desktopapp.application.snapshot import WorkloadRequest
+
+    _check_train_options(args)
+    inputs = training_inputs_from_args(args)
+    gpus_given = args.gpus is not None or args.preset is not None or args.scenario is not None
+    request = WorkloadRequest(
+        training=inputs,
+        run_options=WorkloadRequest.options(_run_options(args)),
+        preset_id=args.preset,
+        gpus_given=gpus_given,
+        deadline_days=getattr(args, "deadline_days", None),
+        with_verdict=False,
+    )
+    return request, inputs
+
+
+def _refuse(args: argparse.Namespace, section: str, field: str, message: str) -> None:
+    """Raise the refusal of a snapshot error, naming its true cause: the option given, or the
+    scenario file and its field when the value came from the file."""
+    from desktopapp.model.validation import InputError
+
+    dest = field.replace("-", "_")
+    given_here = getattr(args, dest, None) is not None
+    scenario = getattr(args, "scenario", None)
+    if scenario is not None and field and not given_here:
+        from pathlib import Path
+
+        from desktopapp.model.scenario import ScenarioError
+
+        raise ScenarioError(
+            Path(scenario).name, f"{section}.{field}: {message}", f"{section}.{field}"
+        )
+    raise InputError(field or section, message)
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from desktopapp.application.snapshot import compute_snapshot, training_json
+
+    request, inputs = _train_request(args)
+    warn_implausible(inputs, quiet=args.json)
+    snap = compute_snapshot(request)
+    if snap.training is None:
+        error = snap.errors[0]
+        _refuse(args, error.section, error.field, error.message)
+    fig = snap.training
+    assert fig is not None
+    est = fig.estimate
+    run = fig.modelled.run
+    figures = training_json(fig)
+    if args.json:
+        doc: dict[str, Any] = {}
+        if run is not None:
+            run_keys = run.to_dict()
+            if not fig.modelled.sets_headline:  # the user's utilization: its hours stand
+                run_keys["gpu_hours_low"] = fig.gpu_hours_low
+                run_keys["gpu_hours_high"] = fig.gpu_hours_high
+            doc.update(run_keys)
+        else:
+            doc.update(perf_training.simple_keys(est.utilization))
+            if fig.modelled.reason:
+                doc["model"] = fig.modelled.reason
+        doc.update(est.to_dict())
+        doc["model"] = "modelled run" if run is not None else doc.get("model")
+        doc["training"] = figures
+        doc["gpus_assumed"] = fig.gpus.assumed
+        doc["gpus_rule"] = fig.gpus.rule
+        if snap.memory is not None and snap.memory_for_plan:
+            from desktopapp.application.snapshot import memory_json
+
+            doc["memory"] = memory_json(snap.memory, True)
+        print_json(doc)
         return EXIT_OK
-    run = perf_training.estimate_run(run_inputs)
-    if inputs.utilization is None:  # the modelled numbers replace the flat-utilization ones
-        est = perf_training.with_run(est, run)
-    run_keys = run.to_dict()
-    if inputs.utilization is not None:  # old rule: its hours stand, the band scales with them
-        scale = est.gpu_hours / run.gpu_hours
-        run_keys["gpu_hours_low"] = run.gpu_hours_low * scale
-        run_keys["gpu_hours_high"] = run.gpu_hours_high * scale
-    if args.json:  # the existing keys keep their values; the modelled ones are added
-        print_json({**run_keys, **est.to_dict(), "model": "modelled run"})
-        return EXIT_OK
+    if fig.gpus.assumed:
+        print(fig.gpus.rule)
+        print()
     print_training(est)
+    if run is None:
+        if fig.modelled.reason:
+            print(fig.modelled.reason)
+        return EXIT_OK
     print_key_values(
         [
             ("MFU / HFU", f"{run.mfu:.1%} / {run.hfu:.1%}"),
             ("step time", units.format_duration(run.step_seconds)),
+            ("wall time chain", fig.chain),
             ("parallel plan", run.plan_reason),
             (
                 "likely GPU-hours",
-                f"{units.format_number(run.gpu_hours_low)} … "
-                f"{units.format_number(run.gpu_hours_high)} ({run.range_meaning})",
+                f"{units.format_number(fig.gpu_hours_low or 0.0)} … "
+                f"{units.format_number(fig.gpu_hours_high or 0.0)} ({run.range_meaning})",
             ),
             *[
                 (f"  {k.replace('_', ' ')}", units.format_duration(v))
                 for k, v in run.breakdown.to_dict().items()
                 if v > 0
             ],
-            *[("warning", w) for w in run.warnings],
+            *[("warning", w) for w in fig.warnings],
         ]
     )
     return EXIT_OK
