@@ -18,12 +18,13 @@ from desktopapp.cli_base import (  # noqa: F401  (re-exported: tests and app use
     EXIT_OK,
     EXIT_USAGE,
     NEGATIVE_QUANTITY,
+    FittingHelpFormatter,
     OneLineErrorParser,
 )
 
 # Modules under desktopapp.commands that add subcommands, imported on demand so that
 # `desktopapp --version` and the GUI start stay fast.
-COMMAND_MODULES: tuple[str, ...] = ("estimate", "catalog", "devices", "monitor", "cluster")
+COMMAND_MODULES: tuple[str, ...] = ("estimate", "catalog", "devices", "monitor", "cluster", "plan")
 SUBCOMMANDS: tuple[str, ...] = (
     "estimate",
     "catalog",
@@ -31,24 +32,42 @@ SUBCOMMANDS: tuple[str, ...] = (
     "bench",
     "monitor",
     "cluster",
+    "plan",
 )
 
 
 GUI_HELP = """\
 desktop app (no COMMAND):
-  desktopapp [SCENARIO.json] [options]   open the window (desktopapp-gui does the same
-                                         without a terminal window on Windows)
-  --scenario FILE          open a scenario file
-  --tab NAME               tab to show first: estimate, cost, hardware, monitor
-  --compare FILE           pin a scenario in the Compare dialog (repeat for more, at most 3)
-  --theme MODE             system, light or dark for this run (default: the remembered one)
-  --presentation           start in presentation mode (F11 toggles, Esc leaves)
-  --screenshot FILE.png    render the window into a PNG without a screen and exit
-  --size WxH               window size, e.g. 1400x900 (default 1400x900 for screenshots)
+  desktopapp [SCENARIO.json] [options]
+                        open the window (desktopapp-gui does the same without a
+                        terminal window on Windows)
+  --scenario FILE       open a scenario file
+  --tab NAME            tab to show first: estimate, cost, hardware, monitor
+  --compare FILE        pin a scenario in the Compare dialog (up to 3 times)
+  --theme MODE          system, light or dark (default: the remembered one)
+  --presentation        start in presentation mode (F11 toggles, Esc leaves)
+  --screenshot FILE.png render the window into a PNG without a screen and exit
+  --size WxH            window size, e.g. 1400x900 (the default for screenshots)
 
-Every COMMAND takes --json for machine-readable output; `desktopapp COMMAND --help` lists
-its options with their defaults.
+Every COMMAND takes --json for machine-readable output; `desktopapp COMMAND
+--help` lists its options with their defaults.
 """
+
+
+class ParagraphHelpFormatter(FittingHelpFormatter):
+    """Description and epilog: a paragraph of plain lines is wrapped to the terminal, one
+    whose lines are indented (an option list) is kept as written (written to fit 80)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = text.strip("\n").split("\n\n")
+        out = []
+        for paragraph in paragraphs:
+            lines = paragraph.splitlines()
+            if any(line.startswith(" ") for line in lines[1:]):
+                out.append("\n".join(indent + line for line in lines))
+            else:
+                out.append(super()._fill_text(paragraph, width, indent))
+        return "\n\n".join(out)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
         description=f"{APP_NAME}: compute, cost and memory planning for ML work. "
         "Run with no arguments to open the desktop app.",
         epilog=GUI_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=ParagraphHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"desktopapp {__version__}")
     subparsers = parser.add_subparsers(

@@ -18,10 +18,34 @@ MAX_MESSAGE_CHARS = 500  # longest error line: values echoed in it are cut
 NEGATIVE_QUANTITY = re.compile(r"^-(\d[\d.,_]*|\.\d+)([eE][-+]?\d+)?\s*[kKmMbBgGtTpP]?$")
 
 
+class FittingHelpFormatter(argparse.HelpFormatter):
+    """argparse's help, with a usage line that fits the terminal: when argparse's own
+    wrapping (which indents under the program name) leaves a line too wide, the usage is
+    packed again under a four-space indent, never splitting an ``[--option VALUE]`` group."""
+
+    def _format_usage(self, usage: Any, actions: Any, groups: Any, prefix: Any) -> str:
+        text = super()._format_usage(usage, actions, groups, prefix)
+        lines = text.rstrip("\n").splitlines()
+        if all(len(line) <= self._width for line in lines):
+            return text
+        tokens = re.findall(r"\[[^\[\]]*(?:\[[^\[\]]*\][^\[\]]*)*\]|\S+", " ".join(lines))
+        packed: list[str] = []
+        current = ""
+        for token in tokens:
+            if current and len(current) + 1 + len(token) > self._width:
+                packed.append(current)
+                current = "    " + token
+            else:
+                current = f"{current} {token}" if current else token
+        packed.append(current)
+        return "\n".join(packed) + "\n\n"
+
+
 class OneLineErrorParser(argparse.ArgumentParser):
     """argparse prints usage plus the error; we print only one line naming the problem."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", FittingHelpFormatter)
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = NEGATIVE_QUANTITY
 

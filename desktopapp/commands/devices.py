@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from desktopapp.commands.options import add_command, add_json_option
-from desktopapp.commands.output import print_json, print_key_values, print_table
+from desktopapp.commands.output import print_bullet, print_json, print_key_values, print_table
 from desktopapp.model import units
 from desktopapp.model.units import DASH, format_bytes, format_duration
 
@@ -191,7 +191,7 @@ def run_detect(args: argparse.Namespace) -> int:
     if report.problems:
         print("\nProblems:")
         for problem in report.problems:
-            print(f"  - {problem}")
+            print_bullet(problem)
     return 0
 
 

@@ -411,7 +411,7 @@ def _live_line(sample: Any) -> str:
 
 
 def _print_sample_details(sample: Any, out: TextIO) -> None:
-    from desktopapp.commands.output import print_key_values, print_table
+    from desktopapp.commands.output import print_bullet, print_key_values, print_table
 
     cpu, mem, io = sample.cpu, sample.memory, sample.io
     load = ", ".join(f"{v:.2f}" for v in cpu.load_avg) if math.isfinite(cpu.load_avg[0]) else DASH
@@ -486,7 +486,7 @@ def _print_sample_details(sample: Any, out: TextIO) -> None:
     if sample.problems:
         out.write("\n")
         for text in sample.problems:
-            out.write(f"note: {text}\n")
+            print_bullet(text, "note: ", out)
 
 
 def _num(value: float, unit: str, digits: int = 0) -> str:

@@ -143,6 +143,13 @@ def print_paragraph(text: str, stream: TextIO | None = None, indent: str = "") -
         out.write(line + "\n")
 
 
+def print_bullet(text: str, bullet: str = "  - ", stream: TextIO | None = None) -> None:
+    """One list item (a problem, a note) wrapped under its own first word."""
+    out = stream or sys.stdout
+    for line in wrap_text(text, output_width(out), " " * len(bullet), first=bullet):
+        out.write(line + "\n")
+
+
 def print_labelled(label: str, text: str, stream: TextIO | None = None, gap: int = 2) -> None:
     """``label  text`` with ``text`` wrapped under itself (a hanging indent): notes,
     recommendations and other long values beside a short label. A label wider than a third
@@ -219,7 +226,7 @@ def plan_table(
         widths = [
             _min_width(columns[i], [r[i] for r in rows if i < len(r)], with_header) for i in indices
         ]
-        return sum(widths) + GAP * (len(widths) - 1)
+        return sum(widths) + GAP * (len(widths) - 1) + 1  # + the last column's pad
 
     droppable = sorted(
         (i for i, c in enumerate(columns) if c.drop is not None and not c.whole),
@@ -230,6 +237,33 @@ def plan_table(
     if minimum(shown) <= width:
         return shown, True
     return list(range(len(columns))), False
+
+
+def allot_widths(
+    rows: Sequence[Sequence[str]],
+    columns: Sequence[Column],
+    width: int | None,
+    with_header: bool,
+) -> list[int]:
+    """Each column's width: its natural width, the widest wrapping column narrowed first (one
+    character at a time, never under its minimum) until the row fits ``width``."""
+    cells = [[r[i] for r in rows if i < len(r)] for i in range(len(columns))]
+    natural = [
+        max((len(t) for t in [*c, col.header] if with_header or t is not col.header), default=0)
+        for c, col in zip(cells, columns, strict=True)
+    ]
+    if width is None:
+        return natural
+    minimum = [_min_width(col, c, with_header) for col, c in zip(columns, cells, strict=True)]
+    sizes = list(natural)
+    room = width - GAP * (len(sizes) - 1) - 1  # the last column keeps its one-space pad
+    while sum(sizes) > room:
+        slack = [i for i in range(len(sizes)) if sizes[i] > minimum[i]]
+        if not slack:
+            break
+        widest = max(slack, key=lambda i: sizes[i])
+        sizes[widest] -= 1
+    return sizes
 
 
 def _render_rich(
@@ -251,18 +285,14 @@ def _render_rich(
         padding=(0, 1, 0, 0) if with_header else (0, GAP, 0, 0),
         expand=False,
     )
-    for i, column in enumerate(columns):
-        cells = [r[i] for r in rows if i < len(r)]
-        keep = (
-            column.whole
-            or max((len(c) for c in [*cells, column.header]), default=0) <= SHORT_COLUMN
-        )
+    widths = allot_widths(rows, columns, width, with_header)
+    for column, size in zip(columns, widths, strict=True):
         table.add_column(
             Text(column.header),
             justify="right" if column.right else "left",
-            no_wrap=keep,
-            overflow="ignore" if keep else "fold",
-            min_width=_min_width(column, cells, with_header),
+            no_wrap=False,
+            overflow="fold",
+            width=size,
         )
     for row in rows:
         table.add_row(*(Text(row[i]) if i < len(row) else Text("") for i in range(len(columns))))

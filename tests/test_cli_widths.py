@@ -1,0 +1,116 @@
+"""Issue 25: at 80 and 120 columns no output line is wider than the terminal and no catalog
+id is shortened (ids are what ``--accelerator`` and ``--offer`` take back)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+
+import pytest
+
+from desktopapp import cli
+from desktopapp.commands.output import Column, format_table, print_table
+from desktopapp.model.catalog import accelerator_catalog, cloud_offers
+
+WIDTHS = (80, 120)
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    try:
+        status = cli.main(list(argv))
+    except SystemExit as exc:  # --help exits through argparse
+        status = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return status, out + err
+
+
+def too_wide(text: str, width: int) -> list[str]:
+    return [line for line in text.splitlines() if len(line) > width]
+
+
+def every_help(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> list[tuple]:
+    found = [prefix]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found += every_help(sub, (*prefix, name))
+    return found
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_every_help_fits(width, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", str(width))
+    commands = every_help(cli.build_parser())
+    assert len(commands) > 8
+    for command in commands:
+        status, out = run(capsys, *command, "--help")
+        assert status == 0, command
+        assert too_wide(out, width) == [], command
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_catalog_accelerators_fits_with_whole_ids(width, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", str(width))
+    status, out = run(capsys, "catalog", "accelerators")
+    assert status == 0
+    assert too_wide(out, width) == []
+    words = set(out.split())
+    for acc in accelerator_catalog().accelerators:
+        assert acc.id in words, acc.id
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_catalog_cloud_fits_with_whole_ids_markers_and_providers(width, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", str(width))
+    status, out = run(capsys, "catalog", "cloud")
+    assert status == 0
+    assert too_wide(out, width) == []
+    lines = out.splitlines()
+    for offer in cloud_offers():
+        line = next((x for x in lines if x.split()[:1] == [offer.id]), None)
+        assert line is not None, offer.id
+        assert offer.provider in line  # the provider is shown on the id's line
+        assert (" * " in f"{line} " or line.endswith(" *")) == (not offer.rentable), line
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("argv", [("detect",), ("monitor", "--once")])
+def test_machine_commands_fit(width, argv, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", str(width))
+    status, out = run(capsys, *argv)
+    assert status == 0
+    assert too_wide(out, width) == []
+
+
+def test_a_table_wraps_text_and_keeps_ids_whole():
+    rows = [["an-id-that-is-long", "word " * 30, "$1.00"]]
+    lines = format_table(rows, ["ID", "NOTES", "PRICE"], 60)
+    assert all(len(line) <= 60 for line in lines)
+    assert lines[2].startswith("an-id-that-is-long")
+    assert " ".join(lines).count("word") == 30  # wrapped, nothing cut
+    assert "…" not in "".join(lines)
+
+
+def test_a_table_leaves_out_droppable_columns_and_says_so():
+    rows = [["id-1", "x " * 10, "a long remark " * 6, "$2.00"]]
+    headers = [Column("ID", whole=True), Column("NAME", drop=1), Column("REMARK"), "PRICE"]
+    assert "NAME" in format_table(rows, headers, 60)[0]  # fits once REMARK wraps
+    lines = format_table(rows, headers, 50)
+    assert all(len(line) <= 50 for line in lines)
+    assert "NAME" not in lines[0] and "REMARK" in lines[0]
+    assert any("Not shown at 50 columns: NAME" in line for line in lines)
+
+
+def test_a_table_that_cannot_fit_becomes_one_block_per_row():
+    rows = [["x" * 50 + "-id", "a" * 15, "b" * 15, "c" * 15]]
+    lines = format_table(rows, [Column("ID", whole=True), "A", "B", "C"], 60)
+    assert lines[0] == "x" * 50 + "-id"
+    assert all(len(line) <= 60 for line in lines)
+    assert "A " + "a" * 15 in lines[1]
+
+
+def test_into_a_pipe_nothing_is_wrapped(monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    out = io.StringIO()
+    print_table([["id", "word " * 40]], ["ID", "NOTES"], stream=out)
+    assert len(out.getvalue().splitlines()) == 3
