@@ -1,0 +1,818 @@
+"""What to run on (issue 24): the search behind ``desktopapp plan`` and the Workload tab's
+"What to run on" view, without Qt.
+
+Training: every catalog accelerator (filtered by the constraints) × fleet sizes (powers of two
+and multiples of the scale-up domain up to ``max_gpus``) × the pricing kinds that have offers
+(on-demand, committed, spot, and owning through the Cost tab's TCO model). Each (accelerator,
+GPU count) is modelled once by :func:`training_figures`, the same modelled run the Workload
+tab and ``desktopapp estimate train`` show (pricing does not change the plan, so it is cached);
+every price then gives one option. Serving: every accelerator × precision × GPUs per replica
+is sized with the serving model ``desktopapp estimate inference`` uses, at the highest
+concurrency that meets the latency targets, and replicated for the load with headroom.
+
+:mod:`desktopapp.model.advisor` ranks, marks the Pareto fronts and writes the recommendation.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import date
+from functools import lru_cache
+from typing import Any
+
+from desktopapp.model import advisor as adv
+from desktopapp.model import units
+from desktopapp.model.catalog import (
+    PRICING_MODELS,
+    Accelerator,
+    CloudOffer,
+    accelerator_catalog,
+    cloud_offers,
+    offers_for,
+)
+from desktopapp.model.interconnect import interconnect_for
+from desktopapp.model.planning import default_onprem, default_spot_overhead
+from desktopapp.model.tco import (
+    CloudInputs,
+    OnPremInputs,
+    break_even_utilization,
+    onprem_cost_per_useful_hour,
+)
+from desktopapp.model.training import TrainingInputs, default_precision
+from desktopapp.model.validation import InputError, error_text, require_range
+
+DEFAULT_MAX_GPUS = 16_384
+MAX_GPUS_SOURCE = (
+    "Llama 3 405B was trained on up to 16,384 H100 GPUs (Meta, 'The Llama 3 Herd of Models', "
+    "arXiv 2407.21783, 2024): the largest published training fleet"
+)
+SERVING_GPUS_PER_REPLICA: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
+DEFAULT_HEADROOM = 0.2
+HEADROOM_SOURCE = (
+    "assumed: 20% spare throughput per fleet for bursts within the hour and a replica lost "
+    "to a failure (change with --headroom)"
+)
+DEFAULT_PEAK_TO_MEAN = 1.0
+
+Progress = Callable[[int, int], None]
+Cancelled = Callable[[], bool]
+
+
+class SearchCancelled(Exception):
+    """The caller asked the search to stop (the GUI's Cancel)."""
+
+
+# --- inputs -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrainWorkload:
+    """What to train, as the Workload tab takes it (without the hardware)."""
+
+    params: float
+    tokens: float
+    active_params: float | None = None
+    precision: str | None = None  # None: each accelerator's default (bf16 where it has it)
+    epochs: float = 1.0
+    seq_len: int | None = None
+    layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None
+    global_batch_tokens: float | None = None
+    production_factor: float | None = None
+
+    def __post_init__(self) -> None:
+        # the same checks as the Workload tab's (one accelerator stands in for the catalog)
+        TrainingInputs(
+            params=self.params,
+            tokens=self.tokens,
+            active_params=self.active_params,
+            epochs=self.epochs,
+            peak_tflops=1.0,
+            global_batch_tokens=self.global_batch_tokens,
+            production_factor=self.production_factor,
+        )
+
+    def shape(self) -> dict[str, Any]:
+        names = ("seq_len", "layers", "hidden", "heads", "kv_heads")
+        return {n: getattr(self, n) for n in names if getattr(self, n) is not None}
+
+    def training_inputs(
+        self, accelerator: str, gpus: int, precision: str, price: float | None = None
+    ) -> TrainingInputs:
+        return TrainingInputs(
+            params=self.params,
+            tokens=self.tokens,
+            epochs=self.epochs,
+            accelerator=accelerator,
+            gpus=gpus,
+            precision=precision,
+            price=price,
+            active_params=self.active_params,
+            global_batch_tokens=self.global_batch_tokens,
+            production_factor=self.production_factor,
+        )
+
+    @classmethod
+    def from_training(cls, training: TrainingInputs, shape: Mapping[str, Any]) -> TrainWorkload:
+        if training.params is None or training.tokens is None:
+            raise InputError("params", "the search needs the parameter count and the tokens")
+        return cls(
+            params=training.params,
+            tokens=training.tokens,
+            active_params=training.active_params,
+            precision=training.precision,
+            epochs=training.epochs,
+            global_batch_tokens=training.global_batch_tokens,
+            production_factor=training.production_factor,
+            **{k: shape.get(k) for k in ("seq_len", "layers", "hidden", "heads", "kv_heads")},
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class ServeWorkload:
+    """The model served and the traffic."""
+
+    params: float
+    requests_per_s: float
+    prompt_tokens: int = 512
+    output_tokens: int = 256
+    active_params: float | None = None
+    layers: int | None = None
+    hidden: int | None = None
+    heads: int | None = None
+    kv_heads: int | None = None
+    precisions: tuple[str, ...] = ("bf16",)
+    ttft_slo_s: float | None = None
+    tpot_slo_s: float | None = None
+    peak_to_mean: float = DEFAULT_PEAK_TO_MEAN
+    headroom: float = DEFAULT_HEADROOM
+
+    def __post_init__(self) -> None:
+        from desktopapp.model.serving import WEIGHT_PRECISIONS, ServingInputs
+
+        rate = self.requests_per_s
+        if not isinstance(rate, int | float) or not math.isfinite(rate) or rate <= 0:
+            raise InputError(
+                "requests_per_s", f"must be a number of requests above 0, got {rate!r}"
+            )
+        require_range("peak_to_mean", self.peak_to_mean, 1.0, 100.0)
+        require_range("headroom", self.headroom, 0.0, 10.0)
+        if not self.precisions:
+            raise InputError("precision", "give at least one precision")
+        for p in self.precisions:
+            if p not in WEIGHT_PRECISIONS:
+                raise InputError(
+                    "precision", f"must be among {', '.join(WEIGHT_PRECISIONS)}, got {p!r}"
+                )
+        ServingInputs(  # the serving model's own checks, on a stand-in device
+            params=self.params,
+            peak_tflops=1.0,
+            bandwidth_gbs=1.0,
+            active_params=self.active_params,
+            layers=self.layers,
+            hidden=self.hidden,
+            heads=self.heads,
+            kv_heads=self.kv_heads,
+            prompt_tokens=self.prompt_tokens,
+            output_tokens=self.output_tokens,
+            ttft_slo_s=self.ttft_slo_s,
+            tpot_slo_s=self.tpot_slo_s,
+        )
+
+    @property
+    def output_tokens_per_second(self) -> float:
+        """The peak output-token rate the fleet must serve."""
+        return self.requests_per_s * self.peak_to_mean * self.output_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class OwningOverrides:
+    """The Cost tab's owning figures the user changed (None: the catalog default)."""
+
+    life_years: float | None = None
+    pue: float | None = None
+    kwh_price: float | None = None
+    ops_fraction: float | None = None
+    facility_usd_per_kw_month: float | None = None
+    utilization: float | None = None
+
+    @classmethod
+    def from_onprem(cls, onprem: OnPremInputs) -> OwningOverrides:
+        return cls(
+            onprem.life_years,
+            onprem.pue,
+            onprem.kwh_price,
+            onprem.ops_fraction,
+            onprem.facility_usd_per_kw_month,
+            onprem.utilization,
+        )
+
+
+# --- the adapter: one modelled run ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrainFigures:
+    """What the Workload tab's headline shows for one accelerator and GPU count."""
+
+    training_seconds: float
+    gpu_hours: float
+    gpu_hours_low: float
+    gpu_hours_high: float
+    plan: str
+
+
+def training_figures(
+    workload: TrainWorkload, accelerator: str, gpus: int, precision: str
+) -> TrainFigures:
+    """The modelled run for one choice, as the Workload tab computes it (application/
+    training_view.model_run, the model predicting the efficiency) and ``estimate train``
+    prints it (perf_training.with_run); a PlanError or InputError when nothing fits."""
+    return _training_figures(workload, accelerator, gpus, precision)
+
+
+@lru_cache(maxsize=8192)
+def _training_figures(
+    workload: TrainWorkload, accelerator: str, gpus: int, precision: str
+) -> TrainFigures:
+    from desktopapp.application.training_view import model_run
+
+    training = workload.training_inputs(accelerator, gpus, precision)
+    modelled = model_run(training, workload.shape(), None, utilization_user_set=False)
+    run = modelled.run
+    if run is None:
+        text = modelled.reason.removeprefix("Not modelled: ").removeprefix(
+            "No parallel plan fits: "
+        )
+        raise InputError(modelled.field or "gpus", text or "cannot be modelled")
+    plan, _, _ = run.plan_reason.partition(" — ")
+    return TrainFigures(
+        run.training_seconds, run.gpu_hours, run.gpu_hours_low, run.gpu_hours_high, plan
+    )
+
+
+# --- catalog pieces -----------------------------------------------------------------------------
+
+
+def fleet_sizes(domain: int, max_gpus: int) -> tuple[int, ...]:
+    """Powers of two, and multiples of the scale-up domain (×2^k) where it is not one."""
+    sizes = {2**k for k in range(31) if 2**k <= max_gpus}
+    if domain > 1:
+        sizes |= {domain * 2**k for k in range(31) if domain * 2**k <= max_gpus}
+    return tuple(sorted(sizes))
+
+
+def providers() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(o.provider for o in cloud_offers()))
+
+
+def resolve_names(names: Iterable[str], field_name: str) -> tuple[str, ...]:
+    """Accelerator ids (any catalog spelling or alias) or cloud providers → their catalog
+    spelling; an unknown name is refused naming the option, with the closest names."""
+    import difflib
+
+    catalog = accelerator_catalog()
+    known_providers = {p.lower(): p for p in providers()}
+    out: list[str] = []
+    for raw in names:
+        for name in (n.strip() for n in str(raw).split(",")):
+            if not name:
+                continue
+            acc = catalog.find(name)
+            if acc is not None:
+                out.append(acc.id)
+                continue
+            if name.lower() in known_providers:
+                out.append(known_providers[name.lower()])
+                continue
+            close = catalog.suggest(name) + difflib.get_close_matches(
+                name.lower(), list(known_providers), n=2, cutoff=0.6
+            )
+            hint = f"; did you mean {', '.join(close[:3])}?" if close else ""
+            raise InputError(
+                field_name,
+                f"unknown accelerator or cloud {name!r}{hint} (`desktopapp catalog "
+                "accelerators` and `desktopapp catalog cloud` list them)",
+            )
+    return tuple(dict.fromkeys(out))
+
+
+@dataclass(frozen=True)
+class _Filter:
+    accelerators_in: frozenset[str]
+    accelerators_out: frozenset[str]
+    providers_in: frozenset[str]
+    providers_out: frozenset[str]
+
+    @classmethod
+    def of(cls, c: adv.Constraints) -> _Filter:
+        ids = set(accelerator_catalog().ids)
+        return cls(
+            frozenset(n for n in c.include if n in ids),
+            frozenset(n for n in c.exclude if n in ids),
+            frozenset(n for n in c.include if n not in ids),
+            frozenset(n for n in c.exclude if n not in ids),
+        )
+
+    def accelerator(self, acc_id: str) -> bool:
+        if acc_id in self.accelerators_out:
+            return False
+        return not self.accelerators_in or acc_id in self.accelerators_in
+
+    def offer(self, offer: CloudOffer) -> bool:
+        if offer.provider in self.providers_out:
+            return False
+        return not self.providers_in or offer.provider in self.providers_in
+
+    def owning(self) -> bool:
+        return not self.providers_in  # "only these clouds" leaves owning out
+
+
+def cheapest_listed(acc_id: str, pricing: str, flt: _Filter) -> CloudOffer | None:
+    """The offer ``estimate train --pricing`` uses (``catalog.cheapest_offer``: rentable first,
+    then the lowest listed price), among the clouds the constraints allow."""
+    priced = [o for o in offers_for(acc_id) if o.price(pricing) is not None and flt.offer(o)]
+    pool = [o for o in priced if o.rentable] or priced
+    if not pool:
+        return None
+    return min(pool, key=lambda o: (o.price(pricing) or 0.0, o.id))
+
+
+def owned_inputs(acc_id: str, gpus: int, overrides: OwningOverrides | None) -> OnPremInputs | None:
+    """The Cost tab's owning inputs for ``gpus`` of one accelerator (whole servers): catalog
+    defaults with the user's overrides; None without a catalog server price or power."""
+    base = default_onprem(acc_id, gpus)
+    if base is None:
+        return None
+    if overrides is None:
+        return base
+    changes = {k: v for k, v in vars(overrides).items() if v is not None}
+    return replace(base, **changes)
+
+
+def owned_price(onprem: OnPremInputs) -> float:
+    """Owning cost per useful GPU-hour at the assumed utilization: C(u)/u (model/tco.py)."""
+    return float(onprem_cost_per_useful_hour(onprem, onprem.utilization)[0])
+
+
+def _offer_ref(offer: CloudOffer, pricing: str, today: date) -> adv.OfferRef:
+    return adv.OfferRef(
+        pricing=pricing,
+        provider=offer.provider,
+        name=offer.name,
+        region=offer.region,
+        price_date=offer.price_date,
+        offer_id=offer.id,
+        source=offer.source,
+        stale=adv.is_stale(offer.price_date, today),
+        basis=f"{offer.name} ({offer.region}) {pricing.replace('_', '-')} "
+        f"${offer.price(pricing):.4g}/GPU-h, {offer.price_date}",
+    )
+
+
+def _owned_ref(acc: Accelerator, onprem: OnPremInputs, today: date) -> adv.OfferRef:
+    from desktopapp.model.catalog import tco_defaults
+
+    server = tco_defaults().server_for(acc.id)
+    name = server.name if server is not None else f"{acc.name} servers"
+    price_date = server.price_date if server is not None else ""
+    return adv.OfferRef(
+        pricing=adv.OWNED,
+        provider="owned",
+        name=name,
+        region="",
+        price_date=price_date,
+        offer_id=f"owned:{acc.id}",
+        source=onprem.server_price_source,
+        stale=adv.is_stale(price_date, today),
+        basis=(
+            f"owning {onprem.gpus_per_server}-GPU servers at "
+            f"{units.format_money(float(onprem.server_price))}: {onprem.life_years:g}-year life, "
+            f"PUE {onprem.pue:g}, ${onprem.kwh_price:g}/kWh, operations "
+            f"{onprem.ops_fraction:.0%} of capex a year, {onprem.utilization:.0%} utilization "
+            "over the life: cost per useful GPU-hour = C(u)/u"
+        ),
+    )
+
+
+_NEED = re.compile(r"need ([\d.]+) GiB per GPU against ([\d.]+) GiB usable")
+
+
+def _classify(text: str) -> str:
+    low = text.lower()
+    need = _NEED.search(text)
+    if need is not None and float(need.group(1)) > float(need.group(2)):
+        return adv.MEMORY
+    if "global batch" in low:
+        return adv.GLOBAL_BATCH
+    if "scale-up" in low or "interconnect" in low or "domain" in low:
+        return adv.SCALE_UP
+    if "memory" in low or "fit" in low or "kv cache" in low:
+        return adv.MEMORY
+    return adv.NOT_MODELLED
+
+
+def _precision_for(acc: Accelerator, wanted: str | None) -> str:
+    return wanted if wanted is not None else default_precision(acc)
+
+
+# --- training search ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    acc: Accelerator
+    precision: str | None  # None: not checked here (serving tries each precision)
+    sizes: tuple[int, ...]
+    prices: tuple[tuple[float, adv.OfferRef], ...]
+
+
+def _candidates(
+    c: adv.Constraints,
+    precision_of: Callable[[Accelerator], str | None],
+    sizes_of: Callable[[Accelerator, int], tuple[int, ...]],
+    owning: OwningOverrides | None,
+    today: date,
+    excluded: list[adv.Excluded],
+    owned_gpus: int | None = None,
+) -> list[_Candidate]:
+    flt = _Filter.of(c)
+    out = []
+    for acc in accelerator_catalog().accelerators:
+        if not flt.accelerator(acc.id):
+            if acc.id in flt.accelerators_out:
+                excluded.append(adv.Excluded(acc.id, None, None, adv.USER, "excluded by you"))
+            continue
+        precision = precision_of(acc)
+        if precision is not None and precision not in acc.peak_tflops:
+            excluded.append(
+                adv.Excluded(
+                    acc.id,
+                    None,
+                    None,
+                    adv.NOT_MODELLED,
+                    f"{acc.name} has no published {precision} peak",
+                )
+            )
+            continue
+        try:
+            domain = interconnect_for(acc.id).scale_up_domain
+        except ValueError as exc:
+            excluded.append(adv.Excluded(acc.id, None, None, adv.NOT_MODELLED, error_text(exc)))
+            continue
+        prices: list[tuple[float, adv.OfferRef]] = []
+        for pricing in c.pricing:
+            if pricing == adv.OWNED:
+                onprem = owned_inputs(acc.id, owned_gpus or 8, owning) if flt.owning() else None
+                if onprem is None:
+                    why = (
+                        "owning is left out when only clouds are included"
+                        if not flt.owning()
+                        else f"no catalog server price or power for {acc.name}"
+                    )
+                    excluded.append(adv.Excluded(acc.id, None, pricing, adv.NO_PRICE, why))
+                    continue
+                prices.append((owned_price(onprem), _owned_ref(acc, onprem, today)))
+                continue
+            offer = cheapest_listed(acc.id, pricing, flt)
+            if offer is None:
+                excluded.append(
+                    adv.Excluded(
+                        acc.id,
+                        None,
+                        pricing,
+                        adv.NO_PRICE,
+                        f"no {adv.PRICING_WORDS[pricing]} catalog offer for {acc.name}",
+                    )
+                )
+                continue
+            price = offer.price(pricing)
+            assert price is not None
+            prices.append((price, _offer_ref(offer, pricing, today)))
+        if not prices:
+            continue
+        out.append(_Candidate(acc, precision, sizes_of(acc, domain), tuple(prices)))
+    return out
+
+
+def search_training(
+    workload: TrainWorkload,
+    constraints: adv.Constraints,
+    *,
+    owning: OwningOverrides | None = None,
+    today: date | None = None,
+    progress: Progress | None = None,
+    cancelled: Cancelled | None = None,
+) -> adv.Ranking:
+    """Every option for the training run, ranked (see the module docstring)."""
+    today = today or date.today()
+    max_gpus = constraints.max_gpus or DEFAULT_MAX_GPUS
+    excluded: list[adv.Excluded] = []
+    candidates = _candidates(
+        constraints,
+        lambda acc: _precision_for(acc, workload.precision),
+        lambda acc, domain: fleet_sizes(domain, max_gpus),
+        owning,
+        today,
+        excluded,
+    )
+    options: list[adv.TrainOption] = []
+    searched = 0
+    for step, cand in enumerate(candidates):
+        if cancelled is not None and cancelled():
+            raise SearchCancelled
+        if progress is not None:
+            progress(step, len(candidates))
+        failures: list[tuple[int, str]] = []
+        for gpus in cand.sizes:
+            searched += 1
+            assert cand.precision is not None
+            try:
+                fig = training_figures(workload, cand.acc.id, gpus, cand.precision)
+            except ValueError as exc:
+                failures.append((gpus, error_text(exc)))
+                continue
+            for price, ref in cand.prices:
+                options.append(
+                    adv.TrainOption(
+                        accelerator=cand.acc.id,
+                        accelerator_name=adv.short_name(cand.acc.name, cand.acc.vendor),
+                        gpus=gpus,
+                        precision=cand.precision,
+                        offer=ref,
+                        price_usd_per_gpu_hour=price,
+                        wall_days=fig.training_seconds / units.SECONDS_PER_DAY,
+                        gpu_hours=fig.gpu_hours,
+                        cost_usd=fig.gpu_hours * price,
+                        cost_low_usd=fig.gpu_hours_low * price,
+                        cost_high_usd=fig.gpu_hours_high * price,
+                        plan=fig.plan,
+                    )
+                )
+        excluded.extend(_fold_failures(cand.acc, failures))
+    if progress is not None:
+        progress(len(candidates), len(candidates))
+    ranked = adv.rank_training(options, constraints)
+    note = _owning_note(ranked, owning, constraints)
+    text = adv.training_recommendation(ranked, constraints, note, excluded)
+    notes = (f"fleet sizes up to {max_gpus:,} GPUs ({MAX_GPUS_SOURCE})",)
+    return adv.Ranking("train", ranked, tuple(excluded), text, constraints, searched, notes)
+
+
+def _fold_failures(acc: Accelerator, failures: list[tuple[int, str]]) -> list[adv.Excluded]:
+    """One excluded row per GPU count that cannot run, with the model's reason."""
+    return [
+        adv.Excluded(acc.id, gpus, None, _classify(text), f"{gpus:,} × {acc.name}: {text}")
+        for gpus, text in failures
+    ]
+
+
+def _owning_note(
+    ranked: tuple[Any, ...], owning: OwningOverrides | None, c: adv.Constraints
+) -> adv.OwningNote | None:
+    """Break-even utilization of owning the top option's accelerator against renting it at
+    the top's price (or, when the top is owned, against the cheapest rented option of it)."""
+    if not ranked or not ranked[0].meets_constraints or adv.OWNED not in c.pricing:
+        return None
+    top = ranked[0]
+    onprem = owned_inputs(top.accelerator, 8, owning)
+    if onprem is None:
+        return None
+    if top.pricing == adv.OWNED:
+        rented = [o for o in ranked if o.accelerator == top.accelerator and o.pricing != adv.OWNED]
+        if not rented:
+            return None
+        ref = min(rented, key=lambda o: o.price_usd_per_gpu_hour)
+    else:
+        ref = top
+    cloud = CloudInputs(
+        ref.price_usd_per_gpu_hour,
+        ref.pricing if ref.pricing in PRICING_MODELS else "on_demand",
+        default_spot_overhead(),
+    )
+    return adv.OwningNote(
+        break_even_utilization(onprem, cloud), onprem.life_years, onprem.utilization
+    )
+
+
+# --- serving search -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ServeFigures:
+    """One replica at the operating point ``estimate inference`` picks."""
+
+    concurrency: int
+    tokens_per_second: float  # output tokens/s, one replica
+    ttft_seconds: float
+    tpot_seconds: float
+    cost_per_million_tokens: float | None
+    slo_met: bool | None
+    notes: tuple[str, ...]
+
+
+def replica_layout(gpus: int, domain: int) -> tuple[int, int]:
+    """(TP, PP) for ``gpus`` per replica: tensor parallel inside the scale-up domain (a power
+    of two), pipeline stages across it."""
+    tp = 1
+    while tp * 2 <= min(gpus, domain) and gpus % (tp * 2) == 0:
+        tp *= 2
+    return tp, gpus // tp
+
+
+def serving_inputs(
+    workload: ServeWorkload,
+    accelerator: str,
+    gpus: int,
+    pp: int,
+    precision: str,
+    price: float | None,
+    replicas: int = 1,
+) -> Any:
+    """The serving model's inputs, built as ``estimate inference`` builds them."""
+    from desktopapp.model.inference import InferenceInputs
+    from desktopapp.model.serving import from_inference
+
+    base = InferenceInputs(
+        params=workload.params,
+        accelerator=accelerator,
+        precision=precision,
+        prompt_tokens=workload.prompt_tokens,
+        output_tokens=workload.output_tokens,
+        layers=workload.layers,
+        hidden=workload.hidden,
+        heads=workload.heads,
+        kv_heads=workload.kv_heads,
+        gpus=gpus,
+        price=price,
+    )
+    extra: dict[str, Any] = {"pp": pp, "replicas": replicas}
+    if workload.active_params is not None:
+        extra["active_params"] = workload.active_params
+    if workload.ttft_slo_s is not None:
+        extra["ttft_slo_s"] = workload.ttft_slo_s
+    if workload.tpot_slo_s is not None:
+        extra["tpot_slo_s"] = workload.tpot_slo_s
+    return from_inference(base, batching="continuous", concurrency=None, batch_size=1, **extra)
+
+
+@lru_cache(maxsize=4096)
+def serving_figures(
+    workload: ServeWorkload, accelerator: str, gpus: int, pp: int, precision: str
+) -> ServeFigures:
+    from desktopapp.model.serving import estimate_serving
+
+    est = estimate_serving(serving_inputs(workload, accelerator, gpus, pp, precision, None))
+    return ServeFigures(
+        est.concurrency,
+        est.tokens_per_second,
+        est.ttft_seconds,
+        est.tpot_seconds,
+        est.cost_per_million_tokens,
+        est.slo_met,
+        est.notes,
+    )
+
+
+def search_serving(
+    workload: ServeWorkload,
+    constraints: adv.Constraints,
+    *,
+    owning: OwningOverrides | None = None,
+    today: date | None = None,
+    progress: Progress | None = None,
+    cancelled: Cancelled | None = None,
+) -> adv.Ranking:
+    """Every accelerator × precision × GPUs per replica that meets the latency targets, sized
+    for the load with headroom, ranked by cost per month."""
+    from desktopapp.model.serving import calibration
+
+    today = today or date.today()
+    excluded: list[adv.Excluded] = []
+    err = calibration().loo_median_error or 1.0
+    err = max(err, 1.0)
+    needed = workload.output_tokens_per_second * (1.0 + workload.headroom)
+    options: list[adv.ServeOption] = []
+    searched = 0
+    accs = _candidates(
+        constraints,
+        lambda acc: None,  # each precision is tried below
+        lambda acc, domain: (),
+        owning,
+        today,
+        excluded,
+        owned_gpus=8,
+    )
+    for step, cand in enumerate(accs):
+        if cancelled is not None and cancelled():
+            raise SearchCancelled
+        if progress is not None:
+            progress(step, len(accs))
+        domain = interconnect_for(cand.acc.id).scale_up_domain
+        for precision in workload.precisions:
+            fitted = False
+            for gpus in SERVING_GPUS_PER_REPLICA:
+                if constraints.max_gpus is not None and gpus > constraints.max_gpus:
+                    break
+                _, pp = replica_layout(gpus, domain)
+                searched += 1
+                try:
+                    fig = serving_figures(workload, cand.acc.id, gpus, pp, precision)
+                except ValueError as exc:
+                    text = error_text(exc)
+                    if not fitted:
+                        excluded.append(
+                            adv.Excluded(
+                                cand.acc.id,
+                                gpus,
+                                None,
+                                _classify(text),
+                                f"{gpus} × {cand.acc.name} {precision}: {text}",
+                            )
+                        )
+                    continue
+                if fig.slo_met is False:
+                    miss = next((n for n in fig.notes if n.startswith("targets missed")), "")
+                    excluded.append(
+                        adv.Excluded(
+                            cand.acc.id,
+                            gpus,
+                            None,
+                            adv.TARGETS,
+                            f"{gpus} × {cand.acc.name} {precision}: "
+                            + (miss or "misses the latency targets"),
+                        )
+                    )
+                    continue
+                fitted = True
+                rate = fig.tokens_per_second
+                replicas = max(1, math.ceil(needed / rate))
+                low = max(1, math.ceil(needed / (rate * err)))
+                high = max(1, math.ceil(needed * err / rate))
+                for price, ref in cand.prices:
+                    if ref.pricing == adv.OWNED:
+                        onprem = owned_inputs(cand.acc.id, 8, owning)
+                        assert onprem is not None
+                        # a serving fleet is held all month: its cost per wall-clock hour
+                        price = float(onprem_cost_per_useful_hour(onprem, 1.0)[0])
+                        ref = replace(ref, basis=ref.basis.split(":")[0] + ": held all month")
+                    monthly = units.HOURS_PER_MONTH * gpus * price
+                    options.append(
+                        adv.ServeOption(
+                            accelerator=cand.acc.id,
+                            accelerator_name=adv.short_name(cand.acc.name, cand.acc.vendor),
+                            gpus_per_replica=gpus,
+                            precision=precision,
+                            offer=ref,
+                            price_usd_per_gpu_hour=price,
+                            concurrency=fig.concurrency,
+                            replicas=replicas,
+                            replicas_low=low,
+                            replicas_high=high,
+                            tokens_per_second_per_replica=rate,
+                            ttft_seconds=fig.ttft_seconds,
+                            tpot_seconds=fig.tpot_seconds,
+                            cost_per_month_usd=monthly * replicas,
+                            cost_low_usd=monthly * low,
+                            cost_high_usd=monthly * high,
+                            cost_per_million_tokens=price
+                            * gpus
+                            / units.SECONDS_PER_HOUR
+                            / rate
+                            * 1e6,
+                            pipeline_stages=pp,
+                        )
+                    )
+    if progress is not None:
+        progress(len(accs), len(accs))
+    ranked = adv.rank_serving(options, constraints)
+    note = _owning_note(ranked, owning, constraints)
+    text = adv.serving_recommendation(ranked, constraints, note, excluded)
+    notes = (
+        f"load: {workload.requests_per_s:g} requests/s × peak-to-mean {workload.peak_to_mean:g} "
+        f"× {workload.output_tokens} output tokens, + {workload.headroom:.0%} headroom "
+        f"({HEADROOM_SOURCE})",
+        f"replica range: the serving model's leave-one-out median error (×{err:.2f}) on "
+        "published throughput",
+    )
+    return adv.Ranking("serve", ranked, tuple(excluded), text, constraints, searched, notes)
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    """What the GUI view asks (kept with the scenario): the constraints and the chosen
+    option's key."""
+
+    constraints: adv.Constraints = field(default_factory=adv.Constraints)
+    chosen: tuple[str, int, str] | None = None

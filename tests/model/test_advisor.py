@@ -1,0 +1,209 @@
+"""model/advisor.py (issue 24): constraints, Pareto front, ranking, the recommendation."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from desktopapp.model import advisor as adv
+from desktopapp.model.validation import InputError
+
+TODAY = date(2026, 11, 28)
+
+
+def _offer(pricing: str = "on_demand", price_date: str = "2026-06", stale: bool = False):
+    return adv.OfferRef(pricing, "Lambda", "Lambda 8x H100", "us-east", price_date, "x", "", stale)
+
+
+def _train(acc="h100-sxm", gpus=8, pricing="on_demand", days=10.0, cost=1000.0, name="H100"):
+    return adv.TrainOption(
+        accelerator=acc,
+        accelerator_name=name,
+        gpus=gpus,
+        precision="bf16",
+        offer=_offer(pricing),
+        price_usd_per_gpu_hour=2.0,
+        wall_days=days,
+        gpu_hours=cost / 2.0,
+        cost_usd=cost,
+        cost_low_usd=cost * 0.8,
+        cost_high_usd=cost * 1.3,
+        plan="DP 8",
+    )
+
+
+# --- constraints --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"deadline_days": 0}, "deadline_days"),
+        ({"deadline_days": -2}, "deadline_days"),
+        ({"budget_usd": 0}, "budget"),
+        ({"max_gpus": 0}, "max_gpus"),
+        ({"pricing": ("cheap",)}, "pricing"),
+        ({"include": ("h100-sxm",), "exclude": ("h100-sxm",)}, "exclude"),
+    ],
+)
+def test_bad_constraints_name_their_field(kwargs, field):
+    with pytest.raises(InputError) as info:
+        adv.Constraints(**kwargs)
+    assert info.value.field == field
+
+
+def test_pricing_words_accept_the_cli_spelling():
+    c = adv.Constraints(pricing=("on-demand", "spot", "own", "committed-3yr"))
+    assert c.pricing == ("on_demand", "spot", "owned", "committed_3yr")
+    assert adv.Constraints.from_dict(c.to_dict()) == c
+
+
+def test_stale_rule_is_a_year():
+    assert adv.is_stale("2025-06", TODAY)
+    assert not adv.is_stale("2026-03", TODAY)
+    assert "stale" in _offer(stale=True).label()
+    assert "stale" not in _offer().label()
+    assert "2026 price" in _offer().label()
+
+
+# --- Pareto front -------------------------------------------------------------------------------
+
+
+def test_pareto_front_small_case():
+    xs = [1.0, 2.0, 3.0, 2.0, 1.0]
+    ys = [5.0, 3.0, 1.0, 4.0, 6.0]
+    assert adv.pareto_mask(xs, ys) == [True, True, True, False, False]
+
+
+points = st.lists(
+    st.tuples(st.floats(0.1, 100, allow_nan=False), st.floats(0.1, 100, allow_nan=False)),
+    min_size=1,
+    max_size=30,
+)
+
+
+@settings(max_examples=60)
+@given(points)
+def test_pareto_front_is_exactly_the_undominated_points(pts):
+    xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+    mask = adv.pareto_mask(xs, ys)
+
+    def dominated(i):
+        return any(
+            xs[j] <= xs[i] and ys[j] <= ys[i] and (xs[j], ys[j]) != (xs[i], ys[i])
+            for j in range(len(pts))
+        )
+
+    for i in range(len(pts)):
+        assert mask[i] == (not dominated(i))
+
+
+# --- ranking and recommendation -----------------------------------------------------------------
+
+
+def test_ranked_by_cost_among_those_meeting_the_deadline():
+    opts = [
+        _train("a", days=40, cost=100),
+        _train("b", days=20, cost=300),
+        _train("c", days=10, cost=500),
+    ]
+    ranked = adv.rank_training(opts, adv.Constraints(deadline_days=30))
+    assert [o.accelerator for o in ranked] == ["b", "c", "a"]
+    assert [o.meets_constraints for o in ranked] == [True, True, False]
+    assert "deadline" in ranked[2].misses
+    assert all(o.pareto for o in ranked)
+
+
+def test_budget_alone_ranks_by_time():
+    opts = [_train("a", days=40, cost=100), _train("b", days=20, cost=300)]
+    ranked = adv.rank_training(opts, adv.Constraints(budget_usd=500))
+    assert ranked[0].accelerator == "b"
+
+
+def test_recommendation_reads_like_the_issue():
+    opts = [
+        _train("h100-sxm", 256, days=31, cost=1.2e6, name="H100"),
+        _train("h200-sxm", 512, days=22, cost=1.2e6 * 1.18, name="H200"),
+    ]
+    c = adv.Constraints(deadline_days=40)
+    text = adv.training_recommendation(adv.rank_training(opts, c), c)
+    assert text.startswith("Rent 256 H100 on-demand (Lambda us-east, 2026 price): 31 days, $1.2M")
+    assert "(likely $0.96-1.6M)" in text
+    assert "512 H200 on-demand is 9 days faster for 18% more." in text
+
+
+def test_owning_sentence():
+    top = adv.rank_training([_train()], adv.Constraints())[0]
+    note = adv.OwningNote(0.7, 4.0, 0.5)
+    text = adv.training_recommendation([top], adv.Constraints(), note)
+    assert "Owning pays off only above 70% utilization over 4 years." in text
+    never = adv.training_recommendation([top], adv.Constraints(), adv.OwningNote(1.4, 4, 0.5))
+    assert "does not pay off at any utilization" in never
+
+
+def test_stale_price_is_marked_in_the_recommendation():
+    opt = _train()
+    stale = adv.TrainOption(**{**opt.__dict__, "offer": _offer(price_date="2024-01", stale=True)})
+    text = adv.training_recommendation(
+        adv.rank_training([stale], adv.Constraints()), adv.Constraints()
+    )
+    assert "stale" in text
+
+
+train_options = st.lists(
+    st.builds(
+        _train,
+        acc=st.sampled_from(["a", "b", "c", "d"]),
+        gpus=st.sampled_from([8, 64, 512]),
+        days=st.floats(0.5, 200),
+        cost=st.floats(1e3, 1e7),
+    ),
+    min_size=0,
+    max_size=12,
+)
+constraints = st.builds(
+    adv.Constraints,
+    deadline_days=st.none() | st.floats(1, 100),
+    budget_usd=st.none() | st.floats(1e3, 1e7),
+)
+
+
+@settings(max_examples=150)
+@given(train_options, constraints)
+def test_recommendation_names_a_meeting_option_or_the_binding_constraint(opts, c):
+    ranked = adv.rank_training(opts, c)
+    text = adv.training_recommendation(ranked, c)
+    meeting = [o for o in ranked if o.meets_constraints]
+    if meeting:
+        top = ranked[0]
+        assert top.meets_constraints
+        assert text.startswith(f"Rent {top.gpus:,} {top.accelerator_name}")
+        assert c.deadline_days is None or top.wall_days <= c.deadline_days
+        assert c.budget_usd is None or top.cost_usd <= c.budget_usd
+    elif ranked:
+        assert text.startswith("No option meets the constraints")
+        assert "bind" in text
+        if c.deadline_days is not None and all(o.wall_days > c.deadline_days for o in ranked):
+            assert "deadline binds" in text
+        if c.budget_usd is not None and all(o.cost_usd > c.budget_usd for o in ranked):
+            assert "budget binds" in text
+    else:
+        assert text.startswith("No option can run this workload")
+
+
+@settings(max_examples=100)
+@given(train_options, st.floats(1, 100), st.floats(0.1, 0.99))
+def test_tighter_deadline_never_lowers_the_best_cost(opts, deadline, shrink):
+    loose = adv.rank_training(opts, adv.Constraints(deadline_days=deadline))
+    tight = adv.rank_training(opts, adv.Constraints(deadline_days=deadline * shrink))
+    if tight and tight[0].meets_constraints:
+        assert loose[0].meets_constraints
+        assert tight[0].cost_usd >= loose[0].cost_usd
+
+
+def test_short_names():
+    assert adv.short_name("NVIDIA B200 (HGX, 1000W)", "NVIDIA") == "B200"
+    assert adv.short_name("Google TPU v6e (Trillium)", "Google") == "TPU v6e"
