@@ -9,8 +9,10 @@
 
 from __future__ import annotations
 
+import csv
 import re
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 GB = 1e9
@@ -521,220 +523,47 @@ def build_throughput_rows(rows: Sequence[Mapping[str, str]]) -> dict[str, list[d
     return {"training": training, "matmul_efficiency": matmul, "collective_busbw": busbw}
 
 
-# Published GPU-hours of large runs (own research). GPU count, global batch and per-GPU power cap
-# where published.
-RUNS: Sequence[dict[str, Any]] = [
-    *[
-        {
-            "model": f"LLaMA {name}",
-            "params": p,
-            "tokens": d,
-            "accelerator_id": "a100-sxm-80gb",
-            "gpu_hours": gh,
-            "gpus": g,
-            "seq_len": 2048,
-            "layers": L,
-            "hidden": h,
-            "heads": a,
-            "kv_heads": a,
-            "global_batch_tokens": 4 * 2**20,
-            "source": "Touvron et al. 2023, 'LLaMA: Open and Efficient Foundation Language "
-            "Models', arXiv 2302.13971, Table 15 (GPU-hours) and Table 2 (shape, tokens)",
-            "date": "2023-02",
-        }
-        for name, p, d, gh, g, L, h, a in (
-            ("7B", 6.7e9, 1.0e12, 82_432, None, 32, 4096, 32),
-            ("13B", 13.0e9, 1.0e12, 135_168, None, 40, 5120, 40),
-            ("33B", 32.5e9, 1.4e12, 530_432, None, 60, 6656, 52),
-            ("65B", 65.2e9, 1.4e12, 1_022_362, 2048, 80, 8192, 64),
-        )
-    ],
-    *[
-        {
-            "model": f"Llama 2 {name}",
-            "params": p,
-            "tokens": 2.0e12,
-            "accelerator_id": "a100-sxm-80gb",
-            "gpu_hours": gh,
-            "gpus": None,
-            "seq_len": 4096,
-            "layers": L,
-            "hidden": h,
-            "heads": a,
-            "kv_heads": kv,
-            "global_batch_tokens": 4 * 2**20,
-            "power_cap_w": w,
-            "source": "Touvron et al. 2023, 'Llama 2', arXiv 2307.09288, Table 2 (GPU-hours; "
-            "power per GPU: 400 W, 350 W for 34B), §2.2 (4M-token batch), §2.2.1 (two A100 "
-            "clusters: Research SuperCluster capped at 400 W per GPU, production cluster at "
-            "350 W)",
-            "date": "2023-07",
-        }
-        for name, p, gh, L, h, a, kv, w in (
-            ("7B", 6.74e9, 184_320, 32, 4096, 32, 32, 400),
-            ("13B", 13.0e9, 368_640, 40, 5120, 40, 40, 400),
-            ("34B", 33.7e9, 1_038_336, 48, 8192, 64, 8, 350),
-            ("70B", 69.0e9, 1_720_320, 80, 8192, 64, 8, 400),
-        )
-    ],
-    {
-        "model": "Llama 3 8B",
-        "params": 8.03e9,
-        "tokens": 15e12,
-        "accelerator_id": "h100-sxm",
-        "gpu_hours": 1.3e6,
-        "gpus": None,
-        "seq_len": 8192,
-        "layers": 32,
-        "hidden": 4096,
-        "heads": 32,
-        "kv_heads": 8,
-        "global_batch_tokens": None,
-        "source": "meta-llama/llama3 MODEL_CARD.md (1.3M H100-80GB GPU-hours, 15T+ tokens)",
-        "date": "2024-04",
-    },
-    {
-        "model": "Llama 3 70B",
-        "params": 70.6e9,
-        "tokens": 15e12,
-        "accelerator_id": "h100-sxm",
-        "gpu_hours": 6.4e6,
-        "gpus": None,
-        "seq_len": 8192,
-        "layers": 80,
-        "hidden": 8192,
-        "heads": 64,
-        "kv_heads": 8,
-        "global_batch_tokens": None,
-        "source": "meta-llama/llama3 MODEL_CARD.md (6.4M H100-80GB GPU-hours, 15T+ tokens)",
-        "date": "2024-04",
-    },
-    {
-        "model": "Llama 3.1 405B",
-        "params": 405e9,
-        "tokens": 15.6e12,
-        "accelerator_id": "h100-sxm",
-        "gpu_hours": 30.84e6,
-        "gpus": 16384,
-        "seq_len": 8192,
-        "layers": 126,
-        "hidden": 16384,
-        "heads": 128,
-        "kv_heads": 8,
-        "global_batch_tokens": 2048 * 8192,
-        "source": "Llama 3.1 model card (30.84M GPU-hours); Llama Team 2024, arXiv 2407.21783 "
-        "(16K H100, 15.6T tokens, batch up to 16M tokens = 2048 sequences of 8192)",
-        "date": "2024-07",
-    },
-    {
-        "model": "BLOOM 176B",
-        "params": 176e9,
-        "tokens": 366e9,
-        "accelerator_id": "a100-sxm-80gb",
-        "gpu_hours": 1_082_990,
-        "gpus": 384,
-        "seq_len": 2048,
-        "layers": 70,
-        "hidden": 14336,
-        "heads": 112,
-        "kv_heads": 112,
-        "global_batch_tokens": 2048 * 2048,
-        "source": "Luccioni et al. 2022, arXiv 2211.02001 (1,082,990 GPU-hours); BigScience "
-        "2022, arXiv 2211.05100 (384 A100-80GB, 366B tokens, shape)",
-        "date": "2022-11",
-    },
-    {
-        "model": "Falcon 180B",
-        "params": 180e9,
-        "tokens": 3.5e12,
-        "accelerator_id": "a100-sxm-40gb",
-        "gpu_hours": 7.0e6,
-        "gpus": 4096,
-        "seq_len": 2048,
-        "layers": 80,
-        "hidden": 14848,
-        "heads": 232,
-        "kv_heads": 8,
-        "global_batch_tokens": 2048 * 2048,
-        "source": "TII / Hugging Face blog 'Falcon 180B' 2023-09-06 (~7,000,000 GPU-hours, up to "
-        "4096 A100-40GB, 3.5T tokens); Almazrouei et al. 2023 arXiv 2311.16867 (shape); "
-        "tiiuae/falcon-180B model card (batch 2048 sequences of 2048 after a 100B-token ramp-up; "
-        "TP 8, PP 8, DP 64 with ZeRO)",
-        "date": "2023-09",
-    },
-    {
-        "model": "MPT-7B",
-        "params": 6.7e9,
-        "tokens": 1.0e12,
-        "accelerator_id": "a100-sxm-40gb",
-        "gpu_hours": 440 * 9.5 * 24,
-        "gpus": 440,
-        "seq_len": 2048,
-        "layers": 32,
-        "hidden": 4096,
-        "heads": 32,
-        "kv_heads": 32,
-        "global_batch_tokens": None,
-        "source": "MosaicML blog 'Introducing MPT-7B' 2023-05-05 (440 A100-40GB for 9.5 days)",
-        "date": "2023-05",
-    },
-    {
-        "model": "StarCoderBase 15.5B",
-        "params": 15.5e9,
-        "tokens": 1.0e12,
-        "accelerator_id": "a100-sxm-80gb",
-        "gpu_hours": 320_256,
-        "gpus": 512,
-        "seq_len": 8192,
-        "layers": 40,
-        "hidden": 6144,
-        "heads": 48,
-        "kv_heads": 1,
-        "global_batch_tokens": 4 * 2**20,
-        "source": "Li et al. 2023, 'StarCoder', arXiv 2305.06161 §5 (512 A100-80GB, 24 days, "
-        "320,256 GPU-hours; 1T tokens; shape)",
-        "date": "2023-05",
-    },
-    {
-        "model": "GPT-3 175B",
-        "params": 175e9,
-        "tokens": 300e9,
-        "accelerator_id": "v100-sxm2",
-        "gpu_hours": 405 * 8766,
-        "gpus": 10000,
-        "seq_len": 2048,
-        "layers": 96,
-        "hidden": 12288,
-        "heads": 96,
-        "kv_heads": 96,
-        "global_batch_tokens": 1536 * 2048,
-        "source": "Patterson et al. 2021, arXiv 2104.10350, Table 4 (10,000 V100, 14.8 days, "
-        "405 processor-years); Brown et al. 2020 (shape, 300B tokens, "
-        "3.2M-token batch = 1536 sequences of 2048, as Narayanan et al. 2021 use for GPT-3)",
-        "date": "2021-04",
-        "precision": "fp16",
-    },
-    {
-        "model": "DeepSeek-V3",
-        "params": 671e9,
-        "active_params": 37e9,
-        "tokens": 14.8e12,
-        "accelerator_id": "h800-sxm",
-        "gpu_hours": 2.664e6,
-        "gpus": 2048,
-        "seq_len": 4096,
-        "layers": 61,
-        "hidden": 7168,
-        "heads": 128,
-        "kv_heads": 128,
-        "global_batch_tokens": 15360 * 4096,
-        "precision": "fp8",
-        "moe_top_k": 8,
-        "source": "DeepSeek-AI 2024, arXiv 2412.19437, Table 1 (2,664K H800 GPU-hours "
-        "pre-training, 2048 GPUs, 14.8T tokens, fp8); §2.1.2 (256 routed experts, top-8)",
-        "date": "2024-12",
-    },
-]
+# Published GPU-hours of training runs (own research): scripts/data/published_runs.csv, one row
+# per run with its source. ``use``: "fit" rows set the production allowance (and are judged
+# out of sample by the time and organisation splits); "check" rows are only compared (figures
+# that include work the model does not describe, or rounded durations).
+RUNS_CSV = Path(__file__).resolve().parent / "data" / "published_runs.csv"
+RUN_INTS = ("gpus", "seq_len", "layers", "hidden", "heads", "kv_heads", "vocab", "moe_top_k")
+RUN_FLOATS = ("params", "active_params", "tokens", "global_batch_tokens", "power_cap_w")
+
+
+def load_runs(path: Path = RUNS_CSV) -> list[dict[str, Any]]:
+    """The runs table as dicts: numbers parsed, GPU-hours from GPUs × days × 24 where only the
+    duration is published (``gpu_hours_basis`` says which)."""
+    out: list[dict[str, Any]] = []
+    with path.open(encoding="utf-8", newline="") as handle:
+        for row in csv.DictReader(handle):
+            run: dict[str, Any] = {"model": row["model"], "organisation": row["organisation"]}
+            run["date"] = row["date"]
+            if row["use"] not in ("fit", "check"):
+                raise ValueError(f"{row['model']}: use must be fit or check, got {row['use']!r}")
+            run["use"] = row["use"]
+            for name in RUN_FLOATS:
+                run[name] = float(row[name]) if row[name] else None
+            for name in RUN_INTS:
+                run[name] = int(row[name]) if row[name] else None
+            run["accelerator_id"] = row["accelerator_id"]
+            run["precision"] = row["precision"] or "bf16"
+            run["tied_embeddings"] = row["tied_embeddings"] == "yes"
+            if row["gpu_hours"]:
+                run["gpu_hours"] = float(row["gpu_hours"])
+                run["gpu_hours_basis"] = "published GPU-hours"
+            else:
+                days = float(row["days"])
+                run["gpu_hours"] = float(int(row["gpus"]) * days * 24)
+                run["gpu_hours_basis"] = f"{int(row['gpus']):,} GPUs × {days:g} days × 24 h"
+            run["source"] = row["source"]
+            run["notes"] = row["notes"]
+            out.append(run)
+    return out
+
+
+RUNS: Sequence[dict[str, Any]] = load_runs()
 
 
 def build_perf_documents(
