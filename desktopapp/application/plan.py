@@ -18,6 +18,10 @@ Events (name, payload):
   used it, so a listener of ``estimate`` reads the matching price.
 - ``cost_inputs`` (``model.planning.CostInputs``) and ``cost_result`` (``CostComparison`` or None).
 - ``status`` ((text, timeout_ms)): a line for the status bar.
+- ``validity`` (tuple of str): why the workload's figures are not current (a field is invalid;
+  the state keeps the last valid inputs and estimates), or ``()`` once they are current again.
+- ``measured_busbw`` (float or None): the all-reduce bus bandwidth measured on the Hardware
+  tab and chosen for the estimates (bytes/s).
 """
 
 from __future__ import annotations
@@ -140,6 +144,8 @@ class PlanState:
         self._price = PriceChoice(None)
         self._cost_inputs: CostInputs | None = None
         self._cost_result: CostComparison | None = None
+        self._not_current: tuple[str, ...] = ()
+        self._measured_busbw: float | None = None
 
     # --- listeners --------------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -316,6 +322,51 @@ class PlanState:
             hybrid = self._cost_result.hybrid_option.option.key
         runs = self._runs_per_month if runs_per_month is None else runs_per_month
         return self._cost_inputs.to_plan(hybrid, runs)
+
+    # --- whether the figures are current -----------------------------------------------------
+    @property
+    def not_current(self) -> tuple[str, ...]:
+        """Why the workload's figures are not current (each invalid field's message), or
+        ``()``. While not empty the state holds the last valid inputs: other faces (Cost tab,
+        Compare, export, save) say so or refuse, never show those figures silently."""
+        return self._not_current
+
+    @property
+    def is_current(self) -> bool:
+        return not self._not_current
+
+    def set_not_current(self, reasons: tuple[str, ...] | list[str]) -> None:
+        reasons = tuple(dict.fromkeys(r for r in reasons if r))
+        if reasons == self._not_current:
+            return
+        self._not_current = reasons
+        self._notify("validity", reasons)
+
+    def not_current_text(self) -> str:
+        """One line for a banner or a refusal: the first reason, and how many more."""
+        if not self._not_current:
+            return ""
+        more = len(self._not_current) - 1
+        extra = f" (and {more} more invalid field{'s' if more != 1 else ''})" if more else ""
+        return f"The Workload tab has an invalid input: {self._not_current[0]}{extra}"
+
+    # --- measured hardware ------------------------------------------------------------------
+    @property
+    def measured_busbw(self) -> float | None:
+        """Measured all-reduce bus bandwidth in bytes/s chosen for the estimates, or None."""
+        return self._measured_busbw
+
+    def set_measured_busbw(self, value: float | None) -> None:
+        """Set (bytes/s, > 0) or clear (None); notifies ``measured_busbw`` on a real change. A
+        non-positive or non-finite value is refused with a ValueError naming the field."""
+        if value is not None:
+            value = float(value)
+            if not (value > 0 and math.isfinite(value)):
+                raise ValueError(f"measured all-reduce bus bandwidth must be > 0 B/s, got {value}")
+        if value == self._measured_busbw:
+            return
+        self._measured_busbw = value
+        self._notify("measured_busbw", value)
 
     # --- status bar -------------------------------------------------------------------------
     def show_status(self, message: str, timeout_ms: int = 6000) -> None:

@@ -18,7 +18,9 @@ for serving):
 
 from __future__ import annotations
 
+import dataclasses
 import html
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,10 +29,12 @@ import numpy as np
 import numpy.typing as npt
 
 from desktopapp.application.text import CardView, assumption_rows, formula_tooltip
+from desktopapp.application.workload_presets import params_text
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.inference import InferenceEstimate, InferenceInputs, inference_sweep_batch
 from desktopapp.model.memory import MemoryEstimate
+from desktopapp.model.perf_training import RunEstimate, estimate_run
 from desktopapp.model.serving import (
     DEFAULT_MAX_BATCH,
     ServingInputs,
@@ -479,6 +483,201 @@ def inference_view(
             (float(inputs.batch_size), est.throughput_per_second),
         ),
     )
+
+
+# --- the headline: one sentence a room can read, and the chain that produces it ------------
+
+_VENDOR_WORDS = ("NVIDIA", "AMD", "Google", "AWS", "Intel", "Apple", "Instinct", "GeForce")
+_VARIANT = re.compile(r"^(SXM\d*|PCIe|HGX|Grace|Hopper|Generation|Ada|\d+GB|\(.*)$", re.I)
+
+
+def accelerator_short_name(name: str | None) -> str:
+    """What people call the device: "NVIDIA H100 SXM5 80GB" → "H100", "AMD Instinct MI300X" →
+    "MI300X", "Google TPU v5e" → "TPU v5e"."""
+    if not name:
+        return "GPUs"
+    words = [w for w in re.sub(r"\(.*?\)", "", name).split() if w not in _VENDOR_WORDS]
+    kept: list[str] = []
+    for word in words:
+        if _VARIANT.match(word) or len(kept) == 2:
+            break
+        kept.append(word)
+    return " ".join(kept) or name
+
+
+def about_duration(seconds: float) -> str:
+    """A duration rounded as it is said aloud: "39 minutes", "5.3 hours", "10 days"."""
+    minutes = seconds / 60.0
+    if minutes < 90:
+        whole = max(1, round(minutes))
+        return f"{whole} minute{'s' if whole != 1 else ''}"
+    hours = seconds / 3600.0
+    if hours < 48:
+        return f"{units.format_plain(hours, 2)} hours"
+    days = hours / 24.0
+    shown = f"{round(days):,}" if days >= 10 else units.format_plain(days, 2)
+    return f"{shown} days"
+
+
+def money_short(usd: float) -> str:
+    """$850, $39k, $390k, $1.2M: two or three significant figures."""
+    for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if usd >= scale:
+            return f"${units.format_plain(usd / scale, 2 if usd / scale < 100 else 3)}{suffix}"
+    return f"${usd:,.2f}" if usd < 100 else f"${usd:,.0f}"
+
+
+def _money_range(low: float, high: float) -> str:
+    """ "$300-520k": one unit when both share it."""
+    a, b = money_short(low), money_short(high)
+    if a[-1] == b[-1] and a[-1] in "kMB":
+        return f"{a[:-1]}-{b[1:]}"
+    return f"{a}-{b}"
+
+
+@dataclass(frozen=True)
+class HeroView:
+    """The Workload tab's headline: the answer in one sentence, and the chain of figures that
+    produces it (each step multiplies out to the next)."""
+
+    sentence: str
+    chain: str
+    tooltip: str = ""
+
+
+def _subject(est: TrainingEstimate) -> str:
+    params = est.inputs.params
+    who = "The run" if not params else params_text(params)
+    devices = est.devices
+    name = accelerator_short_name(est.accelerator_name)
+    return f"{who} on {devices:,} {name}"
+
+
+def hero_view(est: TrainingEstimate, run: RunEstimate | None = None) -> HeroView:
+    """The training headline. ``run``: the modelled run when it sets the headline (its likely
+    range and the chain steady state × production factor ÷ goodput = wall time); else the
+    flat rule's chain C ÷ (peak × utilization × devices)."""
+    wall = about_duration(est.training_seconds)
+    parts = [f"about {wall}"]
+    if est.estimated_cost_usd is not None:
+        money = money_short(est.estimated_cost_usd)
+        if run is not None and run.cost_low_usd is not None and run.cost_high_usd is not None:
+            money += f" (likely {_money_range(run.cost_low_usd, run.cost_high_usd)})"
+        parts.append(money)
+    else:
+        hours = f"{units.format_count(est.gpu_hours).replace(' ', '')} GPU-hours"
+        if run is not None:
+            hours += (
+                f" (likely {units.format_count(run.gpu_hours_low).replace(' ', '')}-"
+                f"{units.format_count(run.gpu_hours_high).replace(' ', '')})"
+            )
+        parts.append(hours)
+    sentence = f"{_subject(est)}: {', '.join(parts)}"
+    wall_text = units.format_duration(est.training_seconds)
+    devices = f"{est.devices:,} {'GPU' if est.devices == 1 else 'GPUs'}"
+    if run is not None:
+        steady = run.training_seconds * run.goodput / run.production_factor
+        first = (
+            f"Steady state {units.format_duration(steady)} × production factor "
+            f"{units.format_plain(run.production_factor, 3)} ÷ goodput "
+            f"{units.format_percent(run.goodput, 0)} = {wall_text} wall time"
+        )
+        tooltip = (
+            "Steady state: the modelled steps × step time at the plan's MFU "
+            f"({units.format_percent(run.mfu, 0)}). Production factor: what published runs took "
+            "beyond that (restarts, evaluation, slower stretches). Goodput: the share of wall "
+            "time spent training (checkpoints and failures take the rest)."
+        )
+    else:
+        first = (
+            f"{units.format_flops(est.total_flops)} ÷ ({units.format_plain(est.peak_tflops, 4)} "
+            f"TFLOP/s × {units.format_percent(est.utilization, 0)} utilization × {devices})"
+            f" = {wall_text} wall time"
+        )
+        tooltip = "The flat rule: compute over peak × utilization × devices."
+    chain = [first, f"× {devices} = {units.format_count(est.gpu_hours).replace(' ', '')} GPU-hours"]
+    if est.estimated_cost_usd is not None and est.price_per_gpu_hour is not None:
+        chain.append(
+            f"× {units.format_money(est.price_per_gpu_hour)} per GPU-hour = "
+            f"{units.format_money(est.estimated_cost_usd)}"
+        )
+    return HeroView(sentence, " · ".join(chain), tooltip)
+
+
+# --- a given plan: what it forced, in words (issue 21) ---------------------------------------
+
+PLAN_FIELDS_GIVEN = ("tp", "pp", "micro_batch")
+
+
+def _plan_words(plan: Any) -> str:
+    words = [f"TP {plan.tp}" if plan.tp > 1 else "no tensor parallel"]
+    if plan.pp > 1:
+        interleave = f" interleaved ×{plan.virtual_stages}" if plan.virtual_stages > 1 else ""
+        words.append(f"PP {plan.pp}{interleave}")
+    words.append(f"DP {plan.dp}")
+    return ", ".join(words)
+
+
+def _recompute_words(share: float) -> str:
+    if share >= 1.0:
+        return "full activation recompute"
+    if share > 0:
+        return f"recompute of {units.format_percent(share, 0)} of the activations"
+    return "no recompute"
+
+
+def plan_change_text(given: RunEstimate, auto: RunEstimate, inputs: TrainingInputs) -> str:
+    """What a plan the user gave (TP, PP or micro-batch) forced, against the automatic plan
+    for the same run: "" when nothing differs in a way that matters."""
+    named = [
+        f"{label} {getattr(inputs, name)}"
+        for name, label in (("tp", "TP"), ("pp", "PP"), ("micro_batch", "micro-batch"))
+        if getattr(inputs, name)
+    ]
+    g, a = given.plan, auto.plan
+    changes: list[str] = []
+    if not inputs.tp and g.tp != a.tp:
+        changes.append(
+            ("no tensor parallel" if g.tp == 1 else f"TP {g.tp}")
+            + f" (the automatic plan uses TP {a.tp})"
+        )
+    if not inputs.pp and g.pp != a.pp:
+        changes.append(f"PP {g.pp} (the automatic plan uses PP {a.pp})")
+    if g.recompute > a.recompute:
+        changes.append(
+            f"{_recompute_words(g.recompute)} to fit memory (the automatic plan needs "
+            f"{_recompute_words(a.recompute).replace('no recompute', 'none')})"
+        )
+    if g.pp > 1 and g.virtual_stages < a.virtual_stages and a.pp > 1:
+        changes.append(f"no interleaving (the automatic plan interleaves ×{a.virtual_stages})")
+    if not inputs.micro_batch and g.micro_batch != a.micro_batch:
+        changes.append(f"micro-batch {g.micro_batch} (automatic: {a.micro_batch})")
+    if not changes and given.training_seconds <= auto.training_seconds * 1.005:
+        return ""
+    forced = f"it brings {'; '.join(changes)}. " if changes else ""
+    return (
+        f"With {' and '.join(named) or 'your plan'} as given, {forced}Wall time "
+        f"{units.format_duration(given.training_seconds)} against "
+        f"{units.format_duration(auto.training_seconds)} for the automatic plan "
+        f"({_plan_words(a)}). Clear the plan fields to use the automatic plan."
+    )
+
+
+def given_plan_note(modelled: Any, inputs: TrainingInputs | None) -> str:
+    """For a modelled run (``training_view.ModelledRun``) whose plan the user gave: what that
+    forced, against the automatic plan of the same run ("" when no plan field was given)."""
+    run = getattr(modelled, "run", None)
+    run_inputs = getattr(modelled, "inputs", None)
+    if run is None or run_inputs is None or inputs is None:
+        return ""
+    if not any(getattr(inputs, name, None) for name in PLAN_FIELDS_GIVEN):
+        return ""
+    auto_inputs = dataclasses.replace(run_inputs, tp=None, pp=None, dp=None, micro_batch=None)
+    try:
+        auto = estimate_run(auto_inputs)
+    except ValueError:
+        return ""
+    return plan_change_text(run, auto, inputs)
 
 
 def inference_missing_reason(measured_without_catalog_match: bool) -> str:

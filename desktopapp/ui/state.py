@@ -16,7 +16,10 @@ Signals (emitted only when something actually changed):
 - ``runs_per_month_changed(float)``.
 - ``status_message(str, int)``: text for the status bar and a timeout in ms (0 = until replaced).
 - ``measured_busbw_changed(object)``: the all-reduce bus bandwidth measured on the Hardware tab's
-  Collectives page and chosen "Use in estimates" (bytes/s, float), or ``None`` when cleared.
+  Collectives page and chosen "Use in estimates" (bytes/s, float), or ``None`` when cleared
+  (held by the plan, ``PlanState.measured_busbw``).
+- ``validity_changed(object)``: why the workload's figures are not current (tuple of str; empty:
+  current again).
 """
 
 from __future__ import annotations
@@ -81,11 +84,11 @@ class AppState(QObject):
     runs_per_month_changed = Signal(float)
     status_message = Signal(str, int)
     measured_busbw_changed = Signal(object)
+    validity_changed = Signal(object)
 
     def __init__(self, parent: QObject | None = None, plan: PlanState | None = None) -> None:
         super().__init__(parent)
         self.plan = plan if plan is not None else PlanState()
-        self._measured_busbw: float | None = None
         self.cost = CostState(self.plan, self)
         self.plan.subscribe(self._relay)
 
@@ -110,6 +113,10 @@ class AppState(QObject):
             self.cost.inputs_changed.emit(payload)
         elif event == "cost_result":
             self.cost.result_changed.emit(payload)
+        elif event == "validity":
+            self.validity_changed.emit(payload)
+        elif event == "measured_busbw":
+            self.measured_busbw_changed.emit(payload)
 
     # --- workload ---------------------------------------------------------------------------
     @property
@@ -210,20 +217,19 @@ class AppState(QObject):
     @property
     def measured_busbw(self) -> float | None:
         """Measured all-reduce bus bandwidth in bytes/s chosen for the estimates, or None."""
-        return self._measured_busbw
+        return self.plan.measured_busbw
 
     def set_measured_busbw(self, value: float | None) -> None:
-        """Set (bytes/s, > 0) or clear (None) the measured bus bandwidth; emits
-        ``measured_busbw_changed`` only on a real change. A non-positive or non-finite value is
-        refused with a ValueError naming the field."""
-        if value is not None:
-            value = float(value)
-            if not (value > 0 and value != float("inf")):
-                raise ValueError(f"measured all-reduce bus bandwidth must be > 0 B/s, got {value}")
-        if value == self._measured_busbw:
-            return
-        self._measured_busbw = value
-        self.measured_busbw_changed.emit(value)
+        """See ``PlanState.set_measured_busbw``; ``measured_busbw_changed`` follows a change."""
+        self.plan.set_measured_busbw(value)
+
+    # --- whether the figures are current ----------------------------------------------------
+    @property
+    def not_current(self) -> tuple[str, ...]:
+        return self.plan.not_current
+
+    def set_not_current(self, reasons: tuple[str, ...] | list[str]) -> None:
+        self.plan.set_not_current(reasons)
 
     # --- status bar -------------------------------------------------------------------------
     def show_status(self, message: str, timeout_ms: int = 6000) -> None:

@@ -738,7 +738,9 @@ def test_a_parallel_plan_typed_in_is_the_plan_the_modelled_run_uses(
     tab.flush()
     marked = tab.marked_fields()
     assert tab.inputs.tp in marked and "scale-up domain" in marked[tab.inputs.tp]
-    assert tab.outcome.training is not None  # the flat estimate still stands
+    # issue 21: no silent switch to the flat estimate; the headline says it is not current
+    assert tab.outcome.training is None
+    assert tab.training_results.hero.text().startswith("Not current")
 
 
 def test_active_parameters_of_a_mixture_of_experts(qtbot: QtBot, tab: EstimateTab) -> None:

@@ -21,7 +21,7 @@ import html
 from datetime import date
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QScrollArea, QWidget
+from PySide6.QtWidgets import QLabel, QScrollArea, QWidget
 
 from desktopapp.application import cost as presenter
 from desktopapp.application.cost import option_color
@@ -124,8 +124,23 @@ class CostTab(RecomputingTab):
         row.setStretchFactor(0, 3)
         row.setStretchFactor(1, 2)
         self.hybrid_row = row
+        # While a Workload field is invalid the demand below is the last valid workload's:
+        # said at the top, never served silently (issue 21).
+        self.not_current = QLabel()
+        self.not_current.setObjectName("Verdict")
+        self.not_current.setProperty("verdict", "bad")
+        self.not_current.setWordWrap(True)
+        self.not_current.setVisible(False)
         self.results_scroll: QScrollArea = scrolling_column(
-            (self.headline, self.plots, self.table, row, self.offers, self.assumptions)
+            (
+                self.not_current,
+                self.headline,
+                self.plots,
+                self.table,
+                row,
+                self.offers,
+                self.assumptions,
+            )
         )
         # The inputs above the results when both do not fit side by side (1024 px in
         # presentation mode), instead of a results pane that scrolls sideways (issue 16).
@@ -150,6 +165,7 @@ class CostTab(RecomputingTab):
         self.hybrid.option_combo.activated.connect(self._on_hybrid_chosen)
         self.state.accelerator_changed.connect(self._on_state_accelerator)
         self.state.estimate_changed.connect(self._on_state_estimate)
+        self.state.validity_changed.connect(lambda _reasons: self._show_currency())
         self.state.runs_per_month_changed.connect(self._on_state_runs)
         self.cost_state.inputs_changed.connect(self._on_cost_state_inputs)
 
@@ -416,6 +432,7 @@ class CostTab(RecomputingTab):
         self._publish(inputs, comparison, runs)
         self.comparison = comparison
         self._show(comparison, errors)
+        self._show_currency()
         self._marks.show(errors)
         self.errors = {
             getattr(w, "field", w.objectName() or type(w).__name__): m for w, m in errors.items()
@@ -451,6 +468,16 @@ class CostTab(RecomputingTab):
             return
         source = str(self.inputs.demand_source.currentData())
         self.view.show(comparison, source, self._accelerator_name())
+
+    def _show_currency(self) -> None:
+        """The banner saying the figures are not current, and why (hidden when current)."""
+        text = self.state.plan.not_current_text()
+        self.not_current.setText(
+            f"Not current: {text}. The figures below are for the last valid workload."
+            if text
+            else ""
+        )
+        self.not_current.setVisible(bool(text))
 
     def _show_cloud_only(self, reason: str) -> None:
         """Owning cannot be computed: still rank the compared cloud prices and show what an

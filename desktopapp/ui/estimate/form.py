@@ -110,6 +110,27 @@ class WorkloadForm:
             "kv_heads": opt(inp.kv_heads.value()),
         }
 
+    def _shape_spins(self) -> dict[str, QSpinBox]:
+        inp = self.inputs
+        return {
+            "layers": inp.layers,
+            "hidden": inp.hidden,
+            "heads": inp.heads,
+            "kv_heads": inp.kv_heads,
+            "seq_len": inp.seq_len,
+        }
+
+    def shape_fields(self) -> dict[str, int]:
+        """The Shape fields and the sequence length as shown (0: not set)."""
+        return {name: spin.value() for name, spin in self._shape_spins().items()}
+
+    def set_shape(self, values: Mapping[str, int]) -> None:
+        """Write the Shape fields (signals blocked; the tab is recomputing)."""
+        spins = self._shape_spins()
+        with blocked(*spins.values()):
+            for name, value in values.items():
+                spins[name].setValue(int(value))
+
     def training(
         self,
         errors: dict[QWidget, str],
@@ -153,11 +174,17 @@ class WorkloadForm:
         else:
             fields["accelerator"] = None if acc is None else acc.id
         price_source = policy.price_source(acc, price)
+        # An untouched slider shows the default: it is saved (and planned with) as "default",
+        # never as a figure the user gave (a measured device's utilization is its own figure).
+        measured = custom is not None and custom.utilization is not None
+        utilization = (
+            inp.utilization.fraction() if policy.utilization_user_set or measured else None
+        )
         fields.update(
             epochs=epochs,
             precision=precision,
             gpus=inp.devices.value(),
-            utilization=inp.utilization.fraction(),
+            utilization=utilization,
             price=price,
             price_source=price_source,
         )

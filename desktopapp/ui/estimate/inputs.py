@@ -7,6 +7,9 @@ writes values back under ``QSignalBlocker``.
 
 from __future__ import annotations
 
+import html
+from collections.abc import Mapping
+
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -36,6 +39,7 @@ from desktopapp.ui.common.fields import (
 from desktopapp.ui.common.layouts import flow_grid
 from desktopapp.ui.common.quantity_edit import QuantityEdit
 from desktopapp.ui.common.section import Section
+from desktopapp.ui.common.theme import COLORS
 
 # (value, label) pairs; values are the model's names.
 STORAGE_PRECISIONS: tuple[tuple[str, str], ...] = (
@@ -81,6 +85,21 @@ class InputsPanel(InputsColumn):
         self._build_plan()
         self._build_memory()
         self._build_inference()
+        # every invalid field's message, under the section that holds the field (issue 25)
+        self._section_errors: dict[Section, QLabel] = {}
+        for section in (
+            self.preset_section,
+            self.training_section,
+            self.hardware_section,
+            self.plan_section,
+            self.memory_section,
+            self.inference_section,
+        ):
+            label = hint_label()
+            label.setObjectName("FieldErrors")
+            label.setVisible(False)
+            section.add_wide(label)
+            self._section_errors[section] = label
         self.set_method(METHOD_6ND)
         self.finish(minimum_width=380)
         self._name_fields()
@@ -301,6 +320,10 @@ class InputsPanel(InputsColumn):
             shape.addWidget(spin, 2 * (col // 2) + 1, col % 2)
             spin.setMinimumWidth(50)
         section.add_row("Shape", shape)
+        # where the shape came from (a preset), or why it was replaced (issue 21)
+        self.shape_note = hint_label()
+        self.shape_note.setVisible(False)
+        section.add_row("", self.shape_note)
 
         self.checkpointing = QCheckBox("Activation checkpointing")
         self.checkpointing.setToolTip("Keep only layer inputs; recompute activations in backward")
@@ -437,6 +460,45 @@ class InputsPanel(InputsColumn):
         method = self.method()
         self._show_method_fields(method)
         self.method_changed.emit(method)
+
+    # --- notes and errors at the fields -------------------------------------------------------
+    def show_shape_note(self, note: str, warning: bool) -> None:
+        """Where the Shape fields came from, or (``warning``) that they were replaced."""
+        text = html.escape(note)
+        if warning:
+            text = f"<span style='color:{COLORS['warn']}; font-weight:600'>⚠ {text}</span>"
+        self.shape_note.setText(text)
+        self.shape_note.setVisible(bool(note))
+
+    def _section_of(self, widget: QWidget) -> Section | None:
+        parent: QWidget | None = widget
+        while parent is not None:
+            if isinstance(parent, Section) and parent in self._section_errors:
+                return parent
+            parent = parent.parentWidget()
+        return None
+
+    def show_field_errors(self, errors: Mapping[QWidget, str]) -> None:
+        """Each invalid field's message under its own section, every one of them."""
+        grouped: dict[Section, list[str]] = {}
+        for widget, message in errors.items():
+            section = self._section_of(widget) or self.training_section
+            if message not in grouped.setdefault(section, []):
+                grouped[section].append(message)
+        for section, label in self._section_errors.items():
+            messages = grouped.get(section, [])
+            label.setText(
+                "<br>".join(
+                    f"<span style='color:{COLORS['bad']}; font-weight:600'>⚠ "
+                    f"{html.escape(m)}</span>"
+                    for m in messages
+                )
+            )
+            label.setVisible(bool(messages))
+
+    def error_label_for(self, widget: QWidget) -> QLabel:
+        """The label that shows ``widget``'s error (the one under its section)."""
+        return self._section_errors[self._section_of(widget) or self.training_section]
 
     # --- helpers for the tab ------------------------------------------------------------------
     def set_combo_items(self, combo: QComboBox, items: list[tuple[str, str]], current: str) -> str:

@@ -81,9 +81,15 @@ class ModelledPanel(Section):
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.knee_label = QLabel()
         self.knee_label.setWordWrap(True)
+        # a plan the user gave: what it forced against the automatic plan, in words (issue 21)
+        self.plan_changes = QLabel()
+        self.plan_changes.setWordWrap(True)
+        self.plan_changes.setTextFormat(Qt.TextFormat.PlainText)
+        self.plan_changes.setVisible(False)
         for widget in (
             self.message,
             self.plan_label,
+            self.plan_changes,
             self.reason_label,
             self.bar,
             self.legend,
@@ -141,8 +147,13 @@ class ModelledPanel(Section):
         self._plots = parts
         return parts
 
+    def show_plan_changes(self, text: str) -> None:
+        self.plan_changes.setText(f"⚠ {text}" if text else "")
+        self.plan_changes.setVisible(bool(text) and self.view is not None)
+
     def clear(self, reason: str) -> None:
         self.view = None
+        self.plan_changes.setVisible(False)
         for card in self.cards:
             card.clear(reason)
         self.message.setText(reason)
@@ -169,6 +180,7 @@ class ModelledPanel(Section):
         self.knee_label.setText(view.scaling.knee_text)
         for widget in (self.plan_label, self.reason_label, self.bar, self.legend, self.knee_label):
             widget.setVisible(True)
+        self.plan_changes.setVisible(bool(self.plan_changes.text()))
         if self._plots_allowed:
             self._show_scaling(view)
 

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from desktopapp.application.workload import (
     NO_PRICE,
+    HeroView,
     MemoryView,
     TrainingCurves,
     TrainingView,
@@ -37,6 +38,16 @@ class TrainingResults(Section):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Training estimate", parent=parent)
+        # the answer in one sentence, and the chain of figures under it (issues 21 and 25)
+        self.hero = QLabel()
+        self.hero.setObjectName("PanelTitle")
+        self.hero.setWordWrap(True)
+        self.hero.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.chain = QLabel()
+        self.chain.setObjectName("Hint")
+        self.chain.setWordWrap(True)
+        self.add(self.hero)
+        self.add(self.chain)
         self.compute_card = ResultCard("Total compute")
         self.time_card = ResultCard("Wall time")
         self.gpu_hours_card = ResultCard("GPU-hours")
@@ -65,25 +76,43 @@ class TrainingResults(Section):
         self.add(ranges)
         self.add(self.range_note)
 
-    def clear(self, reason: str) -> None:
+    def clear(self, reason: str, not_current: bool = False) -> None:
+        """No figures: ``reason`` on the cards and in the headline (``not_current``: a field
+        is invalid, so no figure on the tab is current)."""
         for card in self.cards:
             card.clear(reason)
         self.time_range.clear()
         self.cost_range.clear()
         self.range_note.setText("")
+        self.hero.setText(f"Not current: {reason}" if not_current else reason)
+        self.hero.setToolTip("")
+        self.chain.setText(
+            "Correct the field marked on the left; the figures follow at once."
+            if not_current
+            else ""
+        )
 
-    def show_view(self, view: TrainingView) -> None:
+    def show_hero(self, view: HeroView) -> None:
+        self.hero.setText(view.sentence)
+        self.hero.setToolTip(view.tooltip)
+        self.chain.setText(view.chain)
+        self.chain.setToolTip(view.tooltip)
+
+    def show_view(self, view: TrainingView, price_error: str = "") -> None:
+        """The cards; ``price_error``: the price field's message (the cost says that, not
+        "no price given")."""
         self.compute_card.show_view(view.compute)
         self.time_card.show_view(view.time)
         self.gpu_hours_card.show_view(view.gpu_hours)
+        no_price = "invalid price" if price_error else "no price given"
         if view.cost is None:
-            self.cost_card.clear(NO_PRICE)
-            self.cost_card.set_value(DASH, "", "no price given", self.cost_card.toolTip())
+            self.cost_card.clear(price_error or NO_PRICE)
+            self.cost_card.set_value(DASH, "", no_price, self.cost_card.toolTip())
         else:
             self.cost_card.show_view(view.cost)
         for bar, shown in ((self.time_range, view.time_range), (self.cost_range, view.cost_range)):
             if shown is None:
-                bar.clear("no price given")
+                bar.clear(no_price)
             else:
                 bar.set_range(shown.low, shown.low, shown.high, shown.format, ticks=shown.ticks)
             bar.setToolTip(view.range_tooltip)

@@ -275,6 +275,14 @@ class EstimateTab(RecomputingTab):
         self.presets.remember(self.form.snapshot())
         self.recompute()
 
+    def _check_shape(self) -> None:
+        """Shape fields a preset (or an earlier assumption) filled never feed another model
+        size silently: replaced, and said so under them (workload_presets.shape_after_edit)."""
+        change = self.presets.shape_after_edit(self.inputs.params.value(), self.form.shape_fields())
+        if change is not None:
+            self.form.set_shape(change.values)
+        self.inputs.show_shape_note(self.presets.shape_note, self.presets.shape_warning)
+
     def _note_preset_edits(self) -> None:
         """An input a preset set was changed: the workload is no longer that preset."""
         if self.presets.snapshot is not None and self.presets.edited(self.form.snapshot()):
@@ -373,6 +381,7 @@ class EstimateTab(RecomputingTab):
         """Read every input, run the model and update every result (one pass)."""
         self._timer.stop()
         self._note_preset_edits()
+        self._check_shape()
         errors: dict[QWidget, str] = {}
         acc, custom = self._current_accelerator(), self._custom_selected()
         training = self.form.training(errors, acc, custom, self.policy)
@@ -397,6 +406,10 @@ class EstimateTab(RecomputingTab):
         }
         for error in done.errors:
             errors[widgets[error.section].get(error.field, self.inputs.params)] = error.message
+        if done.modelled is not None and done.modelled.field is not None:
+            # a plan (or size) the model refused is an error at its field: the headline does
+            # not switch silently to another model (the flat rule) for it
+            done = replace(done, training=None)
         t_est, m_est, i_est, modelled = done.training, done.memory, done.inference, done.modelled
         self._show_utilization_note(done)
 
@@ -407,8 +420,21 @@ class EstimateTab(RecomputingTab):
         )
         results = WorkloadResults(training, t_est, m_est, inference, i_est, targets)
         self._show(results, workload.present(results, COLORS), errors)
+        if t_est is not None:
+            run = modelled.run if modelled is not None and modelled.sets_headline else None
+            self.training_results.show_hero(workload.hero_view(t_est, run))
+            if errors:  # figures shown beside an invalid field are not the current ones
+                hero = self.training_results.hero
+                price_error = errors.get(self.inputs.price)
+                if price_error is not None:
+                    hero.setText(f"{hero.text()}; no cost: {price_error}")
+                else:
+                    hero.setText(f"Not current: {next(iter(errors.values()))}")
+        self.modelled.show_plan_changes(workload.given_plan_note(modelled, training))
         self._show_modelled(modelled)
         self._marks.show(errors)
+        self.inputs.show_field_errors(errors)
+        self.state.set_not_current(list(errors.values()))
 
         self.outcome = _Outcome(
             t_est,
@@ -463,11 +489,13 @@ class EstimateTab(RecomputingTab):
                 None if preset is None else preset.name,
                 preset is None or preset.has_training_estimate,
             )
-            self.training_results.clear(reason or "Fill in the inputs on the left")
+            self.training_results.clear(
+                reason or "Fill in the inputs on the left", not_current=bool(errors)
+            )
             self.training_results.range_note.setText(reason)
             self.plots.clear()
         else:
-            self.training_results.show_view(view.training)
+            self.training_results.show_view(view.training, errors.get(self.inputs.price, ""))
             self.plots.set_data(*view.training.curves.args())
             self.plots.setToolTip(view.training.curves_tooltip)
         if view.memory is None:

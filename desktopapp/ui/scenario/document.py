@@ -354,6 +354,10 @@ class ScenarioDocument(QObject):
         return f"{stem or 'scenario'}{FILE_SUFFIX}"
 
     def _write(self, target: Path) -> bool:
+        why = self.state.plan.not_current_text()
+        if why:  # the state holds the last valid inputs: a file would mix old and new sections
+            self._report(f"Could not save {target.name}", f"Not saved: {why}.", True)
+            return False
         scenario = self.current_scenario()
         try:
             scenario.save(target)
