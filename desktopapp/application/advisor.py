@@ -535,13 +535,23 @@ def search_training(
         if progress is not None:
             progress(step, len(candidates))
         failures: list[tuple[int, str]] = []
-        for gpus in cand.sizes:
+        memory_bound: int | None = None  # the largest fleet found too small for the memory
+        # largest fleets first: once a fleet cannot hold the model, no smaller one can
+        for gpus in sorted(cand.sizes, reverse=True):
+            if memory_bound is not None:
+                failures.append(
+                    (gpus, f"fewer GPUs than {memory_bound:,}, which already lack the memory")
+                )
+                continue
             searched += 1
             assert cand.precision is not None
             try:
                 fig = training_figures(workload, cand.acc.id, gpus, cand.precision)
             except ValueError as exc:
-                failures.append((gpus, error_text(exc)))
+                text = error_text(exc)
+                failures.append((gpus, text))
+                if _classify(text) == adv.MEMORY:
+                    memory_bound = gpus
                 continue
             for price, ref in cand.prices:
                 options.append(
@@ -573,8 +583,14 @@ def search_training(
 def _fold_failures(acc: Accelerator, failures: list[tuple[int, str]]) -> list[adv.Excluded]:
     """One excluded row per GPU count that cannot run, with the model's reason."""
     return [
-        adv.Excluded(acc.id, gpus, None, _classify(text), f"{gpus:,} × {acc.name}: {text}")
-        for gpus, text in failures
+        adv.Excluded(
+            acc.id,
+            gpus,
+            None,
+            adv.MEMORY if "lack the memory" in text else _classify(text),
+            f"{gpus:,} × {acc.name}: {text}",
+        )
+        for gpus, text in sorted(failures)
     ]
 
 

@@ -110,6 +110,10 @@ def test_excluded_options_keep_their_reason():
     one = [e for e in ranking.excluded if e.gpus == 1]
     assert one and one[0].kind == adv.MEMORY and "memory" in one[0].reason
     assert all(o.gpus > 1 for o in ranking.options)
+    for e in ranking.excluded:  # each fleet left out (some without modelling) cannot run
+        if e.gpus is not None:
+            with pytest.raises(ValueError):
+                app.training_figures(big, "h100-sxm", e.gpus, "bf16")
     nothing = app.search_serving(
         app.ServeWorkload(params=8e9, requests_per_s=1, tpot_slo_s=1e-4),
         adv.Constraints(include=("h100-sxm",)),
