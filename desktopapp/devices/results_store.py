@@ -26,7 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from desktopapp.devices.bench.core import BenchResult
-from desktopapp.devices.sqlite_files import FileState, classify, ensure_parent
+from desktopapp.devices.sqlite_files import (
+    FileState,
+    classify,
+    connect_existing,
+    create_new,
+    ensure_parent,
+    setup_schema,
+)
 from desktopapp.model.jsonable import jsonable
 
 SCHEMA_VERSION = 1
@@ -186,6 +193,18 @@ def _version(conn: sqlite3.Connection, tables: frozenset[str]) -> int | None:
     return int(row[0]) if row else None
 
 
+def _write_version(conn: sqlite3.Connection) -> None:
+    """The schema version row, when absent (inside ``setup_schema``'s transaction)."""
+    if conn.execute("SELECT 1 FROM meta WHERE key='schema_version'").fetchone() is None:
+        conn.execute(
+            "INSERT INTO meta(key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),)
+        )
+
+
+def _error_text(exc: BaseException) -> str:
+    return _os_text(exc) if isinstance(exc, OSError) else str(exc)
+
+
 def _os_text(exc: OSError) -> str:
     text = exc.strerror or str(exc)
     return f"{text}: {exc.filename}" if exc.filename else text
@@ -238,20 +257,36 @@ class ResultsStore:
             "it to start a new database (your other data is not affected)"
         )
 
+    def _classify(self) -> Any:
+        return classify(
+            self.path, schema_sql=_SCHEMA, current_version=SCHEMA_VERSION, read_version=_version
+        )
+
     def _check_existing(self) -> None:
         """Read-only classification (``sqlite_files.classify``): never writes, never deletes.
         Ours and current, or ours with a hot journal (recovered on opening), pass; anything
-        else raises :class:`ResultsStoreError` and the file stays byte-identical."""
-        found = classify(
-            self.path, schema_sql=_SCHEMA, current_version=SCHEMA_VERSION, read_version=_version
-        )
+        else raises :class:`ResultsStoreError` and the file stays byte-identical. A missing
+        file is created complete under a private name and linked into place
+        (``sqlite_files.create_new``), so a second process never sees it half made."""
+        found = self._classify()
+        if found.state is FileState.MISSING:
+            problem = ensure_parent(self.path)
+            if problem is not None:
+                raise ResultsStoreError(f"results database {self.path} {problem}")
+            try:
+                create_new(self.path, _SCHEMA, extra=_write_version)
+            except (OSError, sqlite3.Error) as exc:
+                raise ResultsStoreError(
+                    f"results database {self.path} could not be created ({_error_text(exc)})"
+                ) from None
+            found = self._classify()
         if not found.writable:
             raise ResultsStoreError(found.message("results database"))
         self.recovered = found.state is FileState.RECOVERABLE
 
     def _connect(self) -> sqlite3.Connection:
         try:
-            conn = sqlite3.connect(self.path)
+            conn = connect_existing(self.path)
         except sqlite3.Error as exc:
             raise self._error(f"cannot be opened ({exc})") from None
         conn.row_factory = sqlite3.Row
@@ -259,21 +294,13 @@ class ResultsStore:
         return conn
 
     def _initialise(self) -> None:
+        """Create-or-check under the write lock (``BEGIN IMMEDIATE``, retried while busy)."""
         problem = ensure_parent(self.path)
         if problem is not None:
             raise ResultsStoreError(f"results database {self.path} {problem}")
         try:
-            with closing(self._connect()) as conn, conn:
-                tables = {
-                    r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
-                }
-                if not tables >= _TABLES:  # only a new (or empty) file gets the tables
-                    conn.executescript(_SCHEMA)
-                if conn.execute("SELECT 1 FROM meta WHERE key='schema_version'").fetchone() is None:
-                    conn.execute(
-                        "INSERT INTO meta(key, value) VALUES ('schema_version', ?)",
-                        (str(SCHEMA_VERSION),),
-                    )
+            with closing(self._connect()) as conn:
+                setup_schema(conn, _SCHEMA, extra=_write_version)
         except sqlite3.DatabaseError as exc:
             raise ResultsStoreError(
                 f"results database {self.path} could not be set up ({exc})"

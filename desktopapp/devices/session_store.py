@@ -43,7 +43,15 @@ import numpy.typing as npt
 
 from desktopapp import paths
 from desktopapp.devices.sampler import ChannelSpec, SystemSample, channel_unit
-from desktopapp.devices.sqlite_files import FileState, classify, ensure_parent, schema_columns
+from desktopapp.devices.sqlite_files import (
+    BUSY_TIMEOUT_S,
+    FileState,
+    classify,
+    connect_existing,
+    create_new,
+    ensure_parent,
+    setup_schema,
+)
 
 DB_FILENAME = "monitor.sqlite3"
 SCHEMA_VERSION = 1
@@ -273,6 +281,21 @@ class SessionRecorder:
         self.finish()
 
 
+def _write_version(conn: sqlite3.Connection) -> None:
+    if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _wal_mode(path: Path) -> bool:
+    """The file's header says write-ahead log (bytes 18 and 19 = 2)."""
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(20)
+    except OSError:
+        return False
+    return len(header) == 20 and (header[18] == 2 or header[19] == 2)
+
+
 class SessionStoreError(ValueError):
     """The monitor database cannot be used; the message names the file, why, and what to do.
     A ``ValueError`` so callers that report bad input report this the same way."""
@@ -301,6 +324,8 @@ class SessionStore:
         self.read_only = read_only
         self._lock = threading.RLock()
         found = classify(self.path, schema_sql=_SCHEMA, current_version=SCHEMA_VERSION)
+        if found.state is FileState.MISSING and not read_only:
+            found = self._create()
         if not found.writable:
             raise SessionStoreError(found.message("monitor database"))
         self.recovered = found.state is FileState.RECOVERABLE
@@ -316,33 +341,47 @@ class SessionStore:
             ) from None
 
     def _open_read_only(self, state: FileState) -> sqlite3.Connection:
-        if state in (FileState.MISSING, FileState.EMPTY):
+        if state is FileState.MISSING:
             conn = sqlite3.connect(":memory:", check_same_thread=False)
             conn.executescript(_SCHEMA)  # nothing recorded yet: an empty in-memory view
             return conn
         if state is FileState.RECOVERABLE:
             return sqlite3.connect(str(self.path), check_same_thread=False)  # rolls back
+        # A write-ahead-log file with no -wal beside it is open in no process: read it without
+        # locks (a mode=ro open would leave -wal/-shm files next to it). Otherwise mode=ro,
+        # under SQLite's shared lock, waiting for a writer.
         wal = self.path.with_name(self.path.name + "-wal")
-        mode = "mode=ro" if wal.exists() else "immutable=1"
+        mode = "immutable=1" if _wal_mode(self.path) and not wal.exists() else "mode=ro"
         return sqlite3.connect(
-            f"{self.path.resolve().as_uri()}?{mode}", uri=True, check_same_thread=False
+            f"{self.path.resolve().as_uri()}?{mode}",
+            uri=True,
+            check_same_thread=False,
+            timeout=BUSY_TIMEOUT_S,
         )
+
+    def _create(self) -> Any:
+        """A missing database, created complete (``sqlite_files.create_new``), then
+        classified again (another process may have created it first)."""
+        problem = ensure_parent(self.path)
+        if problem is not None:
+            raise SessionStoreError(f"monitor database {self.path} {problem}")
+        try:
+            create_new(self.path, _SCHEMA, extra=_write_version, wal=True)
+        except (OSError, sqlite3.Error) as exc:
+            text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise SessionStoreError(
+                f"monitor database {self.path} could not be created ({text})"
+            ) from None
+        return classify(self.path, schema_sql=_SCHEMA, current_version=SCHEMA_VERSION)
 
     def _open_for_writing(self) -> sqlite3.Connection:
         problem = ensure_parent(self.path)
         if problem is not None:
             raise SessionStoreError(f"monitor database {self.path} {problem}")
-        conn = sqlite3.connect(str(self.path), check_same_thread=False)
+        conn = connect_existing(self.path, check_same_thread=False)
         try:
             conn.execute("PRAGMA foreign_keys = ON")
-            tables = {
-                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
-            }
-            if not schema_columns(_SCHEMA).keys() <= tables:
-                with conn:
-                    conn.executescript(_SCHEMA)
-            if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            setup_schema(conn, _SCHEMA, extra=_write_version)
             if str(conn.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
                 conn.execute("PRAGMA journal_mode = WAL")
         except BaseException:

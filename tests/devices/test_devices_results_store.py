@@ -177,8 +177,19 @@ def test_newer_schema_is_refused(tmp_path: Path) -> None:
     assert _snapshot(path) == before
 
 
-def test_empty_file_becomes_a_database(tmp_path: Path) -> None:
+def test_empty_file_not_made_by_the_app_is_named_and_left(tmp_path: Path) -> None:
+    # The app creates its database complete and links it into place: it never leaves a
+    # zero-length file, so one found there is someone else's and is not written into.
     path = tmp_path / "results.sqlite3"
     path.write_bytes(b"")
-    store = ResultsStore(path)
-    assert store.list_runs() == []
+    with pytest.raises(ResultsStoreError, match="empty file"):
+        ResultsStore(path)
+    assert path.read_bytes() == b""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.sqlite3"]
+
+
+def test_a_new_database_appears_complete_and_alone(tmp_path: Path) -> None:
+    path = tmp_path / "results.sqlite3"
+    ResultsStore(path)
+    assert path.read_bytes().startswith(b"SQLite format 3\x00")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.sqlite3"]

@@ -360,7 +360,7 @@ def test_classify_names_each_state(maker, state, tmp_path):
         path, schema_sql=session_store._SCHEMA, current_version=session_store.SCHEMA_VERSION
     )
     assert found.state is state
-    assert found.writable == (state in (FileState.MISSING, FileState.EMPTY, FileState.CURRENT))
+    assert found.writable == (state in (FileState.MISSING, FileState.CURRENT))
 
 
 @pytest.mark.parametrize("content", [b"{bad", b"\xff\xfe\x00", b"[]", b'{"format": "x"}', b""])
