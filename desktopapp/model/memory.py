@@ -23,6 +23,7 @@ mixed         2          2      4 + 8     4 + 4
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -149,6 +150,224 @@ def kv_bytes_per_value(precision: str) -> float:
     return 4.0 if precision == "fp32" else 2.0
 
 
+# --- training memory as PyTorch keeps it ------------------------------------------------------
+#
+# Per token and layer, the tensors autograd saves in a Llama-style block (pre-norm, fused QKV and
+# gate/up projections, rotary embedding, SDPA) under bf16 autocast, counted from the saved
+# tensors of each op (``torch.autograd.graph.saved_tensors_hooks``; ``bench --suite memory``
+# measures them on this machine):
+#   norms (2 per layer)       each keeps its input (the fp32 residual under autocast) and 1/rms
+#   attention projection      the 16-bit copy of the normed input
+#   SDPA (flash / efficient)  rotated q and k, v (a view that keeps the whole fused QKV output
+#                             alive), the output and the fp32 log-sum-exp per head
+#   output projection         its input is a view of the SDPA output (nothing new); separate
+#                             q/k/v projections keep three input copies instead: same total
+#   MLP                       its 16-bit input; SwiGLU: gate, SiLU(gate), up and their product
+#                             (4 × ffn); GELU: fc1 output and GELU output (2 × ffn)
+#   attention without a fused kernel keeps the softmax probabilities: fp32 (softmax runs in
+#   fp32 under autocast) plus the 16-bit copy the value matmul takes, a·s each
+# Around the layers: the final norm and the head's 16-bit input, the logits the model returns
+# (held by the training loop until backward ends), the fp32 log-probabilities cross-entropy
+# saves, and at the start of backward the fp32 gradient of the log-probabilities and of the
+# logits (the peak of the step: every layer's activations are still held).
+MLPS: tuple[str, ...] = ("swiglu", "gelu")
+DEFAULT_MLP = "swiglu"
+DEFAULT_VOCAB = 32_000
+VOCAB_SOURCE = "Llama 2 tokenizer, 32k entries (Touvron et al. 2023)"
+FRAGMENTATION = 0.05
+FRAGMENTATION_SOURCE = (
+    "allocator allowance: PyTorch's caching allocator reserves more than it allocates (blocks "
+    "rounded to 512 B, 2 MiB segments split and cached); 5% of the allocated peak is an "
+    "assumption — bench --suite memory on a GPU reports reserved against allocated"
+)
+LOSS_FP32_VALUES = 12.0  # fp32 log-probs kept + their gradient + the logits' gradient, per vocab
+ACTIVATION_SOURCE = (
+    "saved tensors of each op in a Llama-style block under bf16 autocast (PyTorch ≥ 2.0: SDPA "
+    "flash/efficient kernels, fused RMSNorm keeping its input and 1/rms); checked against "
+    "torch.cuda.max_memory_allocated on an H200 (1.36B model, micro-batch 1-8: measured 5.0 "
+    "GiB per extra sequence) and by bench --suite memory on this machine"
+)
+FUSED_OPTIMIZER_NOTE = (
+    "fused AdamW (torch.optim.AdamW(fused=True), Apex/DeepSpeed FusedAdam) updates in place; "
+    "the foreach implementation (PyTorch's default) keeps one state-sized temporary, +4 B per "
+    "parameter at the optimizer step"
+)
+
+
+def default_ffn_hidden(hidden: int, mlp: str) -> int:
+    """GELU: 4·h (GPT-2, BERT); SwiGLU: 8·h/3 rounded up to a multiple of 256 (Llama)."""
+    if mlp == "gelu":
+        return 4 * hidden
+    return int(math.ceil(8.0 * hidden / 3.0 / 256.0) * 256)
+
+
+def activation_widths(precision: str) -> tuple[float, float]:
+    """(bytes of a 16-bit-path activation, bytes of the residual stream and norm inputs).
+
+    ``mixed`` is autocast: matmul inputs and outputs in 16 bit, the residual stream and norms in
+    fp32. Pure ``bf16``/``fp16`` keep everything 16-bit, ``fp32`` everything 4 bytes."""
+    if precision == "fp32":
+        return 4.0, 4.0
+    if precision == "mixed":
+        return 2.0, 4.0
+    return 2.0, 2.0
+
+
+@dataclass(frozen=True)
+class ActivationTerms:
+    """Bytes per token: one layer's saved tensors, one layer's input (kept under checkpointing)
+    and the output side (final norm, head input, logits, fp32 loss and its gradient)."""
+
+    layer: float
+    layer_input: float
+    output: float
+    norms: float
+    attention: float
+    mlp: float
+
+
+def activation_terms(
+    *,
+    hidden: int,
+    heads: int,
+    kv_heads: int | None,
+    seq_len: int,
+    ffn_hidden: int,
+    vocab: int,
+    mlp: str,
+    precision: str,
+    flash_attention: bool,
+) -> ActivationTerms:
+    """Saved bytes per token (see the table above this function)."""
+    w, r = activation_widths(precision)
+    h = float(hidden)
+    h_kv = h * float(kv_heads or heads) / float(heads)
+    norms = 2.0 * (r * h + 4.0)
+    # input, rotated q and k, the fused QKV output (held through v, a view of it), the output
+    # (the output projection's input is a view of it); fp32 log-sum-exp per head
+    attention = w * (h + h + h_kv + (h + 2.0 * h_kv) + h) + 4.0 * heads
+    if not flash_attention:
+        probs = 4.0 + 2.0 if precision == "mixed" else w
+        attention += probs * heads * seq_len
+    f = float(ffn_hidden)
+    mlp_bytes = w * h + (4.0 * w * f if mlp == "swiglu" else 2.0 * w * f)
+    output = r * h + w * h + w * vocab + LOSS_FP32_VALUES * vocab
+    return ActivationTerms(
+        layer=norms + attention + mlp_bytes,
+        layer_input=r * h,
+        output=output,
+        norms=norms,
+        attention=attention,
+        mlp=mlp_bytes,
+    )
+
+
+def kept_activation_bytes(
+    terms: ActivationTerms,
+    layers: Any,
+    tokens: Any,
+    recompute: Any = 0.0,
+    tp: Any = 1.0,
+    interleave: Any = 1.0,
+) -> tuple[Any, Any]:
+    """(layer activations, output-side bytes) of one micro-batch of ``tokens`` per device.
+
+    ``recompute`` is the share of layers checkpointed (0, 0.5, 1): those keep only their input,
+    and one layer's full set is rebuilt during backward. Tensor parallel (with sequence
+    parallel) splits everything by ``tp``; interleaved pipelines keep ``interleave`` × more.
+    Works on floats and numpy arrays alike (the plan search passes arrays)."""
+    full = terms.layer * tokens / tp
+    kept_input = terms.layer_input * tokens / tp
+    rebuilt = (recompute > 0) * full
+    layer_bytes = (layers * ((1.0 - recompute) * full + recompute * kept_input) + rebuilt) * (
+        interleave
+    )
+    return layer_bytes, terms.output * tokens / tp
+
+
+@dataclass(frozen=True)
+class TrainingPeak:
+    """Bytes per device at the two peaks of a training step (floats or numpy arrays).
+
+    Backward peak (start of backward): working weights, master copy and optimizer states,
+    gradients only when they persist across micro-batches (gradient accumulation; a plain step
+    allocates them during backward), all activations and the output side. Optimizer-step peak:
+    weights, gradients, master copy and states. ``per_device`` is the larger, plus the allocator
+    allowance and the runtime overhead."""
+
+    weights: Any
+    gradients: Any
+    optimizer: Any
+    gathered: Any  # ZeRO-3: one layer's unsharded weights and gradients, gathered in flight
+    activations: Any
+    output: Any
+    backward_peak: Any
+    optimizer_peak: Any
+    fragmentation: Any
+    overhead: Any
+    per_device: Any
+    backward_binds: Any
+
+
+def training_peak(
+    *,
+    params: Any,
+    bpp: BytesPerParam,
+    zero_stage: Any,
+    dp: Any,
+    layers: Any,
+    activations: Any,
+    output: Any,
+    accumulating: Any,
+    overhead_bytes: float,
+    fragmentation: float = FRAGMENTATION,
+) -> TrainingPeak:
+    """Per-device bytes of a training step: the one rule ``estimate memory`` and the training
+    plan search share (floats or numpy arrays)."""
+    zero = zero_stage
+    weights = params * bpp.weights / _where(zero >= 3, dp, 1.0)
+    grads = params * bpp.gradients / _where(zero >= 2, dp, 1.0)
+    optimizer = params * bpp.optimizer / _where(zero >= 1, dp, 1.0)
+    # ZeRO-3 gathers one layer's weights (and reduces its gradients) ahead of use: two layers
+    # unsharded in flight; nothing to gather on one device or without the layer count
+    in_flight = 2.0 * params / layers * (bpp.weights + bpp.gradients) if layers else 0.0
+    gathered = _where((zero >= 3) & (dp > 1), in_flight * (1.0 - 1.0 / dp), 0.0)
+    backward = weights + optimizer + gathered + accumulating * grads + activations + output
+    step = weights + grads + optimizer + gathered
+    peak = _maximum(backward, step)
+    frag = fragmentation * peak
+    return TrainingPeak(
+        weights=weights,
+        gradients=grads,
+        optimizer=optimizer,
+        gathered=gathered,
+        activations=activations,
+        output=output,
+        backward_peak=backward,
+        optimizer_peak=step,
+        fragmentation=frag,
+        overhead=overhead_bytes,
+        per_device=peak + frag + overhead_bytes,
+        backward_binds=backward >= step,
+    )
+
+
+def _where(cond: Any, a: Any, b: Any) -> Any:
+    if isinstance(cond, bool):
+        return a if cond else b
+    import numpy as np
+
+    return np.where(cond, a, b)
+
+
+def _maximum(a: Any, b: Any) -> Any:
+    if isinstance(a, float | int) and isinstance(b, float | int):
+        return max(a, b)
+    import numpy as np
+
+    return np.maximum(a, b)
+
+
 def _optional_int(name: str, value: Any, minimum: int = 1) -> int | None:
     return None if value is None else require_int(name, value, minimum=minimum)
 
@@ -171,17 +390,25 @@ class MemoryInputs:
     seq_len: int | None = None
     batch_size: int = 1
     checkpointing: bool = False
-    flash_attention: bool = False  # attention scores not stored (FlashAttention / selective)
+    flash_attention: bool = True  # attention scores not stored (SDPA flash, PyTorch ≥ 2.0)
     zero_stage: int = 0
     gpus: int = 1
     accelerator: str | None = None
     memory_gb: float | None = None
     overhead_gib: float = DEFAULT_OVERHEAD_GIB
+    ffn_hidden: int | None = None  # MLP width (None: 4·h for GELU, ≈8·h/3 for SwiGLU)
+    vocab: int | None = None  # vocabulary (None: 32k, Llama 2)
+    mlp: str = DEFAULT_MLP  # swiglu (gated, Llama) | gelu (GPT-2, BERT)
+    micro_batches: int = 1  # per optimizer step; > 1: gradients persist (accumulation)
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         set_(self, "params", require_positive("params", self.params))
         require_choice("mode", self.mode, MODES)
+        require_choice("mlp", self.mlp, MLPS)
+        for name in ("ffn_hidden", "vocab"):
+            set_(self, name, _optional_int(name, getattr(self, name)))
+        set_(self, "micro_batches", require_int("micro_batches", self.micro_batches, minimum=1))
         if self.precision is None:
             set_(self, "precision", DEFAULT_PRECISION[self.mode])
         allowed = TRAIN_PRECISIONS if self.mode == "train" else INFERENCE_PRECISIONS
@@ -247,6 +474,16 @@ class MemoryInputs:
         assert self.precision is not None
         return self.precision
 
+    @property
+    def resolved_ffn_hidden(self) -> int | None:
+        if self.ffn_hidden is not None or self.hidden is None:
+            return self.ffn_hidden
+        return default_ffn_hidden(self.hidden, self.mlp)
+
+    @property
+    def resolved_vocab(self) -> int:
+        return self.vocab if self.vocab is not None else DEFAULT_VOCAB
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "params": self.params,
@@ -266,6 +503,10 @@ class MemoryInputs:
             "accelerator": self.accelerator,
             "memory_gb": self.memory_gb,
             "overhead_gib": self.overhead_gib,
+            "ffn_hidden": self.resolved_ffn_hidden,
+            "vocab": self.vocab,
+            "mlp": self.mlp,
+            "micro_batches": self.micro_batches,
         }
 
 
@@ -316,6 +557,12 @@ class MemoryEstimate:
     formula: str
     assumptions: tuple[Assumption, ...] = field(default=())
     suggestions: tuple[MemorySuggestion, ...] = field(default=())
+    # training: the output-side part of activations_bytes (final norm, head input, logits,
+    # fp32 loss and its gradient), the allocator allowance, and which peak binds
+    logits_bytes: float = 0.0
+    fragmentation_bytes: float = 0.0
+    peak_phase: str = ""  # "backward" | "optimizer step" ("" for inference)
+    gathered_bytes: float = 0.0  # ZeRO-3: one layer's unsharded weights + grads in flight
 
     @property
     def total_bytes(self) -> float:
@@ -327,6 +574,7 @@ class MemoryEstimate:
             + self.activations_bytes
             + self.kv_cache_bytes
             + self.overhead_bytes
+            + self.fragmentation_bytes
         )
 
     @property
@@ -357,6 +605,10 @@ class MemoryEstimate:
             "optimizer_bytes": self.optimizer_bytes,
             "master_weights_bytes": self.master_weights_bytes,
             "activations_bytes": self.activations_bytes,
+            "logits_bytes": self.logits_bytes,
+            "fragmentation_bytes": self.fragmentation_bytes,
+            "gathered_bytes": self.gathered_bytes,
+            "peak_phase": self.peak_phase,
             "kv_cache_bytes": self.kv_cache_bytes,
             "overhead_bytes": self.overhead_bytes,
             "total_bytes": self.total_bytes,
@@ -400,6 +652,26 @@ def _device(inputs: MemoryInputs) -> tuple[float | None, Accelerator | None]:
     return None, None
 
 
+def training_activation_terms(inputs: MemoryInputs) -> ActivationTerms | None:
+    """Per-token activation terms of a training configuration (None without the shape)."""
+    if not inputs.has_shape:
+        return None
+    assert inputs.hidden and inputs.heads and inputs.seq_len and inputs.layers
+    ffn = inputs.resolved_ffn_hidden
+    assert ffn is not None
+    return activation_terms(
+        hidden=inputs.hidden,
+        heads=inputs.heads,
+        kv_heads=inputs.kv_heads,
+        seq_len=inputs.seq_len,
+        ffn_hidden=ffn,
+        vocab=inputs.resolved_vocab,
+        mlp=inputs.mlp,
+        precision=inputs.resolved_precision,
+        flash_attention=inputs.flash_attention,
+    )
+
+
 def _compute(inputs: MemoryInputs) -> MemoryEstimate:
     """The estimate without suggestions (suggestions call this on changed inputs)."""
     precision = inputs.resolved_precision
@@ -410,22 +682,41 @@ def _compute(inputs: MemoryInputs) -> MemoryEstimate:
     grads = n * bpp.gradients
     optimizer = n * bpp.optimizer
     master = n * bpp.master
-    activations = 0.0
-    kv = 0.0
-    if inputs.has_shape:
-        assert inputs.hidden and inputs.heads and inputs.seq_len and inputs.layers
-        if train:
-            activations = transformer_activation_bytes(
+    activations = logits = kv = frag = gathered = 0.0
+    phase = ""
+    overhead = inputs.overhead_gib * units.GIB
+    g = float(inputs.gpus)
+    if train:
+        terms = training_activation_terms(inputs)
+        layers_bytes = 0.0
+        if terms is not None:
+            assert inputs.layers and inputs.seq_len
+            layers_bytes, logits = kept_activation_bytes(
+                terms,
                 inputs.layers,
-                inputs.hidden,
-                inputs.heads,
-                inputs.seq_len,
-                inputs.batch_size,
-                checkpointing=inputs.checkpointing,
-                flash_attention=inputs.flash_attention,
-                bytes_scale=2.0 if precision == "fp32" else 1.0,
+                float(inputs.seq_len * inputs.batch_size),
+                recompute=1.0 if inputs.checkpointing else 0.0,
             )
-        else:
+        activations = layers_bytes + logits
+        peak = training_peak(
+            params=n,
+            bpp=bpp,
+            zero_stage=inputs.zero_stage,
+            dp=g,
+            layers=inputs.layers or 0,
+            activations=layers_bytes,
+            output=logits,
+            accumulating=inputs.micro_batches > 1,
+            overhead_bytes=overhead,
+        )
+        pd_w, pd_g, pd_o = peak.weights, peak.gradients, peak.optimizer
+        pd_a, pd_kv = activations, 0.0  # each data-parallel device runs its own micro-batch
+        per_device, frag = float(peak.per_device), float(peak.fragmentation)
+        gathered = float(peak.gathered) if inputs.has_shape else 0.0
+        phase = "backward" if peak.backward_binds else "optimizer step"
+    else:  # inference: weights and KV cache split evenly (tensor parallel)
+        if inputs.has_shape:
+            assert inputs.hidden and inputs.heads and inputs.seq_len and inputs.layers
             kv = kv_cache_bytes(
                 inputs.layers,
                 inputs.kv_heads or inputs.heads,
@@ -434,17 +725,8 @@ def _compute(inputs: MemoryInputs) -> MemoryEstimate:
                 inputs.batch_size,
                 kv_bytes_per_value(precision),
             )
-    overhead = inputs.overhead_gib * units.GIB
-    g = float(inputs.gpus)
-    if train:
-        stage = inputs.zero_stage
-        pd_w = weights / g if stage >= 3 else weights
-        pd_g = grads / g if stage >= 2 else grads
-        pd_o = optimizer / g if stage >= 1 else optimizer
-        pd_a, pd_kv = activations, 0.0  # each data-parallel device runs its own micro-batch
-    else:  # inference: weights and KV cache split evenly (tensor parallel)
         pd_w, pd_g, pd_o, pd_a, pd_kv = weights / g, 0.0, 0.0, 0.0, kv / g
-    per_device = pd_w + pd_g + pd_o + pd_a + pd_kv + overhead
+        per_device = pd_w + pd_g + pd_o + pd_a + pd_kv + overhead
     device_memory, acc = _device(inputs)
     return MemoryEstimate(
         inputs=inputs,
@@ -466,6 +748,10 @@ def _compute(inputs: MemoryInputs) -> MemoryEstimate:
         accelerator_name=None if acc is None else acc.name,
         formula=_formula(inputs, bpp, weights, grads, optimizer, activations, kv, per_device),
         assumptions=tuple(_assumptions(inputs)),
+        logits_bytes=logits,
+        fragmentation_bytes=frag,
+        peak_phase=phase,
+        gathered_bytes=gathered,
     )
 
 
@@ -497,20 +783,30 @@ def _formula(
             f"optimizer ({inputs.optimizer}) = {n} × {bpp.optimizer:.4g} B{master} "
             f"= {fb(optimizer)}"
         )
-        if inputs.has_shape:
-            layer = "s·b·h·34" if inputs.flash_attention else "s·b·h·(34 + 5·a·s/h)"
-            rule = f"L·2·s·b·h + {layer}" if inputs.checkpointing else f"L·{layer}"
-            scale = " × 2 (fp32)" if inputs.precision == "fp32" else ""
+        terms = training_activation_terms(inputs)
+        if terms is not None:
+            rule = "L·(kept input) + one layer" if inputs.checkpointing else "L × per layer"
             lines.append(
-                f"activations = {rule}{scale} with L={inputs.layers}, s={inputs.seq_len}, "
-                f"b={inputs.batch_size}, h={inputs.hidden}, a={inputs.heads} = {fb(activations)}"
+                f"activations = {rule}: per token and layer {terms.layer:,.0f} B (norms "
+                f"{terms.norms:,.0f} + attention {terms.attention:,.0f} + {inputs.mlp} MLP "
+                f"{terms.mlp:,.0f}) × L={inputs.layers} × s={inputs.seq_len} × "
+                f"b={inputs.batch_size}; + output side {terms.output:,.0f} B per token "
+                f"(vocab {inputs.resolved_vocab:,}: logits, fp32 loss and its gradient) "
+                f"= {fb(activations)}"
             )
         stage = inputs.zero_stage
         split = {0: "nothing sharded", 1: "optimizer / N", 2: "(optimizer + gradients) / N"}.get(
             stage, "(optimizer + gradients + weights) / N"
         )
+        grads_note = (
+            "gradients kept across micro-batches"
+            if inputs.micro_batches > 1
+            else "gradients allocated during backward"
+        )
         lines.append(
-            f"per device (ZeRO-{stage}, N={inputs.gpus}: {split}) + overhead "
+            f"per device (ZeRO-{stage}, N={inputs.gpus}: {split}) = max(backward peak: weights "
+            f"+ optimizer + activations, {grads_note}; optimizer step: weights + gradients + "
+            f"optimizer) × (1 + {FRAGMENTATION:.0%} allocator) + overhead "
             f"{units.format_bytes(inputs.overhead_gib * units.GIB)} = {fb(per_device)}"
         )
     else:
@@ -573,12 +869,23 @@ def _assumptions(inputs: MemoryInputs) -> list[Assumption]:
                         else "all layers' activations kept for backward"
                     )
                     + (
-                        "; attention scores not stored (FlashAttention)"
+                        "; attention scores not stored (SDPA flash / efficient kernel)"
                         if inputs.flash_attention
-                        else "; attention scores stored (no FlashAttention)"
-                    ),
-                    KORTHIKANTI
-                    + "; embeddings, final logits and loss are left out; fp32 counts twice",
+                        else "; attention probabilities stored (no fused attention kernel)"
+                    )
+                    + f"; {inputs.mlp} MLP of width {inputs.resolved_ffn_hidden}"
+                    + f"; vocabulary {inputs.resolved_vocab:,}"
+                    + ("" if inputs.vocab is not None else " (assumed)"),
+                    ACTIVATION_SOURCE
+                    + ("" if inputs.vocab is not None else "; vocabulary: " + VOCAB_SOURCE),
+                )
+            )
+            out.append(
+                Assumption(
+                    "logits and loss",
+                    "the model's logits, fp32 log-probabilities and, at the start of backward, "
+                    "their fp32 gradients: (width + 12) B per token and vocabulary entry",
+                    "cross-entropy in fp32 (PyTorch autocast runs log_softmax in fp32)",
                 )
             )
         else:
@@ -589,6 +896,16 @@ def _assumptions(inputs: MemoryInputs) -> list[Assumption]:
                     "",
                 )
             )
+        out.append(
+            Assumption(
+                "peak of the step",
+                "the larger of the backward peak (weights, optimizer, activations; gradients "
+                "only with gradient accumulation) and the optimizer step (weights, gradients, "
+                "optimizer), plus the allocator allowance",
+                FUSED_OPTIMIZER_NOTE,
+            )
+        )
+        out.append(Assumption("allocator allowance", f"{FRAGMENTATION:.0%}", FRAGMENTATION_SOURCE))
         out.append(
             Assumption(
                 "sharding",
