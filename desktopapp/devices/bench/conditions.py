@@ -107,8 +107,10 @@ class RunConditions:
                 parts.append("GPU " + ", ".join(gpu_parts))
         if verdict.disturbed:
             causes = "; ".join(verdict.causes)
+            context = [p for p in parts if p not in verdict.causes]
+            more = f" ({'; '.join(context)})" if context else ""
             return (
-                f"disturbed run: {causes} ({'; '.join(parts)}). Figures understate what this "
+                f"disturbed run: {causes}{more}. Figures understate what this "
                 "machine delivers; remove the cause and re-run"
             )
         text = "; ".join(parts + list(verdict.notes))
