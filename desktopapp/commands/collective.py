@@ -107,6 +107,11 @@ def _interpretation(run: Any, accelerator: str | None) -> tuple[str, ...]:
             advertised = advertised_rate(name, run.nodes)
         except (ValueError, KeyError, OSError):
             advertised = None
+    if run.world_size == 1:
+        from desktopapp.devices.bench.collective import ONE_RANK_NOTE
+
+        copy = max((r.algbw_gbs for r in run.results), default=0.0)
+        return (f"{ONE_RANK_NOTE}; fastest local copy {copy:,.3g} GB/s",)
     rows = [(r.op, r.bytes, r.busbw_gbs * 1e9) for r in run.results]
     lines = interpret(rows, nodes=run.nodes, gpus_per_node=run.gpus_per_node, advertised=advertised)
     if run.backend == "gloo":
@@ -153,6 +158,7 @@ def _report(run: Any, args: argparse.Namespace, accelerator: str | None) -> int:
         f"{run.device_name or run.backend}: {run.world_size} ranks, {run.backend}, "
         f"{run.nodes} node(s); time = median over iterations of the slowest rank"
     )
+    one_rank = run.world_size == 1
     print_table(
         [
             [
@@ -160,11 +166,12 @@ def _report(run: Any, args: argparse.Namespace, accelerator: str | None) -> int:
                 r.bytes,
                 format_duration(r.seconds),
                 f"{r.algbw_gbs:.3f}",
-                f"{r.busbw_gbs:.3f}",
+                *(() if one_rank else (f"{r.busbw_gbs:.3f}",)),
             ]
             for r in run.results
         ],
-        headers=["op", "bytes", "time", "algbw GB/s", "busbw GB/s"],
+        headers=["op", "bytes", "time", "local copy GB/s" if one_rank else "algbw GB/s"]
+        + ([] if one_rank else ["busbw GB/s"]),
     )
     for line in interpretation:
         print(f"  - {line}")

@@ -111,3 +111,30 @@ def test_busbw_choice_ignores_other_ops() -> None:
         [("all_reduce", 1 << 20, 20e9), ("all_reduce", 1 << 28, 90e9), ("broadcast", 1 << 30, 1e12)]
     )
     assert choice is not None and choice.bytes_per_s == 90e9 and choice.message_bytes == 1 << 28
+
+
+def _one_rank_run() -> CollectiveRun:
+    rows = tuple(
+        CollectiveResult("all_reduce", size, size / 2000e9, size / 2100e9, 1, "nccl", 5)
+        for size in (1 << 20, 1 << 28)
+    )
+    return CollectiveRun(
+        CollectiveConfig(device="cuda", nproc=1), rows, (), "", 1.0, False, 1, "nccl"
+    )
+
+
+def test_one_rank_reports_the_local_copy_rate_not_zero_busbw(qtbot: Any) -> None:
+    run = _one_rank_run()
+    row = run.results[-1].to_dict()
+    assert row["busbw_gbs"] is None and row["copy_gbs"] == pytest.approx(2000.0)
+    stored = run.results[-1].to_bench_result("cuda")
+    assert stored.metric == "GB/s local copy" and stored.value == pytest.approx(2000.0)
+    panel = CollectivePanel()
+    qtbot.addWidget(panel)
+    panel.show_run(run)
+    assert panel.table.horizontalHeaderItem(4).text() == "local copy"
+    assert panel.table.item(1, 4).text() == "2000.000 GB/s"
+    assert "no bus traffic to measure" in panel.interpretation.text()
+    assert panel.busbw_choice() is None  # nothing to hand to the estimates
+    panel.show_run(_run())  # several ranks: unchanged
+    assert panel.table.horizontalHeaderItem(4).text() == "busbw"

@@ -144,6 +144,16 @@ class CollectiveResult:
     def busbw_gbs(self) -> float:
         return self.algbw_gbs * float(bus_factor(self.op, self.world_size))
 
+    @property
+    def one_rank(self) -> bool:
+        """One rank moves nothing over a bus: the op is a local copy on the device."""
+        return self.world_size == 1
+
+    @property
+    def copy_gbs(self) -> float | None:
+        """With one rank, the local copy rate (message bytes per second); else None."""
+        return self.algbw_gbs if self.one_rank else None
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "op": self.op,
@@ -151,7 +161,9 @@ class CollectiveResult:
             "seconds": self.seconds,
             "min_seconds": self.min_seconds,
             "algbw_gbs": self.algbw_gbs,
-            "busbw_gbs": self.busbw_gbs,
+            # one rank: no bus traffic to measure (None, not 0); the local copy rate instead
+            "busbw_gbs": None if self.one_rank else self.busbw_gbs,
+            "copy_gbs": self.copy_gbs,
             "world_size": self.world_size,
             "backend": self.backend,
             "iterations": self.iterations,
@@ -192,7 +204,8 @@ class CollectiveResult:
             extra={
                 "op": self.op,
                 "algbw_gbs": self.algbw_gbs,
-                "busbw_gbs": self.busbw_gbs,
+                "busbw_gbs": None if self.one_rank else self.busbw_gbs,
+                "copy_gbs": self.copy_gbs,
                 "world_size": self.world_size,
                 "backend": self.backend,
                 "iterations": self.iterations,
@@ -200,8 +213,8 @@ class CollectiveResult:
                 "statistic": STATISTIC,
             },
             variant=self.op,
-            metric="GB/s busbw",
-            value=self.busbw_gbs,
+            metric="GB/s local copy" if self.one_rank else "GB/s busbw",
+            value=self.algbw_gbs if self.one_rank else self.busbw_gbs,
         )
 
 
@@ -483,6 +496,12 @@ def _rank_command(output: str | None, config: CollectiveConfig, stop_file: Path)
     ]
 
 
+ONE_RANK_NOTE = (
+    "one rank: there is no bus traffic to measure; each op is a local copy on this device, "
+    "reported as its copy rate (message bytes per second), not as bus bandwidth"
+)
+
+
 def collective_suite(
     config: CollectiveConfig, token: CancelToken | None = None
 ) -> Iterator[ProgressEvent]:
@@ -509,6 +528,8 @@ def collective_suite(
     started = time.monotonic()
     deadline = started + START_TIMEOUT_S + 4 * config.budget_s
     yield ProgressEvent(0.0, f"starting {config.nproc} processes ({config.backend})…", suite=SUITE)
+    if config.nproc == 1:
+        yield ProgressEvent(0.0, ONE_RANK_NOTE, suite=SUITE, warning=ONE_RANK_NOTE)
     try:
         command = _rank_command(None, config, stop_file)
         for rank in range(config.nproc):
@@ -581,7 +602,12 @@ def collective_suite(
                 fraction = max(fraction, (len(done_ops) - 1 + within) / total)
                 yield ProgressEvent(
                     min(fraction, 0.99),
-                    f"{row.op} {row.bytes} B: busbw {row.busbw_gbs:.3g} GB/s",
+                    f"{row.op} {row.bytes} B: "
+                    + (
+                        f"local copy {row.algbw_gbs:.3g} GB/s"
+                        if row.one_rank
+                        else f"busbw {row.busbw_gbs:.3g} GB/s"
+                    ),
                     suite=SUITE,
                     result=row.to_bench_result(config.device),
                 )
@@ -832,7 +858,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             row = msg["row"]
             print(
                 f"{row['op']:>15} {row['bytes']:>12} B  {row['seconds'] * 1e6:10.1f} us  "
-                f"algbw {row['algbw_gbs']:8.2f}  busbw {row['busbw_gbs']:8.2f} GB/s",
+                f"algbw {row['algbw_gbs']:8.2f}  "
+                + (
+                    f"busbw {row['busbw_gbs']:8.2f} GB/s"
+                    if row.get("busbw_gbs") is not None
+                    else "(one rank: local copy, no bus traffic)"
+                ),
                 file=sys.stderr,
                 flush=True,
             )

@@ -25,11 +25,16 @@ from PySide6.QtWidgets import (
 )
 
 from desktopapp.application.hardware import BusbwChoice, busbw_for_estimates, busbw_use
-from desktopapp.devices.bench.collective import OPS, CollectiveConfig, CollectiveRun
+from desktopapp.devices.bench.collective import (
+    ONE_RANK_NOTE,
+    OPS,
+    CollectiveConfig,
+    CollectiveRun,
+)
 from desktopapp.devices.bench.core import CancelToken, ProgressEvent
 from desktopapp.model.collective import AdvertisedRate, advertised_rate, interpret
 from desktopapp.model.units import format_bytes, format_duration
-from desktopapp.ui.common.plots import make_plot, pen, pg
+from desktopapp.ui.common.plots import make_plot, pen, pg, set_titles
 from desktopapp.ui.common.workers import Worker
 
 if TYPE_CHECKING:
@@ -257,6 +262,11 @@ class CollectivePanel(QWidget):
     def show_run(self, run: CollectiveRun) -> None:
         """Show a run (local, imported or from history)."""
         self.run = run
+        one_rank = run.world_size == 1
+        # one rank: no bus traffic to measure; the last column is the local copy rate
+        self.table.setHorizontalHeaderLabels(
+            ["op", "size", "time", "algbw", "local copy" if one_rank else "busbw"]
+        )
         self.table.setRowCount(len(run.results))
         for i, r in enumerate(run.results):
             for j, text in enumerate(
@@ -265,7 +275,7 @@ class CollectivePanel(QWidget):
                     format_bytes(r.bytes),
                     format_duration(r.seconds),
                     f"{r.algbw_gbs:.3f} GB/s",
-                    f"{r.busbw_gbs:.3f} GB/s",
+                    f"{(r.algbw_gbs if one_rank else r.busbw_gbs):.3f} GB/s",
                 )
             ):
                 self.table.setItem(i, j, QTableWidgetItem(text))
@@ -298,12 +308,18 @@ class CollectivePanel(QWidget):
         if run is None:
             item.setRange(xRange=(0, 1), yRange=(0, 1), padding=0)  # no stale axes
             return
+        one_rank = run.world_size == 1
+        if one_rank:
+            set_titles(self.plot, "Local copy rate (one rank: no bus traffic)", "message size",
+                       "copy rate")  # fmt: skip
+        else:
+            set_titles(self.plot, "Bus bandwidth against message size", "message size", "busbw")
         for index, op in enumerate(OPS):
             rows = [r for r in run.results if r.op == op]
             if rows:
                 self.plot.plot(
                     [r.bytes for r in rows],
-                    [r.busbw_gbs * 1e9 for r in rows],
+                    [(r.algbw_gbs if one_rank else r.busbw_gbs) * 1e9 for r in rows],
                     pen=pen(index),
                     symbol="o",
                     symbolSize=5,
@@ -319,10 +335,14 @@ class CollectivePanel(QWidget):
                 labelOpts={"position": 0.15},
             )
             item.addItem(self.advertised_line)
-        lines = interpret(
-            [(r.op, r.bytes, r.busbw_gbs * 1e9) for r in run.results],
-            nodes=run.nodes,
-            gpus_per_node=run.gpus_per_node,
-            advertised=advertised,
-        )
+        if one_rank:
+            copy = max((r.algbw_gbs for r in run.results), default=0.0)
+            lines: tuple[str, ...] = (f"{ONE_RANK_NOTE}; fastest local copy {copy:,.3g} GB/s",)
+        else:
+            lines = interpret(
+                [(r.op, r.bytes, r.busbw_gbs * 1e9) for r in run.results],
+                nodes=run.nodes,
+                gpus_per_node=run.gpus_per_node,
+                advertised=advertised,
+            )
         self.interpretation.setText("\n".join(f"• {line}" for line in lines))
