@@ -604,6 +604,109 @@ def hero_view(est: TrainingEstimate, run: RunEstimate | None = None) -> HeroView
     return HeroView(sentence, " · ".join(chain), tooltip)
 
 
+# --- the modelled scaling charts: units, ticks, "you are here" (issue 25) -------------------
+
+_TIME_UNITS = (("days", 86400.0, "d"), ("hours", 3600.0, "h"), ("minutes", 60.0, "min"))
+
+
+def time_unit_for(seconds: float) -> tuple[str, float, str]:
+    """(name, seconds per unit, short label) matching how the headline says ``seconds``."""
+    if seconds >= 48 * 3600.0:
+        return _TIME_UNITS[0]
+    if seconds >= 90 * 60.0:
+        return _TIME_UNITS[1]
+    return _TIME_UNITS[2]
+
+
+def log_ticks(low: float, high: float, suffix: str = "") -> tuple[tuple[float, str], ...]:
+    """Uncrowded ticks for a log axis over [low, high]: decades, with 2 and 5 between them only
+    while the range spans fewer than three decades."""
+    if not (low > 0 and high > 0 and np.isfinite(low) and np.isfinite(high)):
+        return ()
+    low, high = min(low, high), max(low, high)
+    first, last = int(np.floor(np.log10(low))), int(np.ceil(np.log10(high)))
+    steps = (1.0,) if np.log10(high / low) >= 2.5 else (1.0, 2.0, 5.0)
+    values = [
+        m * 10.0**e
+        for e in range(first, last + 1)
+        for m in steps
+        if low * 0.999 <= m * 10.0**e <= high * 1.001
+    ]
+    if len(values) < 2:  # a narrow range: its ends
+        values = [low, high]
+    return tuple((v, f"{units.format_plain(v, 2)}{' ' + suffix if suffix else ''}") for v in values)
+
+
+@dataclass(frozen=True)
+class ScalingPlots:
+    """What the modelled scaling charts draw beyond the curves: the time in the headline's unit
+    with its ticks, the cost axis from zero, the current GPU count marked, one sentence."""
+
+    time_title: str  # "wall time (days)"
+    time: FloatArray  # in that unit
+    time_ticks: tuple[tuple[float, str], ...]
+    cost_top: float | None  # the cost axis runs from 0 to this
+    current: tuple[float, float, float | None, float] | None  # GPUs, time, cost, MFU %
+    sentence: str
+
+
+def _at(gpus: FloatArray, values: FloatArray, count: float) -> float:
+    """``values`` at ``count`` GPUs, interpolated in log-log between plotted counts."""
+    return float(np.exp(np.interp(np.log(count), np.log(gpus), np.log(np.maximum(values, 1e-30)))))
+
+
+def scaling_plots(scaling: Any, run: RunEstimate | None) -> ScalingPlots:
+    """``scaling``: ``training_view.ScalingView``; ``run``: the modelled run at the current GPU
+    count (its own figures mark "you are here")."""
+    gpus = np.asarray(scaling.gpus, dtype=float)
+    hours = np.asarray(scaling.hours, dtype=float)
+    current_gpus = float(scaling.current_gpus)
+    here_s = run.training_seconds if run is not None else _at(gpus, hours, current_gpus) * 3600
+    name, per, short = time_unit_for(here_s)
+    time = hours * 3600.0 / per
+    finite = time[np.isfinite(time) & (time > 0)]
+    ticks = log_ticks(float(finite.min()), float(finite.max()), short) if finite.size else ()
+    cost = None if scaling.cost is None else np.asarray(scaling.cost, dtype=float)
+    cost_top = None
+    if cost is not None and np.isfinite(cost).any():
+        cost_top = float(np.nanmax(cost)) * 1.08
+    current = None
+    if run is not None:
+        current = (
+            current_gpus,
+            run.training_seconds / per,
+            run.cost_usd,
+            run.mfu * 100.0,
+        )
+    return ScalingPlots(
+        f"wall time ({name})", time, ticks, cost_top, current, _scaling_sentence(scaling, run)
+    )
+
+
+def _scaling_sentence(scaling: Any, run: RunEstimate | None) -> str:
+    """What doubling the GPUs would do to this job, in its own size (a 39-minute job saves
+    minutes), then the knee."""
+    gpus = np.asarray(scaling.gpus, dtype=float)
+    hours = np.asarray(scaling.hours, dtype=float)
+    here = float(scaling.current_gpus)
+    knee = str(scaling.knee_text or "")
+    if run is None or here * 2 > gpus.max() or gpus.size < 2:
+        return knee
+    now_s = run.training_seconds
+    doubled_s = _at(gpus, hours, here * 2) * 3600.0
+    saved = now_s - doubled_s
+    more_hours = (doubled_s * here * 2) / (now_s * here) - 1.0
+    devices = f"{int(here * 2):,} GPUs"
+    sentence = (
+        f"Doubling to {devices}: {about_duration(doubled_s)} instead of "
+        f"{about_duration(now_s)} (saves {about_duration(max(saved, 0.0))}) for "
+        f"{units.format_percent(max(more_hours, 0.0), 0)} more GPU-hours."
+    )
+    if now_s < 24 * 3600.0:
+        return f"{sentence} A job this short gains little from more GPUs."
+    return f"{sentence} {knee}".strip()
+
+
 # --- a given plan: what it forced, in words (issue 21) ---------------------------------------
 
 PLAN_FIELDS_GIVEN = ("tp", "pp", "micro_batch")

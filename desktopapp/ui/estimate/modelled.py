@@ -11,6 +11,7 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from desktopapp.application.training_view import BreakdownPart, ModelledView
+from desktopapp.application.workload import ScalingPlots
 from desktopapp.ui.common.layouts import card_grid, plot_row
 from desktopapp.ui.common.result_card import ResultCard
 from desktopapp.ui.common.section import Section
@@ -99,6 +100,7 @@ class ModelledPanel(Section):
         self._plots: dict[str, Any] | None = None
         self.plots_holder: QWidget | None = None
         self.view: ModelledView | None = None
+        self.extras: ScalingPlots | None = None
         # The plots are built after the tab shows its figures (as PlotsPanel does): the first
         # window appears without waiting for three pyqtgraph plots.
         self._plots_allowed = False
@@ -130,16 +132,24 @@ class ModelledPanel(Section):
             "plots": (time_plot, cost_plot, mfu_plot),
             "curves": [],
             "knees": [],
+            "markers": [],
         }
         pg = plots.pg()
         for i, plot in enumerate(parts["plots"]):
             parts["curves"].append(plot.plot(pen=plots.pen(i)))
+            marker = plots.marker(SERIES[i % len(SERIES)])
+            plot.addItem(marker)
+            parts["markers"].append(marker)
             knee = pg.InfiniteLine(angle=90, pen=plots.pen(3, width=1.4, dashed=True))
             knee.setVisible(False)
             plot.addItem(knee)
             parts["knees"].append(knee)
-            plot.setXRange(0, 3.62, padding=0.02)
+            # room past 4,096 so its label is drawn (the axis hides a label that overflows)
+            plot.setXRange(-0.12, 3.95, padding=0.0)
             plots.set_log_ticks(plot, (1, 8, 64, 512, 4096))
+            # labels through the whole plotted range: 1 and 4,096 at the ends are drawn even
+            # when they reach past the axis (issue 25: labels stopped at 512)
+            plot.getPlotItem().getAxis("bottom").setStyle(hideOverlappingLabels=False)
         for plot in parts["plots"]:
             plot.setMinimumHeight(200)
         self.plots_holder = plot_row(parts["plots"], min_plot_width=240)
@@ -163,8 +173,11 @@ class ModelledPanel(Section):
         if self.plots_holder is not None:
             self.plots_holder.setVisible(False)
 
-    def show_view(self, view: ModelledView) -> None:
+    def show_view(self, view: ModelledView, extras: ScalingPlots | None = None) -> None:
+        """``extras``: the charts' unit, ticks, current GPU count and the scaling sentence
+        (application.workload.scaling_plots)."""
         self.view = view
+        self.extras = extras
         self.mfu_card.show_view(view.mfu)
         self.step_card.show_view(view.step)
         self.band_card.show_view(view.band)
@@ -177,7 +190,7 @@ class ModelledPanel(Section):
         self.bar.setToolTip(view.breakdown_tooltip)
         self.legend.setText(_legend(view.breakdown))
         self.legend.setToolTip(view.breakdown_tooltip)
-        self.knee_label.setText(view.scaling.knee_text)
+        self.knee_label.setText(view.scaling.knee_text if extras is None else extras.sentence)
         for widget in (self.plan_label, self.reason_label, self.bar, self.legend, self.knee_label):
             widget.setVisible(True)
         self.plan_changes.setVisible(bool(self.plan_changes.text()))
@@ -189,21 +202,40 @@ class ModelledPanel(Section):
         assert self.plots_holder is not None
         self.plots_holder.setVisible(True)
         sc = view.scaling
+        import math
+
         from desktopapp.ui.common import plots
 
-        ys = (sc.hours, sc.cost, sc.mfu_pct)
-        for curve, knee, y in zip(parts["curves"], parts["knees"], ys, strict=True):
+        extras = self.extras
+        time = sc.hours if extras is None else extras.time
+        ys = (time, sc.cost, sc.mfu_pct)
+        here = None if extras is None else extras.current
+        here_ys = (None, None, None) if here is None else here[1:]
+        for curve, knee, marker, y, here_y in zip(
+            parts["curves"], parts["knees"], parts["markers"], ys, here_ys, strict=True
+        ):
             if y is None:
                 curve.setData([], [])
             else:
                 plots.set_curve(curve, sc.gpus, y)
             knee.setVisible(sc.knee_gpus is not None)
             if sc.knee_gpus is not None:
-                import math
-
                 knee.setValue(math.log10(sc.knee_gpus))
+            # you are here: the current GPU count on every curve
+            if here is None or here_y is None or y is None:
+                marker.setData([], [])
+            else:
+                marker.setData([here[0]], [here_y])
+        time_plot, cost_plot, _mfu_plot = parts["plots"]
+        if extras is not None:
+            plots.set_titles(time_plot, "Wall time vs GPUs", "GPUs", extras.time_title)
+            axis = time_plot.getPlotItem().getAxis("left")
+            axis.setTicks([[(math.log10(v), text) for v, text in extras.time_ticks], []])
+            if extras.cost_top is not None:
+                # from zero (a 14% rise must not look like a cliff), $0 labelled
+                cost_plot.setYRange(-0.03 * extras.cost_top, extras.cost_top, padding=0.0)
         for plot in parts["plots"]:
-            plot.setToolTip(sc.knee_text)
+            plot.setToolTip(self.knee_label.text())
 
 
 __all__ = ["BreakdownBar", "ModelledPanel"]

@@ -101,6 +101,9 @@ class EstimateTab(RecomputingTab):
         self.inference_panel = InferencePanel()
         self.assumptions = AssumptionsPanel()
         self._build_layout()
+        from desktopapp.ui.estimate import advisor  # issue 24: the What to run on view
+
+        advisor.install(self)
 
         self.inputs.accelerator.set_accelerators(self._catalog.accelerators)
         combo = self.inputs.preset_combo
@@ -541,7 +544,7 @@ class EstimateTab(RecomputingTab):
         if isinstance(view, NotModelled):
             self.modelled.clear(view.reason)
         else:
-            self.modelled.show_view(view)
+            self.modelled.show_view(view, workload.scaling_plots(view.scaling, modelled.run))
         # the modelled scaling plots (that bend) replace the flat-utilization ones
         self.plots.setVisible(isinstance(view, NotModelled))
 
