@@ -201,21 +201,34 @@ class AcceleratorCatalog:
 
     def suggest(self, key: str, limit: int = 3) -> list[str]:
         """Closest ids to a mistyped key."""
-        norm = _normalise(key)
-        keys = list(self._index)
+        norm = _loose(key)
+        loose = {_loose(k): k for k in self._index}
+        keys = list(loose)
         close = difflib.get_close_matches(norm, keys, n=limit * 3, cutoff=0.5)
         # Substring matches first ("h100" → h100-sxm, h100-pcie).
         contains = [k for k in keys if norm and (norm in k or k in norm)]
         ids: list[str] = []
         for k in contains + close:
-            acc_id = self._index[k].id
+            acc_id = self._index[loose[k]].id
             if acc_id not in ids:
                 ids.append(acc_id)
         return ids[:limit]
 
 
+_SEPARATORS = re.compile(r"[ _-]+")
+
+
 def _normalise(key: str) -> str:
-    return "".join(ch for ch in key.lower() if ch.isalnum())
+    """The lookup key: case folded, outer white space dropped, and a run of ASCII space,
+    ``_`` or ``-`` read as one ``-`` ("H100 SXM" = "h100_sxm" = "h100-sxm"). Every other
+    character must match exactly: a DEL character, a non-breaking hyphen (U+2011) or a
+    zero-width space makes a different key (refused with a suggestion), never ``h100-sxm``."""
+    return _SEPARATORS.sub("-", key.strip(" \t").casefold()).strip("-")
+
+
+def _loose(key: str) -> str:
+    """Letters and digits only: for suggestions, never for matching."""
+    return "".join(ch for ch in key.casefold() if ch.isalnum())
 
 
 def _load_json(path: Path, expected_format: str) -> dict[str, Any]:
