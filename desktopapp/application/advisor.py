@@ -825,6 +825,114 @@ def search_serving(
     return adv.Ranking("serve", ranked, tuple(excluded), text, constraints, searched, notes)
 
 
+# --- for the Workload tab's "What to run on" view ---------------------------------------------
+
+
+def train_workload_of(training: TrainingInputs | None, memory: Any, preset: Any) -> TrainWorkload:
+    """The search's workload from the Workload tab's inputs (the shape as the modelled run
+    takes it: the tab's fields, else the preset's)."""
+    from desktopapp.application.training_view import shape_of
+
+    if training is None:
+        raise InputError("params", "the Workload tab has no valid training inputs yet")
+    if training.resolved_method != "6nd":
+        raise InputError("params", "the search needs parameters × tokens (the 6·N·D rule)")
+    return TrainWorkload.from_training(training, shape_of(memory, preset))
+
+
+def serve_workload_of(
+    inference: Any, requests_per_s: float, headroom: float | None = None
+) -> ServeWorkload:
+    """The serving search's workload from the Workload tab's inference inputs."""
+    if inference is None or inference.forward_flops is not None:
+        raise InputError("params", "the serving search needs a language model (parameters)")
+    return ServeWorkload(
+        params=inference.params,
+        requests_per_s=requests_per_s,
+        prompt_tokens=inference.prompt_tokens,
+        output_tokens=inference.output_tokens,
+        active_params=inference.active_params,
+        layers=inference.layers,
+        hidden=inference.hidden,
+        heads=inference.heads,
+        kv_heads=inference.kv_heads,
+        precisions=tuple(dict.fromkeys((inference.precision, "bf16", "fp8"))),
+        ttft_slo_s=inference.ttft_target_s,
+        tpot_slo_s=inference.tpot_target_s,
+        headroom=DEFAULT_HEADROOM if headroom is None else headroom,
+    )
+
+
+def price_source(offer: adv.OfferRef, price: float) -> str:
+    """The price's source as the Workload tab shows it; a catalog offer's id ends it in
+    brackets (as ``training.catalog_price`` writes it), so the Cost tab finds the offer."""
+    if offer.pricing == adv.OWNED:
+        return f"owning, chosen in What to run on: {offer.basis}"
+    return (
+        f"{adv.PRICING_WORDS[offer.pricing]} catalog offer chosen in What to run on: "
+        f"{offer.name}, {offer.region} ({units.format_money(price)}/GPU-hour, "
+        f"{offer.price_date}) [{offer.offer_id}]"
+    )
+
+
+def apply_training(training: TrainingInputs, option: adv.TrainOption) -> TrainingInputs:
+    """The Workload tab's training inputs with the option's accelerator, fleet and price."""
+    return replace(
+        training,
+        accelerator=option.accelerator,
+        peak_tflops=None,
+        gpus=option.gpus,
+        precision=option.precision,
+        price=option.price_usd_per_gpu_hour,
+        price_source=price_source(option.offer, option.price_usd_per_gpu_hour),
+        tp=None,
+        pp=None,
+        micro_batch=None,
+    )
+
+
+def apply_serving(
+    training: TrainingInputs | None, inference: Any, option: adv.ServeOption
+) -> tuple[TrainingInputs | None, Any]:
+    """The Workload tab's inputs with the serving option's accelerator, precision, GPUs per
+    replica and price (the tab has one accelerator for training and serving)."""
+    source = price_source(option.offer, option.price_usd_per_gpu_hour)
+    new_training = None
+    if training is not None:
+        new_training = replace(
+            training,
+            accelerator=option.accelerator,
+            peak_tflops=None,
+            price=option.price_usd_per_gpu_hour,
+            price_source=source,
+            precision=None,
+        )
+    new_inference = replace(
+        inference,
+        accelerator=option.accelerator,
+        peak_tflops=None,
+        bandwidth_gbs=None,
+        precision=option.precision,
+        gpus=option.gpus_per_replica,
+        price=option.price_usd_per_gpu_hour,
+        price_source=source,
+    )
+    return new_training, new_inference
+
+
+def is_current(option: Any, training: TrainingInputs | None) -> bool:
+    """Whether a training option is what the Workload tab shows now (same accelerator, fleet
+    and price per GPU-hour)."""
+    if training is None or not isinstance(option, adv.TrainOption):
+        return False
+    return (
+        training.accelerator == option.accelerator
+        and training.gpus == option.gpus
+        and training.price is not None
+        and math.isclose(training.price, option.price_usd_per_gpu_hour, rel_tol=1e-9)
+    )
+
+
 @dataclass(frozen=True)
 class PlanRequest:
     """What the GUI view asks (kept with the scenario): the constraints and the chosen

@@ -644,3 +644,73 @@ class Ranking:
             "searched": self.searched,
             "notes": list(self.notes),
         }
+
+
+@dataclass(frozen=True)
+class AdvisorChoice:
+    """What a scenario file keeps of the "What to run on" view: the constraints asked and the
+    option chosen (``accelerator``/``gpus``/``chosen_pricing``; ``gpus`` per replica when
+    serving)."""
+
+    kind: str = "train"  # "train" | "serve"
+    deadline_days: float | None = None
+    budget_usd: float | None = None
+    max_gpus: int | None = None
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    pricing: tuple[str, ...] = PRICING_KINDS
+    requests_per_s: float | None = None
+    accelerator: str | None = None
+    gpus: int | None = None
+    chosen_pricing: str | None = None
+    offer: str | None = None  # catalog offer id, or owned:<accelerator>
+    replicas: int | None = None  # serving
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("train", "serve"):
+            raise InputError("kind", f"must be train or serve, got {self.kind!r}")
+        c = self.constraints()  # the same checks as a search's
+        object.__setattr__(self, "pricing", c.pricing)
+        if self.requests_per_s is not None:
+            _positive("requests_per_s", self.requests_per_s, "requests per second")
+        if self.gpus is not None:
+            object.__setattr__(
+                self, "gpus", require_int("gpus", self.gpus, minimum=1, maximum=1_000_000)
+            )
+        if self.replicas is not None:
+            object.__setattr__(
+                self, "replicas", require_int("replicas", self.replicas, minimum=1, maximum=10**7)
+            )
+        if self.chosen_pricing is not None:
+            object.__setattr__(self, "chosen_pricing", pricing_kind(self.chosen_pricing))
+
+    def constraints(self) -> Constraints:
+        return Constraints(
+            deadline_days=self.deadline_days,
+            budget_usd=self.budget_usd,
+            max_gpus=self.max_gpus,
+            include=self.include,
+            exclude=self.exclude,
+            pricing=self.pricing,
+        )
+
+    @classmethod
+    def of(
+        cls, kind: str, c: Constraints, option: Any = None, requests_per_s: float | None = None
+    ) -> AdvisorChoice:
+        serving = isinstance(option, ServeOption)
+        return cls(
+            kind=kind,
+            deadline_days=c.deadline_days,
+            budget_usd=c.budget_usd,
+            max_gpus=c.max_gpus,
+            include=c.include,
+            exclude=c.exclude,
+            pricing=c.pricing,
+            requests_per_s=requests_per_s,
+            accelerator=None if option is None else option.accelerator,
+            gpus=None if option is None else (option.gpus_per_replica if serving else option.gpus),
+            chosen_pricing=None if option is None else option.pricing,
+            offer=None if option is None else option.offer.offer_id,
+            replicas=option.replicas if serving else None,
+        )

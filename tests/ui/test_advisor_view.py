@@ -1,0 +1,99 @@
+"""The Workload tab's "What to run on" view (issue 24): opened from the tab, the search runs in a
+worker, the table and the Pareto plot show every option, and an applied option puts its
+accelerator, fleet and price into the Workload tab, whose headline then equals the option."""
+
+from __future__ import annotations
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from desktopapp.model import advisor as adv
+from desktopapp.ui.estimate import create_tab
+from desktopapp.ui.estimate.advisor import AdvisorDialog
+from desktopapp.ui.estimate.tab import EstimateTab
+from desktopapp.ui.state import AppState
+
+
+@pytest.fixture
+def tab(qtbot: QtBot, app_state: AppState) -> EstimateTab:
+    widget = create_tab(app_state)
+    assert isinstance(widget, EstimateTab)
+    qtbot.addWidget(widget)
+    widget.resize(1400, 900)
+    return widget
+
+
+def _open(qtbot: QtBot, tab: EstimateTab) -> AdvisorDialog:
+    tab.advisor_button.click()
+    dialog = tab.advisor_dialog
+    assert isinstance(dialog, AdvisorDialog) and dialog.isVisible()
+    qtbot.addWidget(dialog)
+    return dialog
+
+
+def _search(qtbot: QtBot, dialog: AdvisorDialog) -> adv.Ranking:
+    dialog.search()
+    qtbot.waitUntil(
+        lambda: dialog.ranking is not None and not dialog.is_searching(), timeout=120_000
+    )
+    assert dialog.ranking is not None
+    return dialog.ranking
+
+
+def test_ranking_plot_and_apply(qtbot: QtBot, tab: EstimateTab, app_state: AppState) -> None:
+    dialog = _open(qtbot, tab)
+    dialog.deadline.setValue(30)
+    for kind in ("committed_1yr", "committed_3yr", "owned"):
+        dialog.pricing_boxes[kind].setChecked(False)
+    ranking = _search(qtbot, dialog)
+    assert ranking.options and dialog.table.rowCount() == min(len(ranking.options), 200)
+    assert dialog.table.item(0, 1).text() == ranking.options[0].accelerator
+    assert dialog.recommendation.text() == ranking.recommendation
+    assert len(dialog._scatter.points()) == len(ranking.options)  # one marker per option
+    assert {o.pricing for o in ranking.options} <= {"on_demand", "spot"}
+
+    # apply the third option: the Workload tab shows it, and its headline equals the option
+    dialog.select(2)
+    option = ranking.options[2]
+    dialog.apply_button.click()
+    qtbot.waitUntil(lambda: app_state.training.accelerator == option.accelerator, timeout=5000)
+    qtbot.waitUntil(lambda: not tab._timer.isActive(), timeout=5000)
+    assert tab.inputs.devices.value() == option.gpus
+    assert tab.inputs.accelerator.accelerator_id() == option.accelerator
+    estimate = app_state.estimate
+    assert estimate is not None
+    assert estimate.gpu_hours == pytest.approx(option.gpu_hours, rel=1e-9)
+    assert estimate.estimated_cost_usd == pytest.approx(option.cost_usd, rel=1e-9)
+    # the plot marks the current choice; the scenario keeps the constraints and the choice
+    assert dialog._current_item is not None
+    choice = app_state.plan.advisor_choice
+    assert choice.deadline_days == 30 and choice.accelerator == option.accelerator
+    assert choice.gpus == option.gpus and choice.chosen_pricing == option.pricing
+
+
+def test_cancel_and_bad_budget(qtbot: QtBot, tab: EstimateTab) -> None:
+    dialog = _open(qtbot, tab)
+    dialog.budget.setText("-5")
+    dialog.search()
+    assert dialog.status.text().startswith("Budget:")
+    assert not dialog.is_searching()
+    dialog.budget.setText("")
+    dialog.search()
+    dialog.cancel()
+    assert not dialog.is_searching()
+    assert dialog.search_button.isEnabled()
+
+
+def test_serving_mode(qtbot: QtBot, tab: EstimateTab, app_state: AppState) -> None:
+    tab.apply_preset("llm-7b")
+    dialog = _open(qtbot, tab)
+    dialog.mode.setCurrentIndex(dialog.mode.findData("serve"))
+    assert dialog.rate.isVisibleTo(dialog) and not dialog.deadline.isVisibleTo(dialog)
+    dialog.rate.setText("20")
+    ranking = _search(qtbot, dialog)
+    assert ranking.kind == "serve" and ranking.options
+    dialog.select(0)
+    option = ranking.options[0]
+    dialog.apply_button.click()
+    qtbot.waitUntil(lambda: app_state.inference.gpus == option.gpus_per_replica, timeout=5000)
+    assert app_state.inference.precision == option.precision
