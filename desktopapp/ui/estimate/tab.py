@@ -104,9 +104,6 @@ class EstimateTab(RecomputingTab):
         from desktopapp.ui.estimate import advisor  # issue 24: the What to run on view
 
         advisor.install(self)
-        from desktopapp.ui.estimate import advisor  # issue 24: the What to run on view
-
-        advisor.install(self)
 
         self.inputs.accelerator.set_accelerators(self._catalog.accelerators)
         combo = self.inputs.preset_combo
