@@ -1306,6 +1306,15 @@ def build_all(reference: Path, generated: str) -> dict[str, dict[str, Any]]:
             "reference": reference_note,
             **build_tco_defaults(facts),
         },
+        **(
+            {
+                "measured_memory.json": build_measured_memory(
+                    read_csv(reference / "measured_h200.csv"), common
+                )
+            }
+            if (reference / "measured_h200.csv").is_file()
+            else {}
+        ),
         # interconnect.json, published_throughput.json (performance model; issue 13)
         **build_perf_documents(
             read_csv(reference / "published_throughput.csv"),
@@ -1313,6 +1322,42 @@ def build_all(reference: Path, generated: str) -> dict[str, dict[str, Any]]:
             common,
         ),
     }
+
+
+MEASURED_H200_SOURCE = (
+    "measured on one NVIDIA H200 SXM (141 GB, driver 580.159.04, CUDA 13.0, torch 2.11.0+cu130) "
+    "with plain PyTorch: Llama-style decoder (RMSNorm, fused QKV, SDPA causal attention, SwiGLU, "
+    "untied embedding and head), bf16 autocast, fused AdamW, cross-entropy on fp32 logits, "
+    "zero_grad(set_to_none=True); torch.cuda.max_memory_allocated (reference measured_h200.csv)"
+)
+MEASURED_H200_DATE = "2026-11-27"
+
+
+def build_measured_memory(rows: list[dict[str, str]], common: Mapping[str, Any]) -> dict[str, Any]:
+    """measured_memory.json: peak memory of training steps measured on real GPUs (issue 22)."""
+    out = []
+    for row in rows:
+        if row.get("metric") != "peak_memory_allocated":
+            continue
+        out.append(
+            {
+                "model": row["model"],
+                **{
+                    k: int(row[k])
+                    for k in ("layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab")
+                },
+                "seq_len": int(row["seq_len"]),
+                "micro_batch": int(row["micro_batch"]),
+                "precision": row["precision"],
+                "mlp": "swiglu",
+                "checkpointing": row["checkpointing"].strip().lower() == "true",
+                "accelerator_id": "h200-sxm",
+                "peak_allocated_gib": float(row["value"]),
+                "source": MEASURED_H200_SOURCE,
+                "source_date": MEASURED_H200_DATE,
+            }
+        )
+    return {"format": "desktopapp-measured-memory", **common, "measurements": out}
 
 
 def _dump(document: Mapping[str, Any]) -> str:

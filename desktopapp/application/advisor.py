@@ -246,19 +246,21 @@ def training_figures(
 def _training_figures(
     workload: TrainWorkload, accelerator: str, gpus: int, precision: str
 ) -> TrainFigures:
-    from desktopapp.application.training_view import model_run
+    from desktopapp.application.snapshot import training_figures as snapshot_figures
 
     training = workload.training_inputs(accelerator, gpus, precision)
-    modelled = model_run(training, workload.shape(), None, utilization_user_set=False)
-    run = modelled.run
-    if run is None:
-        text = modelled.reason.removeprefix("Not modelled: ").removeprefix(
+    # the snapshot's training figures (issue 21): what the Workload tab and `estimate train`
+    # show for this choice, the model predicting the efficiency
+    fig = snapshot_figures(training, workload.shape(), utilization_user_set=False)
+    run = fig.modelled.run
+    if run is None or fig.gpu_hours_low is None or fig.gpu_hours_high is None:
+        text = fig.modelled.reason.removeprefix("Not modelled: ").removeprefix(
             "No parallel plan fits: "
         )
-        raise InputError(modelled.field or "gpus", text or "cannot be modelled")
+        raise InputError(fig.modelled.field or "gpus", text or "cannot be modelled")
     plan, _, _ = run.plan_reason.partition(" — ")
     return TrainFigures(
-        run.training_seconds, run.gpu_hours, run.gpu_hours_low, run.gpu_hours_high, plan
+        fig.wall_seconds, fig.gpu_hours, fig.gpu_hours_low, fig.gpu_hours_high, plan
     )
 
 

@@ -321,6 +321,18 @@ def run_bench(args: argparse.Namespace) -> int:
     print(f"{target.name} ({target.spec}); peaks: {target.peak_source or DASH}")
     print_table(rows, headers=["suite", "dtype", "variant", "size", "result", "time/op", "% peak"])
     for r in run.results:
+        if r.suite == "memory" and r.extra.get("measured_bytes"):  # measured vs predicted
+            print(f"\nMemory of one training step, micro-batch {r.size} ({r.extra['method']}):")
+            measured, predicted = r.extra["measured_bytes"], r.extra["predicted_bytes"]
+            print_table(
+                [
+                    [k.replace("_", " "), units.format_bytes(v), units.format_bytes(predicted[k]),
+                     f"{predicted[k] / v:.2f}×" if v else DASH]
+                    for k, v in measured.items()
+                ],
+                headers=["term", "measured", "predicted", "predicted/measured"],
+            )
+    for r in run.results:
         if r.suite == "profile" and r.extra.get("operators"):
             print(f"\nTop operators of one training step ({r.extra.get('sorted_by', '')}):")
             print_table(

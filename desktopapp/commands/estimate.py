@@ -38,6 +38,7 @@ from desktopapp.model.memory import (
     INFERENCE_PRECISIONS as MEMORY_PRECISIONS,
 )
 from desktopapp.model.memory import (
+    MLPS,
     MODES,
     OPTIMIZERS,
     MemoryEstimate,
@@ -277,6 +278,11 @@ def _register_memory(sub: Any) -> None:
     p.add_argument("--heads", type=count, help="attention heads (no default)")
     p.add_argument("--kv-heads", type=count, help="key/value heads (GQA; default = heads)")
     p.add_argument("--seq-len", type=count, help="sequence length (no default)")
+    p.add_argument(
+        "--ffn-hidden", type=count, help="MLP width (default 4·hidden for gelu, ≈8·hidden/3 swiglu)"
+    )
+    p.add_argument("--vocab", type=count, help="vocabulary size (default 32000, Llama 2)")
+    p.add_argument("--mlp", help=_choices_help("MLP kind, default swiglu", MLPS))
     p.add_argument("--batch-size", type=count, help="micro-batch per device (default 1)")
     p.add_argument(
         "--checkpointing",
@@ -288,7 +294,8 @@ def _register_memory(sub: Any) -> None:
         "--flash-attention",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="attention scores not stored (FlashAttention / selective recomputation)",
+        help="attention scores not stored (SDPA flash kernel, PyTorch ≥ 2.0; the default); "
+        "--no-flash-attention: the probabilities are kept",
     )
     p.add_argument("--zero-stage", type=count, help="ZeRO stage 0-3 (default 0)")
     p.add_argument("--gpus", type=count, help="devices to shard across (default 1)")
@@ -544,6 +551,9 @@ MEMORY_OPTIONS = (
     "heads",
     "kv_heads",
     "seq_len",
+    "ffn_hidden",
+    "vocab",
+    "mlp",
     "batch_size",
     "checkpointing",
     "flash_attention",

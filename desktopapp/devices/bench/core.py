@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 DTYPES: tuple[str, ...] = ("fp32", "tf32", "fp16", "bf16", "fp8")
-SUITES: tuple[str, ...] = ("matmul", "bandwidth", "amp", "batching", "quantization", "profile")
+SUITES: tuple[str, ...] = (
+    "matmul", "bandwidth", "amp", "batching", "quantization", "profile", "memory"
+)
 NAN = math.nan
 
 

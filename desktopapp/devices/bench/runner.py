@@ -137,6 +137,7 @@ def _suite_cost(name: str, config: BenchConfig, target: BenchDevice) -> float:
         "batching": b * 3,
         "quantization": b * 2.5,
         "profile": b * 3,
+        "memory": b * 3,
     }.get(name, b)
 
 
@@ -170,6 +171,10 @@ def _suite_events(
         from desktopapp.devices.bench.batching import quantization_suite
 
         return quantization_suite(target, budget_s=budget, quick=config.quick, token=token)
+    if name == "memory":
+        from desktopapp.devices.bench.memory import memory_suite
+
+        return memory_suite(target, budget_s=budget, quick=config.quick, token=token)
     if name == "profile":
         from desktopapp.devices.bench.profile import profile_suite
 
@@ -194,7 +199,7 @@ def busy_warning(load: float | None = None, cpus: int | None = None) -> str | No
     )
 
 
-_NEEDS_TORCH = frozenset({"amp", "batching", "quantization", "profile"})
+_NEEDS_TORCH = frozenset({"amp", "batching", "quantization", "profile", "memory"})
 
 
 def run_benchmarks(
