@@ -10,11 +10,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from desktopapp.application.text import implausible_inputs
-from desktopapp.application.workload import DEVICE_SWEEP, UTILIZATION_SWEEP, serving_inputs
+from desktopapp.application.workload import DEVICE_SWEEP, UTILIZATION_SWEEP
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import (
@@ -24,11 +25,11 @@ from desktopapp.model.catalog import (
     cloud_offers,
     offer_named_in,
 )
-from desktopapp.model.inference import InferenceEstimate, estimate_inference
-from desktopapp.model.memory import MemoryEstimate, estimate_memory
+from desktopapp.model.inference import InferenceEstimate
+from desktopapp.model.memory import MemoryEstimate
 from desktopapp.model.scenario import Scenario
 from desktopapp.model.sensitivity import SensitivityResult, training_sensitivity
-from desktopapp.model.serving import ServingEstimate, estimate_serving
+from desktopapp.model.serving import ServingEstimate
 from desktopapp.model.tco import (
     OnPremInputs,
     TcoResult,
@@ -111,6 +112,7 @@ class ScenarioSummary:
     file_name: str = ""  # the scenario's file ("a.json"), "" when it has none
     # Language models: the serving model (continuous batching, TTFT/TPOT), as the Workload tab.
     serving: ServingEstimate | None = None
+    snapshot: Any = None  # the application.snapshot.Snapshot every figure comes from
 
     def row(self, section: str, label: str) -> Row | None:
         return next((r for r in self.rows if r.key == (section, label)), None)
@@ -119,7 +121,9 @@ class ScenarioSummary:
         training = self.scenario.training
         by_devices = by_util = None
         if training is not None and self.training is not None:
-            by_devices = training_sweep_devices(training, DEVICE_SWEEP)
+            by_devices = _modelled_sweep(self.snapshot) or training_sweep_devices(
+                training, DEVICE_SWEEP
+            )
             by_util = training_sweep_utilization(training, UTILIZATION_SWEEP)
         onprem_curve = None
         plan = self.scenario.cost
@@ -141,6 +145,32 @@ class ScenarioSummary:
             return training_sensitivity(self.scenario.training)
         except ValueError:
             return None
+
+
+def _modelled_sweep(snap: Any) -> TrainingSweep | None:
+    """Wall time, GPU-hours and cost against the GPU count from the modelled run (best plan at
+    each count), as the Workload tab's scaling plot; None when the run was not modelled."""
+    fig = None if snap is None else snap.training
+    modelled = None if fig is None else fig.modelled
+    if modelled is None or modelled.run is None or modelled.inputs is None:
+        return None
+    if not modelled.sets_headline:
+        return None  # the user's utilization: the flat rule's curve is the headline's
+    from desktopapp.application.training_view import PLOT_GPUS
+    from desktopapp.model.perf_training import scaling_sweep
+
+    try:
+        sweep = scaling_sweep(modelled.inputs)
+    except ValueError:
+        return None
+    pick = np.isin(sweep.gpus, PLOT_GPUS) & np.isfinite(sweep.training_hours)
+    return TrainingSweep(
+        "gpus",
+        sweep.gpus[pick],
+        sweep.training_hours[pick],
+        sweep.gpu_hours[pick],
+        None if sweep.cost_usd is None else sweep.cost_usd[pick],
+    )
 
 
 # --- formatting helpers -------------------------------------------------------------------------
@@ -219,29 +249,25 @@ def offer_for(scenario: Scenario, offer_id: str | None) -> CloudOffer | None:
 
 
 def summarize(scenario: Scenario, label: str | None = None, file_name: str = "") -> ScenarioSummary:
-    """Run the model on a scenario and lay out what the compare view and report show.
-    ``file_name`` (the scenario's file, if any) tells scenarios of the same name apart."""
-    problems: list[str] = []
-    t_est = m_est = i_est = None
-    tco = None
-    if scenario.training is not None:
-        try:
-            from desktopapp.model.training import estimate_training
+    """Lay out what the compare view and report show for a scenario: every figure is the
+    scenario's :class:`~desktopapp.application.snapshot.Snapshot` (the modelled training run,
+    memory for its plan, serving at the engine's operating point, the rent/own/hybrid verdict),
+    as the Workload and Cost tabs and ``report --json`` show them. ``file_name`` (the scenario's
+    file, if any) tells scenarios of the same name apart."""
+    from desktopapp.application.snapshot import compute_snapshot, request_from_scenario
 
-            t_est = estimate_training(scenario.training)
-        except ValueError as exc:
-            problems.append(f"Training: {user_message(exc)}")
-    if scenario.memory is not None:
-        try:
-            m_est = estimate_memory(scenario.memory)
-        except ValueError as exc:
-            problems.append(f"Memory: {user_message(exc)}")
-    if scenario.inference is not None:
-        try:
-            i_est = estimate_inference(scenario.inference)
-        except ValueError as exc:
-            problems.append(f"Inference: {user_message(exc)}")
-    s_est = _serving(scenario, i_est, problems)
+    snap = compute_snapshot(request_from_scenario(scenario))
+    titles = {
+        "training": "Training",
+        "memory": "Memory",
+        "inference": "Inference",
+        "serving": "Serving",
+        "cost": "Rent or buy",
+    }
+    problems = [f"{titles.get(e.section, e.section)}: {e.message}" for e in snap.errors]
+    t_est = None if snap.training is None else snap.training.estimate
+    m_est, i_est, s_est = snap.memory, snap.inference, snap.serving
+    tco = None
     plan = scenario.cost
     if plan.on_prem is not None and plan.cloud is not None:
         try:
@@ -249,6 +275,7 @@ def summarize(scenario: Scenario, label: str | None = None, file_name: str = "")
         except ValueError as exc:
             problems.append(f"Rent or buy: {user_message(exc)}")
     rows = _rows(scenario, t_est, m_est, i_est, tco, s_est)
+    rows += _snapshot_rows(snap)
     groups: list[tuple[str, tuple[Assumption, ...]]] = []
     serving_or_roofline = ("Serving", s_est) if s_est is not None else ("Inference", i_est)
     for title, est in (("Training", t_est), ("Memory", m_est), serving_or_roofline):
@@ -272,23 +299,48 @@ def summarize(scenario: Scenario, label: str | None = None, file_name: str = "")
         ),
         file_name=file_name,
         serving=s_est,
+        snapshot=snap,
     )
 
 
-def _serving(
-    scenario: Scenario, i_est: InferenceEstimate | None, problems: list[str]
-) -> ServingEstimate | None:
-    """The serving model for a language model's inference section (the Workload tab's figures,
-    with the saved TTFT/TPOT targets); None for other models or when it cannot run."""
-    inference = scenario.inference
-    if inference is None or i_est is None or i_est.unit != "token":
-        return None
-    targets = (inference.ttft_target_s, inference.tpot_target_s)
-    try:
-        return estimate_serving(serving_inputs(inference, targets))
-    except ValueError as exc:
-        problems.append(f"Serving: {user_message(exc)}")
-        return None
+def _snapshot_rows(snap: Any) -> list[Row]:
+    """The training chain, the parallel plan and the verdict, from the snapshot."""
+    from desktopapp.application.verdict import verdict_text
+
+    rows: list[Row] = []
+    fig = snap.training
+    if fig is not None:
+        rows.append(
+            Row(
+                "Results",
+                "Steady state",
+                units.format_duration(fig.steady_seconds),
+                fig.steady_seconds / 3600.0,
+                "lower",
+            )
+        )
+        rows.append(
+            Row(
+                "Results",
+                "Production factor · goodput",
+                f"× {units.format_plain(fig.production_factor, 3)} · "
+                f"{units.format_percent(fig.goodput, 0)}",
+            )
+        )
+        if fig.gpu_hours_low is not None and fig.gpu_hours_high is not None:
+            rows.append(
+                Row(
+                    "Results",
+                    "Likely GPU-hours",
+                    f"{big_count(fig.gpu_hours_low)} … {big_count(fig.gpu_hours_high)} GPU-h",
+                    detail="" if fig.run is None else fig.run.range_meaning,
+                )
+            )
+        if fig.plan_text:
+            rows.append(Row("Results", "Parallel plan", fig.plan_text.partition(" — ")[0]))
+    if snap.verdict is not None:
+        rows.append(Row("Results", "Rent or buy verdict", verdict_text(snap.verdict)))
+    return rows
 
 
 def _rows(

@@ -73,15 +73,21 @@ def serving_inputs(
     inference: InferenceInputs, options: ServingOptions | None = None
 ) -> ServingInputs:
     """The serving model's inputs for one workload: the one rule of every face (the GUI's
-    Workload tab, ``estimate inference``, the report)."""
+    Workload tab, ``estimate inference``, the report). A batch size the user gave is the
+    concurrency; with latency targets the targets pick the concurrency (up to the batch size
+    when it is above the engine cap)."""
     opts = options or ServingOptions()
     ttft = opts.ttft_slo_s if opts.ttft_slo_s is not None else inference.ttft_target_s
     tpot = opts.tpot_slo_s if opts.tpot_slo_s is not None else inference.tpot_target_s
     batching = opts.batching or BATCHING_DEFAULT
     concurrency = opts.concurrency
-    if concurrency is None and batching == "continuous" and opts.batch_size_given:
-        concurrency = inference.batch_size
     extra = dict(opts.extra)
+    targets = ttft is not None or tpot is not None
+    if concurrency is None and batching == "continuous" and opts.batch_size_given:
+        if targets:  # the targets pick the concurrency, up to the batch size if it is higher
+            extra.setdefault("max_running", max(inference.batch_size, DEFAULT_MAX_BATCH))
+        else:
+            concurrency = inference.batch_size
     cap = int(extra.pop("max_running", DEFAULT_MAX_BATCH))
     if concurrency is not None and "max_running" not in dict(opts.extra):
         cap = max(cap, int(concurrency))

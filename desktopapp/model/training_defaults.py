@@ -10,7 +10,8 @@ Published practice (tokens per optimizer step):
   per step on up to 16,384 H100 GPUs;
 * DeepSeek-V3 (2024, arXiv 2412.19437, §4.2): 15,360 sequences of 4,096 tokens ≈ 63M.
 
-The default is the size rule's figure, raised when the fleet would leave each GPU less than
+The size rule: 0.5M tokens up to 1B parameters (GPT-3's small models), 4M above (Llama 2, and
+Llama 3 405B's first stage). The default is the size rule's figure, raised when the fleet would leave each GPU less than
 :data:`TOKENS_PER_GPU` tokens per step (Llama 3 405B: 16M tokens on 16,384 GPUs = 1,024 per
 GPU), and capped at :data:`MAX_DEFAULT_BATCH_TOKENS` (the largest batch of a dense run
 published, Llama 3 405B). A fleet that needs more than the cap gets the cap and a warning.
@@ -24,10 +25,8 @@ import math
 MIB_TOKENS = 2**20
 # (largest parameter count, tokens per step)
 SIZE_RULE: tuple[tuple[float, float], ...] = (
-    (1e9, 0.5 * MIB_TOKENS),
-    (3e9, 1 * MIB_TOKENS),
-    (20e9, 2 * MIB_TOKENS),
-    (math.inf, 4 * MIB_TOKENS),
+    (1e9, 0.5 * MIB_TOKENS),  # GPT-3 125M-760M
+    (math.inf, 4 * MIB_TOKENS),  # Llama 2 7B-70B, Llama 3 405B at the start
 )
 TOKENS_PER_GPU = 1024
 MAX_DEFAULT_BATCH_TOKENS = 16 * MIB_TOKENS

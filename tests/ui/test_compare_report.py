@@ -16,7 +16,9 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from desktopapp.application.compare import summarize
+from desktopapp.application.compare import delta_text, relative_change, summarize
+from desktopapp.application.snapshot import compute_snapshot, request_from_scenario
+from desktopapp.model import units
 from desktopapp.model.catalog import accelerator_catalog, offer_by_id
 from desktopapp.model.scenario import load_scenario
 from desktopapp.ui.common import export
@@ -48,6 +50,24 @@ def pdf_text(path: Path) -> tuple[int, str]:
     text = "\n".join(page.extract_text() or "" for page in reader.pages)
     # NFKC: Qt's PDF writer keeps ligatures ("ﬁ"); compare the plain letters.
     return len(reader.pages), re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text))
+
+
+def snapshot_of(path: Path) -> Any:
+    """The scenario's snapshot: the figures every face shows (issue 21)."""
+    return compute_snapshot(request_from_scenario(load_scenario(path).scenario))
+
+
+def wall_text(path: Path) -> str:
+    fig = snapshot_of(path).training
+    assert fig is not None
+    return units.format_duration(fig.wall_seconds)
+
+
+def owned_wall_cell() -> str:
+    """The owned scenario's wall time in the compare table, against the rented one."""
+    rented, owned = snapshot_of(RENTED).training, snapshot_of(OWNED).training
+    change = relative_change(owned.wall_seconds / 3600.0, rented.wall_seconds / 3600.0)
+    return f"{wall_text(OWNED)}   {delta_text(change)}"
 
 
 def data_items(plot: Any) -> list[Any]:
@@ -83,7 +103,7 @@ def test_compare_rented_against_owned(qtbot: QtBot, window: MainWindow) -> None:
         name, cell = table.item(row, 0), table.item(row, 2)
         assert name is not None and cell is not None
         texts[name.text()] = cell.text()
-    assert texts["Wall time"] == "36.5 days   +59%"
+    assert texts["Wall time"] == owned_wall_cell()
     assert texts["Devices"] == "16"
     # Overlaid curves: one per scenario in each plot (the model's sweeps).
     time_plot, cost_plot, util_plot, tco_plot = view.plots
@@ -156,7 +176,11 @@ def test_export_report_pdf(window: MainWindow, tmp_path: Path) -> None:
     assert "8 × H100, rented on demand" in text  # title
     assert "Scenario report" in text
     assert "7B" in text and "150B" in text and "$3.99/GPU-h" in text  # inputs with units
-    assert "23.0 days" in text and "$17,643" in text  # results with units
+    fig = snapshot_of(RENTED).training
+    assert fig is not None and fig.cost_usd is not None
+    # results with units: the snapshot's figures (the modelled run, not a flat 40%)
+    assert wall_text(RENTED) in text and units.format_money(fig.cost_usd) in text
+    assert "linear in the device count" not in text
     # Sources and dates of the catalog numbers used.
     acc = accelerator_catalog().get("h100-sxm")
     assert re.sub(r"\s+", " ", acc.source)[:25] in text and acc.source_date in text
@@ -172,7 +196,7 @@ def test_report_of_a_comparison_has_a_comparison_page(tmp_path: Path, qapp: QApp
     pages, text = pdf_text(tmp_path / "two.pdf")
     assert pages == two.page_count > one.page_count
     assert "Comparison" in text and "compared with a100-16x-owned.json" in text
-    assert "+59%" in text  # the owned run takes 59% longer
+    assert owned_wall_cell().split()[-1] in text  # how much longer the owned run takes
     assert "NVIDIA A100 80GB SXM4" in text and "2023-09" in text  # the A100 server price date
     with pytest.raises(ValueError, match="summaries"):
         write_report(tmp_path / "none.pdf", [])
@@ -236,7 +260,7 @@ def test_table_to_csv(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     assert rows[0] == ["", *[p.label for p in dialog.view.pins]]
     by_name = {row[0]: row[1:] for row in rows[1:]}
     assert by_name["Devices"] == ["8", "16"]
-    assert by_name["Wall time"] == ["23.0 days", "36.5 days   +59%"]
+    assert by_name["Wall time"] == [wall_text(RENTED), owned_wall_cell()]
     table.actions()[0].trigger()
     assert QApplication.clipboard().text() == export.table_csv(table)
 
