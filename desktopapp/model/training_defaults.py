@@ -10,12 +10,12 @@ Published practice (tokens per optimizer step):
   per step on up to 16,384 H100 GPUs;
 * DeepSeek-V3 (2024, arXiv 2412.19437, §4.2): 15,360 sequences of 4,096 tokens ≈ 63M.
 
-The size rule: 0.5M tokens up to 1B parameters (GPT-3's small models), 4M above (Llama 2, and
-Llama 3 405B's first stage). The default is the size rule's figure, raised when the fleet would leave each GPU less than
-:data:`TOKENS_PER_GPU` tokens per step (Llama 3 405B: 16M tokens on 16,384 GPUs = 1,024 per
-GPU), and capped at :data:`MAX_DEFAULT_BATCH_TOKENS` (the largest batch of a dense run
-published, Llama 3 405B). A fleet that needs more than the cap gets the cap and a warning.
-A user value always wins.
+The size rule: 0.5M tokens up to 1B parameters (GPT-3's small models), 4M above (Llama 2,
+and Llama 3 405B's first stage). The default is the size rule's figure, raised when the fleet
+would leave each GPU less than :data:`TOKENS_PER_GPU` tokens per step (Llama 3 405B: 16M tokens
+on 16,384 GPUs = 1,024 per GPU), and capped at :data:`MAX_DEFAULT_BATCH_TOKENS` (the largest
+batch of a dense run published, Llama 3 405B). A fleet that needs more gets the cap and a
+warning. A user value always wins.
 """
 
 from __future__ import annotations
