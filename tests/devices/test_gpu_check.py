@@ -1,0 +1,78 @@
+"""benchmarks/gpu_check.py: its CPU path in quick mode writes one JSON summary; failed steps are
+recorded and the script goes on."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "benchmarks" / "gpu_check.py"
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("gpu_check", SCRIPT)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gpu_check"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_failed_or_overdue_step_is_recorded_not_raised() -> None:
+    gc = _module()
+
+    def boom() -> dict:
+        raise RuntimeError("no device")
+
+    record = gc.run_step("matmul", boom)
+    assert record["ok"] is False and "no device" in record["error"]
+    slow = [sys.executable, "-c", "import time; time.sleep(30)"]
+    with pytest.raises(RuntimeError, match="limit"):
+        gc.run_json(slow, 0.5, {})
+    bad = [sys.executable, "-c", "print('not json')"]
+    with pytest.raises(RuntimeError, match="not JSON"):
+        gc.run_json(bad, 20, {})
+
+
+@pytest.mark.slow
+def test_quick_cpu_run_writes_one_summary(tmp_path: Path) -> None:
+    out = tmp_path / "check.json"
+    steps = "detect,matmul,amp,exporter,collectives"  # memory: its own tests
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--quick",
+            "--device",
+            "cpu",
+            "--out",
+            str(out),
+            "--steps",
+            steps,
+            "--nproc",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    data = json.loads(out.read_text())
+    assert data["format"] == "desktopapp-gpu-check"
+    assert list(data["steps"]) == steps.split(",")
+    assert data["failed"] == [], {k: v.get("error") for k, v in data["steps"].items()}
+    assert data["steps"]["detect"]["gpu_count"] == 0
+    matmul = data["steps"]["matmul"]["by_dtype"]["fp32"]
+    assert matmul["tflops"] > 0 and matmul["tflops_best"] >= matmul["tflops"]
+    amp = data["steps"]["amp"]["by_precision"]
+    assert amp["fp32"]["repeats"] >= 5 and amp["fp32"]["tokens_per_s"] > 0
+    assert data["steps"]["exporter"]["series"] > 0
+    assert data["steps"]["collectives"]["world_size"] == 1
+    assert "GPU check on cpu" in proc.stdout
