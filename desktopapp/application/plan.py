@@ -146,6 +146,8 @@ class PlanState:
         self._cost_result: CostComparison | None = None
         self._not_current: tuple[str, ...] = ()
         self._measured_busbw: float | None = None
+        # the What to run on view's constraints and chosen option (model.advisor.AdvisorChoice)
+        self.advisor_choice: Any = None
 
     # --- listeners --------------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> Callable[[], None]:

@@ -76,6 +76,7 @@ def scenario_from_state(
         memory=state.memory,
         inference=state.inference,
         cost=plan if plan is not None else CostPlan(),
+        advisor=getattr(state, "advisor_choice", None),  # issue 24: What to run on
     )
 
 
@@ -93,6 +94,7 @@ def apply_workload(state: PlanState, scenario: Scenario, preset_id: str | None =
         inference=scenario.inference,
         preset_id=preset_id,
     )
+    state.advisor_choice = scenario.advisor  # issue 24: the What to run on view's choice
     refresh_estimates(state)
     return changed
 

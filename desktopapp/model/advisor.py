@@ -24,7 +24,6 @@ from typing import Any
 
 from desktopapp.model import units
 from desktopapp.model.catalog import PRICING_MODELS
-from desktopapp.model.planning import price_age
 from desktopapp.model.validation import InputError, require_int, require_positive
 
 OWNED = "owned"
@@ -181,6 +180,8 @@ class OfferRef:
 
 def is_stale(price_date: str, today: date) -> bool:
     """Older than a year (planning's rule for catalog prices)."""
+    from desktopapp.model.planning import price_age  # planning imports the scenario files
+
     return price_age(price_date, today).is_stale
 
 

@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from desktopapp.model.advisor import AdvisorChoice
 from desktopapp.model.atomic import atomic_write_bytes
 from desktopapp.model.catalog import PRICING_MODELS, CloudOffer
 from desktopapp.model.inference import InferenceInputs
@@ -300,6 +301,8 @@ class Scenario:
     memory: MemoryInputs | None = None
     inference: InferenceInputs | None = None
     cost: CostPlan = field(default_factory=CostPlan)
+    # the "What to run on" view's constraints and chosen option (issue 24); None: not used
+    advisor: AdvisorChoice | None = None
 
     def __post_init__(self) -> None:
         _require_text("name", self.name, MAX_NAME_CHARS)
@@ -316,6 +319,8 @@ class Scenario:
         """The version-:data:`VERSION` document as plain JSON types."""
         doc: dict[str, Any] = {"format": FORMAT, "version": VERSION}
         doc.update(_encode(self))
+        if doc.get("advisor") is None:
+            doc.pop("advisor", None)  # files without the What to run on view stay as they were
         return doc
 
     def to_json(self) -> str:
@@ -557,7 +562,9 @@ def _decode_number(hint: type, value: object, path: str) -> float | int:
 
 # --- document → Scenario ---------------------------------------------------------------------
 
-_TOP_KEYS = ("format", "version", "name", "notes", "training", "memory", "inference", "cost")
+_TOP_KEYS = (
+    "format", "version", "name", "notes", "training", "memory", "inference", "cost", "advisor"
+)
 
 
 def _scenario_from_document(document: object) -> tuple[Scenario, int]:
@@ -608,6 +615,8 @@ def _decode_current(doc: dict[str, Any]) -> Scenario:
             kwargs[section] = _decode_dataclass(kind, raw, section)
     if doc.get("cost") is not None:
         kwargs["cost"] = _decode_dataclass(CostPlan, doc["cost"], "cost")
+    if doc.get("advisor") is not None:
+        kwargs["advisor"] = _decode_dataclass(AdvisorChoice, doc["advisor"], "advisor")
     try:
         return Scenario(**kwargs)
     except ValueError as exc:  # defensive: the sections were checked above

@@ -207,3 +207,32 @@ def test_tighter_deadline_never_lowers_the_best_cost(opts, deadline, shrink):
 def test_short_names():
     assert adv.short_name("NVIDIA B200 (HGX, 1000W)", "NVIDIA") == "B200"
     assert adv.short_name("Google TPU v6e (Trillium)", "Google") == "TPU v6e"
+
+
+# --- the scenario file keeps the constraints and the chosen option -------------------------------
+
+
+def test_scenario_round_trip_keeps_the_choice():
+    from desktopapp.model.scenario import Scenario
+
+    choice = adv.AdvisorChoice.of(
+        "train", adv.Constraints(deadline_days=30, budget_usd=2e6, pricing=("spot", "owned")),
+        _train("h100-sxm", 256, "on_demand"),
+    )  # fmt: skip
+    text = Scenario(name="x", advisor=choice).to_json()
+    back = Scenario.from_json(text)
+    assert back.advisor == choice
+    assert back.advisor.constraints().deadline_days == 30
+    assert (back.advisor.accelerator, back.advisor.gpus) == ("h100-sxm", 256)
+    assert "advisor" not in Scenario(name="y").to_dict()  # other files unchanged
+
+
+def test_scenario_with_a_bad_choice_is_refused_naming_the_field():
+    import json
+
+    from desktopapp.model.scenario import Scenario, ScenarioError
+
+    doc = Scenario(name="x", advisor=adv.AdvisorChoice(deadline_days=3)).to_dict()
+    doc["advisor"]["deadline_days"] = 0
+    with pytest.raises(ScenarioError, match="advisor.deadline_days"):
+        Scenario.from_json(json.dumps(doc))

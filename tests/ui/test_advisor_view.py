@@ -97,3 +97,28 @@ def test_serving_mode(qtbot: QtBot, tab: EstimateTab, app_state: AppState) -> No
     dialog.apply_button.click()
     qtbot.waitUntil(lambda: app_state.inference.gpus == option.gpus_per_replica, timeout=5000)
     assert app_state.inference.precision == option.precision
+
+
+def test_saved_scenario_keeps_constraints_and_choice(qtbot: QtBot, app_state: AppState) -> None:
+    from desktopapp.application.scenario import apply_workload, scenario_from_state
+    from desktopapp.model.scenario import Scenario
+
+    choice = adv.AdvisorChoice(
+        deadline_days=30, budget_usd=5e5, pricing=("on_demand", "spot"),
+        accelerator="h100-sxm", gpus=64, chosen_pricing="spot", offer="x",
+    )  # fmt: skip
+    app_state.plan.advisor_choice = choice
+    saved = scenario_from_state(app_state.plan, name="s", notes="")
+    reopened = Scenario.from_json(saved.to_json())
+    other = AppState()
+    try:
+        apply_workload(other.plan, reopened)
+        assert other.plan.advisor_choice == choice
+        dialog = AdvisorDialog(other)
+        qtbot.addWidget(dialog)
+        assert dialog.deadline.value() == 30
+        assert dialog.constraints().budget_usd == 5e5
+        assert not dialog.pricing_boxes["owned"].isChecked()
+        assert dialog.pricing_boxes["spot"].isChecked()
+    finally:
+        other.deleteLater()
