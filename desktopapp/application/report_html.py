@@ -327,12 +327,17 @@ def report_html(
     text_width_px: float,
     colors: Mapping[str, str],
     series: Sequence[str],
+    with_plots: bool = True,
 ) -> str:
     """The report as HTML for ``QTextDocument`` (images as ``img://name`` resources), images
-    ``text_width_px`` CSS pixels wide in all."""
+    ``text_width_px`` CSS pixels wide in all. ``with_plots`` False: the text only (a report
+    written without Qt, ``desktopapp report --html``)."""
     if not summaries:
         raise ValueError("summaries: give at least one scenario")
-    parts = _opening(summaries, file_name, created, colors) + _plots(summaries, text_width_px)
+    parts = _opening(summaries, file_name, created, colors)
+    parts += [_verdict(summaries[0])]
+    if with_plots:
+        parts += _plots(summaries, text_width_px)
     if len(summaries) > 1:
         parts += [
             "<h2>Comparison</h2>",
@@ -346,3 +351,53 @@ def report_html(
         "quotes: check prices with the provider before you commit.</p>"
     )
     return "".join(p for p in parts if p)
+
+
+def _verdict(summary: ScenarioSummary) -> str:
+    """The rent/own/hybrid verdict of the scenario's snapshot, rendered once
+    (:mod:`desktopapp.application.verdict`)."""
+    snap = summary.snapshot
+    if snap is None or snap.verdict is None:
+        return ""
+    from desktopapp.application.verdict import verdict_html
+
+    demand = ""
+    if snap.cost is not None and snap.cost.demand.gpu_hours_per_month is not None:
+        demand = f"<p class='muted'>Demand: {_esc(snap.cost.demand.rule)}</p>"
+    return "<h2>Rent or buy</h2>" + verdict_html(snap.verdict) + demand
+
+
+# The light palette the PDF is printed with, for a report written without Qt (the ui theme's
+# LIGHT_COLORS; kept here so that the application layer needs no Qt).
+REPORT_COLORS: Mapping[str, str] = {
+    "text": "#1E2733",
+    "muted": "#5E6A7A",
+    "accent_dark": "#1D4FB8",
+    "accent_soft": "#E6EEFD",
+    "surface_alt": "#F9FAFC",
+    "border": "#DCE1E8",
+    "good": "#1E8E4F",
+    "bad": "#CF3F3F",
+}
+REPORT_SERIES = ("#2F6FEB", "#E8710A", "#1E8E4F", "#9334E6")
+
+
+def standalone_html(
+    summaries: Sequence[ScenarioSummary], *, file_name: str = "", created: datetime | None = None
+) -> str:
+    """The report's text as a complete HTML page (no plots: they need Qt; the PDF has them)."""
+    created = created or datetime.now()
+    body = report_html(
+        summaries,
+        file_name=file_name,
+        created=created,
+        text_width_px=640.0,
+        colors=REPORT_COLORS,
+        series=REPORT_SERIES,
+        with_plots=False,
+    )
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{_esc(report_title(summaries))}</title>"
+        f"<style>{report_style(REPORT_COLORS)}</style></head><body>{body}</body></html>\n"
+    )

@@ -208,7 +208,7 @@ class TrainingFigures:
             f"steady state {units.format_duration(self.steady_seconds)} × production factor "
             f"{self.production_factor:.3g} ÷ goodput {units.format_percent(self.goodput, 0)} = "
             f"wall time {units.format_duration(self.wall_seconds)} on {self.gpus.gpus:,} GPUs; "
-            f"{units.format_count(self.gpu_hours)} GPU-h{cost}"
+            f"{units.format_count(self.gpu_hours).replace(' ', '')} GPU-h{cost}"
         )
 
 
@@ -802,4 +802,19 @@ def request_from_preset(
         inference=inference,
         preset_id=preset.id,
         with_verdict=with_verdict,
+    )
+
+
+def scenario_from_preset(preset_id: str, pricing: str = "on_demand") -> Any:
+    """A scenario (``model.scenario.Scenario``) holding a preset's inputs, as the Workload tab
+    starts from it; its report and snapshot are those of :func:`request_from_preset`."""
+    from desktopapp.model.presets import get_preset
+    from desktopapp.model.scenario import Scenario
+
+    request = request_from_preset(preset_id, pricing, with_verdict=False)
+    return Scenario(
+        name=get_preset(preset_id).name,
+        training=request.training,
+        memory=request.memory,
+        inference=request.inference,
     )
