@@ -11,6 +11,8 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from desktopapp import APP_NAME, __version__
 from desktopapp.cli_base import (  # noqa: F401  (re-exported: tests and app use them)
@@ -24,7 +26,15 @@ from desktopapp.cli_base import (  # noqa: F401  (re-exported: tests and app use
 
 # Modules under desktopapp.commands that add subcommands, imported on demand so that
 # `desktopapp --version` and the GUI start stay fast.
-COMMAND_MODULES: tuple[str, ...] = ("estimate", "catalog", "devices", "monitor", "cluster", "plan")
+COMMAND_MODULES: tuple[str, ...] = (
+    "estimate",
+    "catalog",
+    "devices",
+    "monitor",
+    "cluster",
+    "plan",
+    "report",
+)
 SUBCOMMANDS: tuple[str, ...] = (
     "estimate",
     "catalog",
@@ -33,6 +43,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "monitor",
     "cluster",
     "plan",
+    "report",
 )
 
 
@@ -92,7 +103,23 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue  # an area not built yet
         module.register(subparsers)
+        if name == "report":
+            module.PDF_WRITER = write_pdf_report  # type: ignore[attr-defined]
     return parser
+
+
+def write_pdf_report(path: Path, summaries: Sequence[Any], file_name: str) -> int:
+    """``report --pdf``: the window's PDF writer, offscreen (Qt is loaded only here, so the
+    commands stay Qt-free). Raises ImportError when Qt cannot be loaded."""
+    import os
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from desktopapp.ui.scenario.report import write_report
+
+    _app = QApplication.instance() or QApplication([])
+    return write_report(path, summaries, file_name=file_name).page_count
 
 
 def option_name(field: str, args: argparse.Namespace) -> str:
