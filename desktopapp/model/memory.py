@@ -298,7 +298,7 @@ class TrainingPeak:
     weights: Any
     gradients: Any
     optimizer: Any
-    gathered: Any  # ZeRO-3: one layer's unsharded weights and gradients, gathered in flight
+    gathered: Any  # ZeRO-3: two layers' unsharded weights, gathered in flight
     activations: Any
     output: Any
     backward_peak: Any
@@ -328,12 +328,13 @@ def training_peak(
     weights = params * bpp.weights / _where(zero >= 3, dp, 1.0)
     grads = params * bpp.gradients / _where(zero >= 2, dp, 1.0)
     optimizer = params * bpp.optimizer / _where(zero >= 1, dp, 1.0)
-    # ZeRO-3 gathers one layer's weights (and reduces its gradients) ahead of use: two layers
-    # unsharded in flight; nothing to gather on one device or without the layer count
-    in_flight = 2.0 * params / layers * (bpp.weights + bpp.gradients) if layers else 0.0
-    gathered = _where((zero >= 3) & (dp > 1), in_flight * (1.0 - 1.0 / dp), 0.0)
+    # ZeRO-3 gathers a layer's weights ahead of use: two layers unsharded in flight at the
+    # backward peak (the one in use and the prefetched one); nothing to gather on one device
+    # or without the layer count
+    share = _minimum(2.0 / layers, 1.0) if layers else 0.0
+    gathered = _where((zero >= 3) & (dp > 1), share * params * bpp.weights * (1.0 - 1.0 / dp), 0.0)
     backward = weights + optimizer + gathered + accumulating * grads + activations + output
-    step = weights + grads + optimizer + gathered
+    step = weights + grads + optimizer
     peak = _maximum(backward, step)
     frag = fragmentation * peak
     return TrainingPeak(
@@ -358,6 +359,14 @@ def _where(cond: Any, a: Any, b: Any) -> Any:
     import numpy as np
 
     return np.where(cond, a, b)
+
+
+def _minimum(a: Any, b: Any) -> Any:
+    if isinstance(a, float | int) and isinstance(b, float | int):
+        return min(a, b)
+    import numpy as np
+
+    return np.minimum(a, b)
 
 
 def _maximum(a: Any, b: Any) -> Any:
@@ -562,7 +571,7 @@ class MemoryEstimate:
     logits_bytes: float = 0.0
     fragmentation_bytes: float = 0.0
     peak_phase: str = ""  # "backward" | "optimizer step" ("" for inference)
-    gathered_bytes: float = 0.0  # ZeRO-3: one layer's unsharded weights + grads in flight
+    gathered_bytes: float = 0.0  # ZeRO-3: two layers' unsharded weights in flight
 
     @property
     def total_bytes(self) -> float:

@@ -97,7 +97,7 @@ def build_model(shape: MemoryShape, device: Any) -> Any:
     """The Llama-style model (torch imported here)."""
     import torch
     from torch import nn
-    from torch.nn import functional as F  # noqa: N812
+    from torch.nn import functional as F
 
     class RMSNormFn(torch.autograd.Function):
         """RMSNorm that saves its input and 1/rms (what fused kernels keep)."""
@@ -148,7 +148,9 @@ def build_model(shape: MemoryShape, device: Any) -> Any:
             qkv = self.qkv(self.norm1(x)).view(b, t, 3, a, d)
             q, k, v = (qkv[:, :, i].transpose(1, 2) for i in range(3))
             cos, sin = cos.to(q.dtype), sin.to(q.dtype)
-            y = F.scaled_dot_product_attention(rope(q, cos, sin), rope(k, cos, sin), v, is_causal=True)
+            y = F.scaled_dot_product_attention(
+                rope(q, cos, sin), rope(k, cos, sin), v, is_causal=True
+            )
             x = x + self.proj(y.transpose(1, 2).reshape(b, t, h))
             gate, up = self.gate_up(self.norm2(x)).chunk(2, -1)
             return x + self.down(F.silu(gate) * up)
@@ -214,7 +216,7 @@ class _Trainer:
 
     def step(self, batch: int, saved: _Saved | None = None) -> None:
         torch = self.torch
-        F = torch.nn.functional  # noqa: N806
+        F = torch.nn.functional
         idx = torch.randint(0, self.shape.vocab, (batch, self.shape.seq_len), device=self.device)
         self.optimizer.zero_grad(set_to_none=True)
         seen: set[int] = set()
@@ -346,9 +348,15 @@ def predicted_terms(shape: MemoryShape, precision: str, batch: int) -> dict[str,
     }
 
 
-def _result(target: BenchDevice, shape: MemoryShape, precision: str, batch: int,
-            measured: dict[str, float], predicted: dict[str, float],
-            reserved: float | None) -> BenchResult:
+def _result(
+    target: BenchDevice,
+    shape: MemoryShape,
+    precision: str,
+    batch: int,
+    measured: dict[str, float],
+    predicted: dict[str, float],
+    reserved: float | None,
+) -> BenchResult:
     ratio = measured["peak_allocated"] / predicted["peak_allocated"]
     extra: dict[str, Any] = {
         "model": shape.to_dict(),

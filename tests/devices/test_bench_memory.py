@@ -1,0 +1,66 @@
+"""bench --suite memory on the CPU build: real training steps, measured peak against the
+memory model, term by term (issue 22)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch")
+
+from desktopapp.devices.bench import Cancelled, CancelToken
+from desktopapp.devices.bench.core import SUITES
+from desktopapp.devices.bench.memory import MemoryShape, memory_suite
+from desktopapp.devices.bench.target import resolve_device
+
+TINY = MemoryShape(
+    layers=2, hidden=64, heads=2, ffn_hidden=192, vocab=256, seq_len=32, micro_batches=(1, 4)
+)
+
+
+@pytest.fixture(scope="module")
+def results():
+    events = list(memory_suite(resolve_device("cpu"), shape=TINY, precision="mixed"))
+    assert events[-1].fraction == 1.0
+    return [e.result for e in events if e.result is not None]
+
+
+def test_memory_suite_is_registered():
+    assert "memory" in SUITES
+
+
+def test_one_result_per_micro_batch_with_terms(results):
+    assert [r.size for r in results] == [1, 4]
+    for r in results:
+        assert r.suite == "memory" and r.metric == "predicted/measured"
+        assert set(r.extra["measured_bytes"]) == set(r.extra["predicted_bytes"]) - {
+            "peak_with_allowance"
+        }
+
+
+def test_saved_activations_match_the_model_term_by_term(results):
+    for r in results:
+        ratio = r.extra["ratio_measured_over_predicted"]
+        assert ratio["persistent"] == pytest.approx(1.0, abs=0.01)
+        assert ratio["layers"] == pytest.approx(1.0, abs=0.05)
+        assert ratio["output"] == pytest.approx(1.0, abs=0.05)
+
+
+def test_peak_within_0_95_to_1_15_of_measured(results):
+    for r in results:
+        assert 0.95 <= r.extra["predicted_over_measured_peak"] <= 1.15
+    # the activations grow with the micro-batch: the measured peak does too
+    assert (
+        results[1].extra["measured_bytes"]["peak_allocated"]
+        > (results[0].extra["measured_bytes"]["peak_allocated"])
+    )
+
+
+def test_cancel_between_steps():
+    token = CancelToken()
+    gen = memory_suite(resolve_device("cpu"), shape=TINY, precision="fp32", token=token)
+    next(gen)  # building the model
+    next(gen)  # micro-batch 1 starts
+    token.cancel()
+    with pytest.raises(Cancelled):
+        for _ in gen:
+            pass
