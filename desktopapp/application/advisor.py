@@ -942,3 +942,98 @@ class PlanRequest:
 
     constraints: adv.Constraints = field(default_factory=adv.Constraints)
     chosen: tuple[str, int, str] | None = None
+
+
+# --- the report's page ------------------------------------------------------------------------
+
+
+def _esc(text: object) -> str:
+    import html
+
+    return html.escape(str(text), quote=True)
+
+
+REPORT_ROWS = 12
+
+
+def ranking_for_scenario(scenario: Any) -> adv.Ranking | None:
+    """The search a scenario asked for (its ``advisor`` section), rerun on its workload; None
+    when it asked for none or its workload cannot be searched."""
+    choice = getattr(scenario, "advisor", None)
+    if not isinstance(choice, adv.AdvisorChoice):
+        return None
+    try:
+        if choice.kind == "serve":
+            if choice.requests_per_s is None:
+                return None
+            workload: Any = serve_workload_of(scenario.inference, choice.requests_per_s)
+            return search_serving(workload, choice.constraints())
+        workload = train_workload_of(scenario.training, scenario.memory, None)
+        return search_training(workload, choice.constraints())
+    except ValueError:
+        return None
+
+
+def report_section(scenario: Any) -> str:
+    """The report's "What to run on" page as HTML: the recommendation and the top of the
+    ranking, the chosen option marked ("" when the scenario asked for no ranking)."""
+    ranking = ranking_for_scenario(scenario)
+    if ranking is None:
+        return ""
+    choice = scenario.advisor
+    chosen = (choice.accelerator, choice.gpus, choice.chosen_pricing)
+    train = ranking.kind == "train"
+    heads = (
+        ("#", "Accelerator", "GPUs", "Pricing", "$/GPU-h", "Days", "Cost", "Likely cost", "")
+        if train
+        else ("#", "Accelerator", "Precision", "GPUs/replica", "Replicas", "Pricing", "$/month",
+              "TPOT", "")
+    )  # fmt: skip
+    rows = []
+    for i, o in enumerate(ranking.options[:REPORT_ROWS], 1):
+        pricing = adv.PRICING_WORDS[o.pricing] + (" (stale price)" if o.offer.stale else "")
+        gpus = o.gpus if train else o.gpus_per_replica
+        mark = "chosen" if (o.accelerator, gpus, o.pricing) == chosen else ""
+        mark += (" · " if mark else "") + ("meets" if o.meets_constraints else "misses")
+        if o.pareto:
+            mark += " · Pareto"
+        if train:
+            cells = (
+                i, o.accelerator, f"{o.gpus:,}", pricing, f"${o.price_usd_per_gpu_hour:.3g}",
+                f"{o.wall_days:.3g}", units.format_money(o.cost_usd),
+                f"{units.format_money(o.cost_low_usd)} … {units.format_money(o.cost_high_usd)}",
+                mark,
+            )  # fmt: skip
+        else:
+            cells = (
+                i, o.accelerator, o.precision, o.gpus_per_replica, f"{o.replicas:,}", pricing,
+                units.format_money(o.cost_per_month_usd), units.format_duration(o.tpot_seconds),
+                mark,
+            )  # fmt: skip
+        rows.append("<tr>" + "".join(f"<td>{_esc(c)}</td>" for c in cells) + "</tr>")
+    asked = []
+    c = ranking.constraints
+    if c.deadline_days is not None:
+        asked.append(f"deadline {c.deadline_days:g} days")
+    if c.budget_usd is not None:
+        asked.append(f"budget {units.format_money(c.budget_usd)}" + ("" if train else " a month"))
+    if c.max_gpus is not None:
+        asked.append(f"at most {c.max_gpus:,} GPUs")
+    asked.append("pricing: " + ", ".join(adv.PRICING_WORDS[p] for p in c.pricing))
+    more = len(ranking.options) - min(len(ranking.options), REPORT_ROWS)
+    return (
+        "<h2>What to run on</h2>"
+        f"<p>{_esc(ranking.recommendation)}</p>"
+        f"<p class='muted'>Asked: {_esc('; '.join(asked))}. Ranked by "
+        + ("cost" if train else "cost per month")
+        + " among the options that meet the constraints; Pareto: no other option is both "
+        + ("faster and cheaper" if train else "quicker per token and cheaper")
+        + ".</p>"
+        "<table cellspacing='0' cellpadding='3'><tr>"
+        + "".join(f"<th>{_esc(h)}</th>" for h in heads)
+        + "</tr>"
+        + "".join(rows)
+        + "</table>"
+        + (f"<p class='small'>{more:,} more options and {len(ranking.excluded):,} left out "
+           "(`desktopapp plan` lists them).</p>")
+    )  # fmt: skip

@@ -203,3 +203,27 @@ def test_higher_request_rate_never_needs_fewer_replicas(rate, factor):
     for o in high.options:
         assert o.replicas >= at_low[o.key]
     assert high.options[0].cost_per_month_usd >= low.options[0].cost_per_month_usd
+
+
+def test_report_page_when_asked():
+    from desktopapp.application.compare import summarize
+    from desktopapp.application.report_html import standalone_html
+    from desktopapp.model.scenario import Scenario
+    from desktopapp.model.training import TrainingInputs
+
+    training = TrainingInputs(params=7e9, tokens=1e12, accelerator="h100-sxm", gpus=64)
+    plain = Scenario(name="plain", training=training)
+    assert app.report_section(plain) == ""
+    assert "What to run on" not in standalone_html([summarize(plain, "plain", "")])
+    choice = adv.AdvisorChoice(
+        deadline_days=30, include=SOME, accelerator="h100-sxm", gpus=64, chosen_pricing="spot"
+    )
+    asked = Scenario(name="asked", training=training, advisor=choice)
+    ranking = app.ranking_for_scenario(asked)
+    assert ranking is not None and ranking.options
+    page = standalone_html([summarize(asked, "asked", "")])
+    assert "<h2>What to run on</h2>" in page
+    import html
+
+    assert html.escape(ranking.recommendation, quote=True) in page
+    assert ranking.options[0].accelerator in page
