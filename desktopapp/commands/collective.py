@@ -220,15 +220,42 @@ def run_collective_bench(args: argparse.Namespace) -> int:
     return _report(run, args, None)
 
 
+def _json_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def load_results_file(path: Path) -> dict[str, Any]:
+    """The collective results file, read with a bound (regular file, size limit) and checked
+    field by field (``model.collective.validate_results_file``) before anything is stored."""
+    from desktopapp.devices.bench.collective import EXPORT_FORMAT, OPS
+    from desktopapp.devices.bounded_read import read_bounded
+    from desktopapp.model.collective import MAX_FILE_BYTES, validate_results_file
+    from desktopapp.model.validation import InputError
+
+    raw = read_bounded(path, MAX_FILE_BYTES, "file")
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_json_constant)
+    except UnicodeDecodeError:
+        raise InputError("file", f"{path} is not UTF-8 text") from None
+    except RecursionError:
+        raise InputError("file", f"{path} is nested too deeply to be a results file") from None
+    except ValueError as exc:  # JSONDecodeError, NaN/Infinity, over-long integers
+        raise InputError("file", f"{path} is not valid JSON ({_short(str(exc))})") from None
+    return validate_results_file(data, expected_format=EXPORT_FORMAT, ops=OPS)
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = "".join(ch if ch.isprintable() else "?" for ch in text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def run_import(args: argparse.Namespace) -> int:
     from desktopapp.devices.bench.collective import CollectiveRun
 
-    path = Path(args.file)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ValueError(f"file: cannot read {path} ({exc.strerror or exc})") from None
-    except ValueError:
-        raise ValueError(f"file: {path} is not JSON") from None
+    if args.accelerator is not None:
+        from desktopapp.model.catalog import get_accelerator
+
+        get_accelerator(args.accelerator)  # unknown: refused with a suggestion, nothing stored
+    data = load_results_file(Path(args.file))
     run = CollectiveRun.from_dict(data)
     return _report(run, args, args.accelerator)

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from desktopapp.model.interconnect import bus_factor
-from desktopapp.model.validation import require_int
+from desktopapp.model.validation import InputError, require_int
 
 GB = 1e9
 
@@ -116,3 +116,188 @@ def interpret(
     if advertised is None and lines:
         lines.append("no advertised link rate known for this device: bandwidths not compared")
     return tuple(lines)
+
+
+# --- the collective results file (``bench import``) -------------------------------------------
+
+# Limits of a results file: generous for any real sweep (4 ops × 26 sizes per run), far below
+# what would take a long time or much disk to store.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+MAX_ROWS = 10_000
+MAX_DEPTH = 8  # document → results → row → value is 4 deep
+MAX_NODES = 4096
+MAX_GPUS_PER_NODE = 64
+MAX_BYTES = 2**53  # exact in a float and in SQLite's INTEGER
+MAX_SECONDS = 86_400.0 * 7
+_MAX_TEXT = 500
+_MAX_LIST = 4096
+RESULT_OPS: tuple[str, ...] = ("all_reduce", "all_gather", "reduce_scatter", "broadcast")
+
+
+def _where(path: str, key: str | int) -> str:
+    return f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else key)
+
+
+def _depth(value: object, limit: int) -> int:
+    """Nesting depth of parsed JSON (iterative: no recursion on hostile input)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if deepest > limit:
+            return deepest
+        if isinstance(item, dict):
+            stack.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, level + 1) for v in item)
+    return deepest
+
+
+def _whole(where: str, value: object, minimum: int, maximum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(where, f"must be a whole number, got {_shown(value)}")
+    if not minimum <= value <= maximum:
+        raise InputError(where, f"must be {minimum} to {maximum}, got {_shown(value)}")
+    return value
+
+
+def _positive_time(where: str, value: object, *, zero_ok: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(where, f"must be a number of seconds, got {_shown(value)}")
+    number = float(value)
+    low_ok = number >= 0 if zero_ok else number > 0
+    if not (math.isfinite(number) and low_ok and number <= MAX_SECONDS):
+        what = "0 or more" if zero_ok else "above 0"
+        raise InputError(
+            where, f"must be finite and {what} (at most {MAX_SECONDS:.0f} s), got {_shown(value)}"
+        )
+    return number
+
+
+def _text(where: str, value: object, limit: int = _MAX_TEXT) -> str:
+    if not isinstance(value, str):
+        raise InputError(where, f"must be text, got {_shown(value)}")
+    if len(value) > limit:
+        raise InputError(where, f"must be at most {limit} characters, got {len(value)}")
+    if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in value):
+        raise InputError(where, "must not hold control characters")
+    return value
+
+
+def _flag(where: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise InputError(where, f"must be true or false, got {_shown(value)}")
+    return value
+
+
+def _shown(value: object) -> str:
+    text = repr(value) if not isinstance(value, dict | list) else type(value).__name__
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _row(where: str, raw: object, ops: tuple[str, ...]) -> dict[str, object]:
+    if not isinstance(raw, dict):
+        raise InputError(where, f"must be an object, got {_shown(raw)}")
+    for key in ("op", "bytes", "seconds", "world_size", "backend"):
+        if key not in raw:
+            raise InputError(_where(where, key), "is missing")
+    op = _text(_where(where, "op"), raw["op"], 40)
+    if op not in ops:
+        raise InputError(_where(where, "op"), f"must be one of {', '.join(ops)}, got {op!r}")
+    seconds = _positive_time(_where(where, "seconds"), raw["seconds"])
+    row: dict[str, object] = {
+        "op": op,
+        "bytes": _whole(_where(where, "bytes"), raw["bytes"], 1, MAX_BYTES),
+        "seconds": seconds,
+        "min_seconds": _positive_time(
+            _where(where, "min_seconds"), raw.get("min_seconds", seconds)
+        ),
+        "world_size": _whole(_where(where, "world_size"), raw["world_size"], 1, 1_000_000),
+        "backend": _text(_where(where, "backend"), raw["backend"], 40),
+        "iterations": _whole(_where(where, "iterations"), raw.get("iterations", 1), 1, 10**9),
+    }
+    if float(row["min_seconds"]) > seconds * (1 + 1e-9):  # type: ignore[arg-type]
+        raise InputError(
+            _where(where, "min_seconds"),
+            f"must not exceed the median time {seconds!r} s, got {raw.get('min_seconds')!r}",
+        )
+    for key in ("algbw_gbs", "busbw_gbs"):  # recomputed from bytes and time; checked only
+        if key in raw and raw[key] is not None:
+            value = raw[key]
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise InputError(_where(where, key), f"must be a number, got {_shown(value)}")
+            if not (math.isfinite(float(value)) and value >= 0):
+                raise InputError(_where(where, key), f"must be finite, got {_shown(value)}")
+    return row
+
+
+def validate_results_file(
+    data: object, *, expected_format: str, ops: tuple[str, ...] = RESULT_OPS
+) -> dict[str, object]:
+    """The collective results file, every field checked (types, ranges, limits) before
+    anything is stored; returns a clean copy holding only the fields the app reads.
+    Raises :class:`InputError` naming the field (``results[3].bytes``) and what is allowed."""
+    if _depth(data, MAX_DEPTH) > MAX_DEPTH:
+        raise InputError("file", f"nested deeper than {MAX_DEPTH} levels: not a results file")
+    if not isinstance(data, dict) or data.get("format") != expected_format:
+        raise InputError(
+            "file", f'not a collective benchmark file (expected "format": "{expected_format}")'
+        )
+    rows = data.get("results")
+    if not isinstance(rows, list):
+        raise InputError("results", "the file has no list of results")
+    if not rows:
+        raise InputError("results", "the list is empty: nothing was measured, nothing to store")
+    if len(rows) > MAX_ROWS:
+        raise InputError("results", f"at most {MAX_ROWS:,} rows, got {len(rows):,}")
+    out: dict[str, object] = {"format": expected_format}
+    out["results"] = [_row(f"results[{i}]", r, ops) for i, r in enumerate(rows)]
+    out["nodes"] = _whole("nodes", data.get("nodes", 1), 1, MAX_NODES)
+    out["gpus_per_node"] = _whole(
+        "gpus_per_node", data.get("gpus_per_node", 1), 1, MAX_GPUS_PER_NODE
+    )
+    out["world_size"] = _whole("world_size", data.get("world_size", 1), 1, 1_000_000)
+    out["cancelled"] = _flag("cancelled", data.get("cancelled", False))
+    out["seconds"] = _positive_time("seconds", data.get("seconds", 0.0), zero_ok=True)
+    out["started"] = _text("started", data.get("started", ""), 64)
+    out["backend"] = _text("backend", data.get("backend", ""), 40)
+    out["device_name"] = _text("device_name", data.get("device_name", ""), 200)
+    for key, limit in (("hosts", _MAX_LIST), ("notes", 200)):
+        items = data.get(key) or []
+        if not isinstance(items, list):
+            raise InputError(key, f"must be a list of text, got {_shown(items)}")
+        if len(items) > limit:
+            raise InputError(key, f"at most {limit} entries, got {len(items)}")
+        size = 2000 if key == "notes" else 255
+        out[key] = [_text(f"{key}[{i}]", v, size) for i, v in enumerate(items)]
+    versions = data.get("versions") or {}
+    if not isinstance(versions, dict) or len(versions) > 64:
+        raise InputError("versions", "must be an object of at most 64 entries")
+    out["versions"] = {
+        _text("versions", k, 64): (
+            v if v is None or isinstance(v, bool | int | float) else _text(f"versions.{k}", v)
+        )
+        for k, v in versions.items()
+    }
+    out["config"] = _config(data.get("config") or {}, ops)
+    return out
+
+
+def _config(raw: object, ops: tuple[str, ...]) -> dict[str, object]:
+    if not isinstance(raw, dict):
+        raise InputError("config", f"must be an object, got {_shown(raw)}")
+    config: dict[str, object] = {
+        "device": _text("config.device", raw.get("device", "cpu"), 40),
+        "nproc": _whole("config.nproc", raw.get("nproc", 1), 1, 1_000_000),
+        "min_bytes": _whole("config.min_bytes", raw.get("min_bytes", 1024), 1, MAX_BYTES),
+        "budget_s": _positive_time("config.budget_s", raw.get("budget_s", 4.0)),
+        "warmup": _whole("config.warmup", raw.get("warmup", 2), 0, 10**6),
+        "iters": _whole("config.iters", raw.get("iters", 5), 1, 10**6),
+    }
+    if raw.get("max_bytes") is not None:
+        config["max_bytes"] = _whole("config.max_bytes", raw["max_bytes"], 1, MAX_BYTES)
+    chosen = raw.get("ops") or list(ops)
+    if not isinstance(chosen, list) or not all(isinstance(o, str) and o in ops for o in chosen):
+        raise InputError("config.ops", f"must be a list of {', '.join(ops)}")
+    config["ops"] = list(chosen)
+    return config

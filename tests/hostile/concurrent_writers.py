@@ -23,26 +23,31 @@ _WRITER = r"""
 import os, sys, time
 from pathlib import Path
 kind, folder, runs, go = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4])
+rows = int(sys.argv[5])
 while not go.exists():
     time.sleep(0.001)
 if kind == "results":
     from desktopapp.devices.bench.core import BenchResult
     from desktopapp.devices.results_store import ResultsStore
-    row = BenchResult(suite="gemm", device="cpu", dtype="fp32", size=256, tflops=1.0,
-                      seconds=0.1, peak_tflops=None, percent_of_peak=None)
+    batch = [BenchResult(suite="gemm", device="cpu", dtype="fp32", size=256 + n, tflops=1.0,
+                         seconds=0.1, peak_tflops=None, percent_of_peak=None,
+                         extra={"pad": "x" * 200}) for n in range(rows)]
     for i in range(runs):
         ResultsStore(folder / "results.sqlite3").save_run(
-            [row], machine=f"pid{os.getpid()}", notes=str(i))
+            batch, machine=f"pid{os.getpid()}", notes=str(i))
 else:
     from desktopapp.devices.session_store import SessionStore
     for i in range(runs):
         with SessionStore(folder / "monitor.sqlite3") as store:
             with store.start_session(f"pid{os.getpid()}-{i}") as rec:
-                rec.add_values(1000.0 + i, {"cpu.util": 1.0})
+                for n in range(rows):
+                    rec.add_values(1000.0 + i + n / 1000, {"cpu.util": 1.0})
 """
 
 
-def run_once(kind: str, processes: int, runs: int, folder: Path) -> tuple[int, list[str]]:
+def run_once(
+    kind: str, processes: int, runs: int, folder: Path, rows: int = 20
+) -> tuple[int, list[str]]:
     """Start the writers together; returns (runs stored, the failing writers' stderr)."""
     go = folder / "go"
     data = folder / "data"
@@ -52,7 +57,7 @@ def run_once(kind: str, processes: int, runs: int, folder: Path) -> tuple[int, l
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", _WRITER, kind, str(data), str(runs), str(go)],
+            [sys.executable, "-c", _WRITER, kind, str(data), str(runs), str(go), str(rows)],
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -86,12 +91,13 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--processes", type=int, default=8)
     parser.add_argument("--runs", type=int, default=25)
+    parser.add_argument("--rows", type=int, default=20, help="measurements per run")
     parser.add_argument("--kind", choices=("results", "monitor"), default="results")
     args = parser.parse_args()
     lost_any = False
     for i in range(args.repeat):
         with tempfile.TemporaryDirectory(prefix="desktopapp-stress-") as tmp:
-            stored, errors = run_once(args.kind, args.processes, args.runs, Path(tmp))
+            stored, errors = run_once(args.kind, args.processes, args.runs, Path(tmp), args.rows)
         want = args.processes * args.runs
         print(f"repetition {i + 1}: {stored} of {want} runs stored; {len(errors)} writers failed")
         for line in errors:

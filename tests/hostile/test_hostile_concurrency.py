@@ -17,9 +17,9 @@ from desktopapp.devices.session_store import SessionStore, SessionStoreError
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ["results", "monitor"])
 def test_concurrent_writers_store_every_run(kind, tmp_path):
-    stored, errors = run_once(kind, processes=8, runs=6, folder=tmp_path)
+    stored, errors = run_once(kind, processes=8, runs=12, folder=tmp_path, rows=40)
     assert errors == []
-    assert stored == 8 * 6
+    assert stored == 8 * 12
 
 
 def test_listing_monitor_sessions_never_writes_a_zero_length_file(tmp_path, capsys):
