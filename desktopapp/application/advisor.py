@@ -399,7 +399,7 @@ def _owned_ref(acc: Accelerator, onprem: OnPremInputs, today: date) -> adv.Offer
         source=onprem.server_price_source,
         stale=adv.is_stale(price_date, today),
         basis=(
-            f"owning {onprem.gpus_per_server}-GPU servers at "
+            f"owning whole {onprem.gpus_per_server}-GPU servers at "
             f"{units.format_money(float(onprem.server_price))}: {onprem.life_years:g}-year life, "
             f"PUE {onprem.pue:g}, ${onprem.kwh_price:g}/kWh, operations "
             f"{onprem.ops_fraction:.0%} of capex a year, {onprem.utilization:.0%} utilization "
@@ -438,6 +438,7 @@ class _Candidate:
     precision: str | None  # None: not checked here (serving tries each precision)
     sizes: tuple[int, ...]
     prices: tuple[tuple[float, adv.OfferRef], ...]
+    owned_per_server: int = 1  # owned fleets are whole servers of this many GPUs
 
 
 def _candidates(
@@ -474,6 +475,7 @@ def _candidates(
             excluded.append(adv.Excluded(acc.id, None, None, adv.NOT_MODELLED, error_text(exc)))
             continue
         prices: list[tuple[float, adv.OfferRef]] = []
+        per_server = 1
         for pricing in c.pricing:
             if pricing == adv.OWNED:
                 onprem = owned_inputs(acc.id, owned_gpus or 8, owning) if flt.owning() else None
@@ -486,6 +488,7 @@ def _candidates(
                     excluded.append(adv.Excluded(acc.id, None, pricing, adv.NO_PRICE, why))
                     continue
                 prices.append((owned_price(onprem), _owned_ref(acc, onprem, today)))
+                per_server = onprem.gpus_per_server
                 continue
             offer = cheapest_listed(acc.id, pricing, flt)
             if offer is None:
@@ -504,7 +507,7 @@ def _candidates(
             prices.append((price, _offer_ref(offer, pricing, today)))
         if not prices:
             continue
-        out.append(_Candidate(acc, precision, sizes_of(acc, domain), tuple(prices)))
+        out.append(_Candidate(acc, precision, sizes_of(acc, domain), tuple(prices), per_server))
     return out
 
 
@@ -556,6 +559,8 @@ def search_training(
                     memory_bound = gpus
                 continue
             for price, ref in cand.prices:
+                if ref.pricing == adv.OWNED and gpus % cand.owned_per_server:
+                    continue  # owned fleets are whole servers
                 options.append(
                     adv.TrainOption(
                         accelerator=cand.acc.id,
@@ -779,13 +784,25 @@ def search_serving(
                 low = max(1, math.ceil(needed / (rate * err)))
                 high = max(1, math.ceil(needed * err / rate))
                 for price, ref in cand.prices:
+                    per_server = 1  # rented by the GPU; owned by the whole server
                     if ref.pricing == adv.OWNED:
                         onprem = owned_inputs(cand.acc.id, 8, owning)
                         assert onprem is not None
+                        per_server = onprem.gpus_per_server
                         # a serving fleet is held all month: its cost per wall-clock hour
                         price = float(onprem_cost_per_useful_hour(onprem, 1.0)[0])
-                        ref = replace(ref, basis=ref.basis.split(":")[0] + ": held all month")
-                    monthly = units.HOURS_PER_MONTH * gpus * price
+                        ref = replace(
+                            ref,
+                            basis=ref.basis.split(":")[0]
+                            + f": held all month, bought in whole {per_server}-GPU servers",
+                        )
+
+                    def month(
+                        n: int, gpus: int = gpus, per: int = per_server, p: float = price
+                    ) -> float:
+                        """Cost of ``n`` replicas a month (owned: whole servers)."""
+                        return units.HOURS_PER_MONTH * p * per * math.ceil(n * gpus / per)
+
                     options.append(
                         adv.ServeOption(
                             accelerator=cand.acc.id,
@@ -801,9 +818,9 @@ def search_serving(
                             tokens_per_second_per_replica=rate,
                             ttft_seconds=fig.ttft_seconds,
                             tpot_seconds=fig.tpot_seconds,
-                            cost_per_month_usd=monthly * replicas,
-                            cost_low_usd=monthly * low,
-                            cost_high_usd=monthly * high,
+                            cost_per_month_usd=month(replicas),
+                            cost_low_usd=month(low),
+                            cost_high_usd=month(high),
                             cost_per_million_tokens=price
                             * gpus
                             / units.SECONDS_PER_HOUR

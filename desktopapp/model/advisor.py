@@ -573,7 +573,8 @@ def serving_recommendation(
         return "No option serves this load: " + _why_none(excluded)
     top = ranked[0]
     what = (
-        f"{top.replicas:,} replicas of {top.gpus_per_replica} {top.accelerator_name} "
+        f"{top.replicas:,} {'replica' if top.replicas == 1 else 'replicas'} of "
+        f"{top.gpus_per_replica} {top.accelerator_name} "
         f"({top.precision}, {top.concurrency} sequences each"
         + ("" if top.pricing == OWNED else f", {PRICING_WORDS[top.pricing]}")
         + f"; {top.offer.label()})"

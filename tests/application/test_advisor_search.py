@@ -227,3 +227,19 @@ def test_report_page_when_asked():
 
     assert html.escape(ranking.recommendation, quote=True) in page
     assert ranking.options[0].accelerator in page
+
+
+def test_owned_fleets_are_whole_servers():
+    from desktopapp.model.units import HOURS_PER_MONTH
+
+    ranking = _search(pricing=("owned",))
+    assert ranking.options
+    for o in ranking.options:
+        onprem = app.owned_inputs(o.accelerator, 8, None)
+        assert onprem is not None and o.gpus % onprem.gpus_per_server == 0
+    serving = app.search_serving(
+        SERVE, adv.Constraints(include=("gb200",), pricing=("owned",)), today=TODAY
+    )
+    assert serving.options
+    for o in serving.options:  # an NVL72 rack is bought whole, even for one replica of 1 GPU
+        assert o.cost_per_month_usd >= 72 * o.price_usd_per_gpu_hour * HOURS_PER_MONTH * 0.999
