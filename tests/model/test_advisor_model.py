@@ -234,5 +234,5 @@ def test_scenario_with_a_bad_choice_is_refused_naming_the_field():
 
     doc = Scenario(name="x", advisor=adv.AdvisorChoice(deadline_days=3)).to_dict()
     doc["advisor"]["deadline_days"] = 0
-    with pytest.raises(ScenarioError, match="advisor.deadline_days"):
+    with pytest.raises(ScenarioError, match=r"advisor\.deadline_days"):
         Scenario.from_json(json.dumps(doc))
