@@ -7,7 +7,15 @@ import sys
 from typing import Any
 
 from desktopapp.commands.options import add_command, add_json_option
-from desktopapp.commands.output import print_bullet, print_json, print_key_values, print_table
+from desktopapp.commands.output import (
+    Column,
+    output_width,
+    print_bullet,
+    print_json,
+    print_key_values,
+    print_table,
+    wrap_text,
+)
 from desktopapp.model import units
 from desktopapp.model.units import DASH, format_bytes, format_duration
 
@@ -205,6 +213,13 @@ def _split(text: str | None) -> tuple[str, ...] | None:
     return items or None
 
 
+def _flops_text(tflops: float) -> str:
+    """TFLOP/s, or GFLOP/s below 1 TFLOP/s (a CPU's "0.0004663 TFLOP/s" reads badly)."""
+    if tflops < 1.0:
+        return f"{units.format_plain(tflops * 1000, 4)} GFLOP/s"
+    return f"{units.format_plain(tflops, 4)} TFLOP/s"
+
+
 def _progress_line(event: Any) -> str:
     eta = ""
     if event.eta_s is not None and not event.done:
@@ -305,7 +320,13 @@ def run_bench(args: argparse.Namespace) -> int:
         return 0
     rows = []
     for r in run.results:
-        value = DASH if r.value is None else f"{units.format_plain(r.value, 4)} {r.metric}"
+        if r.value is None:
+            value = DASH
+        elif r.metric == "TFLOP/s":
+            value = _flops_text(r.value)
+        else:
+            value = f"{units.format_plain(r.value, 4)} {r.metric}"
+        best = r.extra.get("tflops_best")
         pct = DASH if r.percent_of_peak is None else f"{r.percent_of_peak:.0f}%"
         rows.append(
             [
@@ -314,20 +335,41 @@ def run_bench(args: argparse.Namespace) -> int:
                 r.variant or DASH,
                 r.size,
                 value,
+                DASH if best is None else _flops_text(best),
                 format_duration(r.seconds),
                 pct,
             ]
         )
-    print(f"{target.name} ({target.spec}); peaks: {target.peak_source or DASH}")
-    print_table(rows, headers=["suite", "dtype", "variant", "size", "result", "time/op", "% peak"])
+    width = output_width()
+    for line in wrap_text(
+        f"{target.name} ({target.spec}); peaks: {target.peak_source or DASH}", width, "  "
+    ):
+        print(line)
+    print_table(
+        rows,
+        headers=[
+            Column("suite", whole=True),
+            Column("dtype", whole=True),
+            Column("variant", drop=1),
+            Column("size", right=True),
+            Column("result (median)"),
+            Column("best repeat", drop=2),
+            Column("time/op", drop=3),
+            Column("% peak", drop=4),
+        ],
+    )
     for r in run.results:
         if r.suite == "memory" and r.extra.get("measured_bytes"):  # measured vs predicted
             print(f"\nMemory of one training step, micro-batch {r.size} ({r.extra['method']}):")
             measured, predicted = r.extra["measured_bytes"], r.extra["predicted_bytes"]
             print_table(
                 [
-                    [k.replace("_", " "), units.format_bytes(v), units.format_bytes(predicted[k]),
-                     f"{predicted[k] / v:.2f}×" if v else DASH]
+                    [
+                        k.replace("_", " "),
+                        units.format_bytes(v),
+                        units.format_bytes(predicted[k]),
+                        f"{predicted[k] / v:.2f}×" if v else DASH,
+                    ]
                     for k, v in measured.items()
                 ],
                 headers=["term", "measured", "predicted", "predicted/measured"],
@@ -345,9 +387,11 @@ def run_bench(args: argparse.Namespace) -> int:
     if notes:
         print("\nNotes:")
         for note in notes:
-            print(f"  - {note}")
+            print_bullet(note)
     if run.conditions is not None and not run.disturbed:  # a disturbed run is in the notes
-        print(f"\nConditions: {run.conditions['summary']}")
+        print()
+        for line in wrap_text(run.conditions["summary"], width, "  ", first="Conditions: "):
+            print(line)
     if run_id is not None:
         print(f"\nSaved as run #{run_id} in {saved_to}")
     if run.cancelled:

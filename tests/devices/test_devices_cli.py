@@ -69,6 +69,8 @@ def test_bench_json_tiny_no_save(capsys: pytest.CaptureFixture[str], isolated_ho
         assert key in r
     assert (r["suite"], r["device"], r["dtype"], r["size"]) == ("matmul", "cpu", "fp32", 64)
     assert r["tflops"] > 0 and r["seconds"] > 0
+    assert r["tflops_best"] >= r["tflops"]  # peak (fastest repeat) beside the median
+    assert r["extra"]["spread_pct"] >= 0
     assert data["device_info"]["device"] == "cpu" and isinstance(data["notes"], list)
     assert data["run_id"] is None
     assert "matmul fp32 64×64" in err and "[100%]" in err  # progress on stderr only
@@ -94,7 +96,22 @@ def test_bench_text_output(capsys: pytest.CaptureFixture[str], isolated_home: Pa
          "0.02", "--no-save"]
     ) == 0  # fmt: skip
     out = capsys.readouterr().out
-    assert "TFLOP/s" in out and "suite" in out and "matmul" in out
+    assert "FLOP/s" in out and "suite" in out and "matmul" in out
+    assert "best repeat" in out and "result (median)" in out  # peak beside sustained
+
+
+def test_bench_text_fits_80_columns(
+    capsys: pytest.CaptureFixture[str], isolated_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    assert run_command(
+        ["bench", "--suite", "matmul", "--dtype", "fp32,bf16", "--max-size", "32",
+         "--budget-s", "0.02", "--no-save"]
+    ) == 0  # fmt: skip
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 80, max(lines, key=len)
+    rows = [line.split() for line in lines if line.startswith("matmul")]
+    assert {row[1] for row in rows} == {"fp32", "bf16"}  # dtype ids whole
 
 
 @pytest.mark.parametrize(

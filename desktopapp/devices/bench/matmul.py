@@ -593,7 +593,7 @@ def _cpu_findings(
             native = " (native bf16: AMX/AVX512-BF16)"
         findings.append(
             f"{dtype} matmul ran {1 / ratio:.1f}× faster than fp32 at {n}×{n}{native} "
-            f"({low * 1000:.0f} vs {full * 1000:.0f} GFLOP/s): mixed precision can help here"
+            f"({low * 1000:.3g} vs {full * 1000:.3g} GFLOP/s): mixed precision can help here"
         )
     return findings
 

@@ -146,7 +146,8 @@ class LmShape:
 
     def describe(self) -> str:
         return (
-            f"{format_params(self.params)}-parameter model ({self.layers} layers, width "
+            f"{format_params(self.params)}-parameter model ({self.layers} "
+            f"layer{'s' if self.layers != 1 else ''}, width "
             f"{self.d_model}, {self.heads} heads, vocabulary {self.vocab:,}), "
             f"batch {self.batch} × seq {self.seq}"
         )
