@@ -37,7 +37,8 @@ from desktopapp.ui.common.theme import (
 _HEX = re.compile(r"#[0-9A-Fa-f]{6}\b")
 _FONT_PT = re.compile(r"font-size:\s*([\d.]+)pt")
 _BASE_WIDTH = "_desktopapp_base_width"
-_BASE_TITLE = "_desktopapp_base_title"
+_BASE_TITLE = "_desktopapp_base_title"  # = plots.BASE_TITLE (set_titles keeps it current)
+_BASE_MIN_HEIGHT = "_desktopapp_base_min_height"
 PRESENTATION_LINE_FACTOR = 1.8
 
 
@@ -127,6 +128,12 @@ def restyle_plot(widget: Any, scale: float | None = None) -> None:
             setattr(widget, _BASE_TITLE, base)
         item.setTitle(recolor(_scaled_title(base, k)))
     item.showGrid(x=True, y=True, alpha=0.25 if presentation else 0.12)
+    base_height = getattr(widget, _BASE_MIN_HEIGHT, None)
+    if base_height is None:
+        base_height = widget.minimumHeight()
+        setattr(widget, _BASE_MIN_HEIGHT, base_height)
+    if base_height > 0:  # charts keep a readable height: the page scrolls instead
+        widget.setMinimumHeight(round(base_height * k))
     factor = PRESENTATION_LINE_FACTOR if presentation else 1.0
     for data_item in item.listDataItems():
         pen = getattr(data_item, "opts", {}).get("pen")
@@ -142,6 +149,7 @@ def restyle_plot(widget: Any, scale: float | None = None) -> None:
     legend = getattr(item, "legend", None)
     if legend is not None:
         legend.setLabelTextColor(QColor(COLORS["text"]))
+        legend.setLabelTextSize(f"{(BASE_POINT_SIZE - 1) * k:.0f}pt")
 
 
 def _retinted(color: QColor) -> QColor | None:

@@ -22,6 +22,14 @@ from desktopapp.ui.common.theme import (
 )
 
 _PG: ModuleType | None = None
+PLOT_MIN_HEIGHT = 180  # px at scale 1: a plot is never squeezed below (the page scrolls)
+BASE_TITLE = "_desktopapp_base_title"  # a plot's title at scale 1 (restyle_plot scales it)
+
+
+def annotation_point_size() -> float:
+    """Font size (pt) of text drawn on a plot, for the active scale: presentation mode
+    enlarges annotations as it enlarges ticks."""
+    return (BASE_POINT_SIZE - 1.5) * current_scale()
 
 
 def pg() -> ModuleType:
@@ -87,7 +95,7 @@ def make_plot(
         "left": make_axis("left", y_unit, y_format),
     }
     widget = module.PlotWidget(parent=parent, axisItems=axes)
-    widget.setMinimumHeight(180)
+    widget.setMinimumHeight(PLOT_MIN_HEIGHT)  # × the presentation scale (restyle_plot)
     widget.setMenuEnabled(False)
     widget.setMouseEnabled(x=False, y=False)
     widget.hideButtons()
@@ -115,11 +123,16 @@ def make_plot(
 def set_titles(plot: Any, title: str, x_label: str, y_label: str) -> None:
     """Change a plot's title and axis labels, styled as :func:`make_plot` styles them."""
     item = plot.getPlotItem()
-    item.setTitle(
+    base = (
         f"<span style='color:{COLORS['text']}; font-size:{BASE_POINT_SIZE}pt; "
         f"font-weight:600'>{title}</span>"
     )
-    label_style = {"color": COLORS["muted"], "font-size": f"{BASE_POINT_SIZE - 1:.0f}pt"}
+    setattr(plot, BASE_TITLE, base)
+    k = current_scale()
+    item.setTitle(
+        base.replace(f"font-size:{BASE_POINT_SIZE}pt", f"font-size:{BASE_POINT_SIZE * k:.1f}pt")
+    )
+    label_style = {"color": COLORS["muted"], "font-size": f"{(BASE_POINT_SIZE - 1) * k:.0f}pt"}
     item.setLabel("bottom", x_label, **label_style)
     item.setLabel("left", y_label, **label_style)
 
@@ -242,7 +255,7 @@ def annotation_html(text: str, color_hex: str | None = None, bold: bool = False)
     weight = "font-weight:700;" if bold else ""
     return (
         f"<span style='color:{color_hex or palette.annotation_text}; {weight} "
-        f"font-size:{BASE_POINT_SIZE - 1.5:.0f}pt; background:{palette.annotation_css()}'>"
+        f"font-size:{annotation_point_size():.0f}pt; background:{palette.annotation_css()}'>"
         f"{html.escape(text)}</span>"
     )
 

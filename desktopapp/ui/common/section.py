@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLayout,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -46,6 +47,74 @@ class Section(QFrame):
         self.grid.setColumnStretch(1, 1)
         self.body.addLayout(self.grid)
         self._row = 0
+
+    # --- folding ------------------------------------------------------------------------------
+    fold_button: QToolButton | None = None
+    folded = False
+
+    def set_foldable(self, folded: bool = False) -> QToolButton:
+        """A secondary panel that can fold to its title (an arrow button before the title):
+        on a projector the room goes to what matters. Returns the button."""
+        if self.fold_button is None:
+            button = QToolButton()
+            button.setObjectName("FoldButton")
+            button.setAutoRaise(True)
+            button.setCheckable(True)
+            button.setCursor(Qt.CursorShape.PointingHandCursor)
+            button.toggled.connect(self.set_folded)
+            self.header.insertWidget(0, button)
+            self.fold_button = button
+            self._fold_hidden: list[QWidget] = []
+        self.fold_button.setChecked(folded)
+        self.set_folded(folded)
+        return self.fold_button
+
+    def _body_widgets(self) -> list[QWidget]:
+        found: list[QWidget] = []
+
+        def walk(layout: QLayout) -> None:
+            for i in range(layout.count()):
+                item = layout.itemAt(i)
+                if item is None:
+                    continue
+                if item.widget() is not None:
+                    found.append(item.widget())
+                elif item.layout() is not None:
+                    walk(item.layout())
+
+        for i in range(self.body.count()):
+            item = self.body.itemAt(i)
+            if item is None or item.layout() is self.header:
+                continue
+            if item.widget() is not None:
+                found.append(item.widget())
+            elif item.layout() is not None:
+                walk(item.layout())
+        return found
+
+    def set_folded(self, folded: bool) -> None:
+        """Show only the title (``folded``) or the whole panel again."""
+        if self.fold_button is None:
+            self.set_foldable(folded)
+            return
+        if self.fold_button.isChecked() != folded:
+            self.fold_button.setChecked(folded)  # comes back here through toggled
+            return
+        self.fold_button.setArrowType(Qt.ArrowType.RightArrow if folded else Qt.ArrowType.DownArrow)
+        self.fold_button.setToolTip(
+            f"Show {self.title_label.text()}" if folded else f"Fold {self.title_label.text()}"
+        )
+        if folded == self.folded:
+            return
+        self.folded = folded
+        if folded:
+            self._fold_hidden = [w for w in self._body_widgets() if not w.isHidden()]
+            for widget in self._fold_hidden:
+                widget.hide()
+        else:
+            for widget in self._fold_hidden:
+                widget.show()
+            self._fold_hidden = []
 
     def set_note(self, text: str) -> None:
         self.note_label.setText(text)

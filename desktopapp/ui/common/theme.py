@@ -41,6 +41,7 @@ LIGHT_COLORS: Mapping[str, str] = MappingProxyType(
         "warn": "#B7791F",
         "warn_soft": "#FDF3E1",
         "band": "#DCE8FC",
+        "control": "#6B7686",  # outlines of radio buttons and slider grooves (3:1 or more)
     }
 )
 
@@ -64,6 +65,7 @@ DARK_COLORS: Mapping[str, str] = MappingProxyType(
         "warn": "#E3AC55",
         "warn_soft": "#392D16",
         "band": "#22324C",
+        "control": "#8E99A8",  # outlines of radio buttons and slider grooves (3:1 or more)
     }
 )
 
@@ -369,6 +371,9 @@ def style_sheet(scale: float | None = None) -> str:
     def pt(size: float) -> str:
         return f"{size * k:.0f}"
 
+    def px(size: float) -> int:
+        return round(size * k)
+
     return f"""
 QMainWindow, QDialog {{ background: {c["window"]}; }}
 QToolTip {{
@@ -430,6 +435,26 @@ QPushButton#LinkButton {{
 QPushButton#LinkButton:hover {{ text-decoration: underline; }}
 QPushButton#LinkButton:disabled {{ color: {c["faint"]}; }}
 QRadioButton, QCheckBox {{ spacing: 6px; }}
+QRadioButton::indicator {{
+    width: {px(13)}px; height: {px(13)}px; border-radius: {px(13) // 2 + 2}px;
+    border: 2px solid {c["control"]}; background: {c["surface"]};
+}}
+QRadioButton::indicator:checked {{
+    border-color: {c["accent"]};
+    background: qradialgradient(cx:0.5, cy:0.5, radius:0.5, fx:0.5, fy:0.5,
+        stop:0 {c["accent"]}, stop:0.45 {c["accent"]}, stop:0.55 {c["surface"]},
+        stop:1 {c["surface"]});
+}}
+QRadioButton::indicator:disabled {{ border-color: {c["border_strong"]}; }}
+QSlider::groove:horizontal {{
+    height: 4px; background: {c["control"]}; border-radius: 2px;
+}}
+QSlider::sub-page:horizontal {{ background: {c["accent"]}; border-radius: 2px; }}
+QSlider::handle:horizontal {{
+    background: {c["accent"]}; border: 2px solid {c["surface"]};
+    width: {px(14)}px; margin: -{px(14) // 2}px 0; border-radius: {px(14) // 2 + 2}px;
+}}
+QSlider::handle:horizontal:hover {{ background: {c["accent_dark"]}; }}
 
 QFrame#Card {{
     background: {c["surface"]}; border: 1px solid {c["border"]}; border-radius: 8px;

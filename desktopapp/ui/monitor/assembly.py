@@ -8,7 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
-from desktopapp.ui.common.theme import INNER_SPACING, SPACING
+from desktopapp.ui.common.theme import INNER_SPACING, SPACING, current_scale
 from desktopapp.ui.monitor.panels import Banner
 from desktopapp.ui.monitor.plots_area import PlotsArea
 from desktopapp.ui.monitor.side import SideColumn
@@ -18,6 +18,9 @@ from desktopapp.ui.monitor.toolbar import MonitorToolbar
 # px: two rows of readable plots, over a few table rows (the page scrolls below that)
 PLOTS_MIN_HEIGHT = 340
 TABLES_MIN_HEIGHT = 150
+# Narrower than this (× the presentation scale) the side column moves under the plots: two
+# readable plot columns and a readable side column do not fit side by side.
+SIDE_BESIDE_MIN_WIDTH = 900
 
 
 class _WidthFreeColumn(QVBoxLayout):
@@ -63,10 +66,15 @@ class MonitorWidgets:
         self.body_splitter.setSizes([960, 400])
         # On a short window (a projector at 1024×640, presentation fonts) the page scrolls
         # instead of squeezing the plots to slivers: the body keeps a readable height.
-        self.plots.setMinimumHeight(PLOTS_MIN_HEIGHT)
+        # Before the first sample the placeholder holds PLOTS_MIN_HEIGHT; then each plot card
+        # asks for its own readable minimum (presentation fonts ask for more) and the page
+        # scrolls once they do not fit.
+        self.plots.plot_stack.widget(0).setMinimumHeight(PLOTS_MIN_HEIGHT)
         self.tables.setMinimumHeight(TABLES_MIN_HEIGHT)
+        self.stacked = False
         page = QWidget()
         column = _WidthFreeColumn(page)
+        self.page_column = column
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(INNER_SPACING)
         column.addWidget(self.gpu_banner)
@@ -84,3 +92,25 @@ class MonitorWidgets:
         outer.setSpacing(INNER_SPACING)
         outer.addWidget(self.toolbar)
         outer.addWidget(self.page_scroll, 1)
+
+    def fit_width(self, width: int) -> bool:
+        """Side column beside the plots, or under them (the page scrolls) when ``width`` is
+        too narrow for both at the current scale (a projector at 1024 px in presentation
+        mode). Returns whether it is under them."""
+        stacked = width < SIDE_BESIDE_MIN_WIDTH * current_scale()
+        if stacked == self.stacked:
+            return stacked
+        self.stacked = stacked
+        scroll = self.side.scroll
+        if stacked:
+            content = scroll.takeWidget()
+            scroll.hide()
+            self.page_column.insertWidget(self.page_column.indexOf(self.body_splitter) + 1, content)
+            self.page_column.setStretchFactor(self.body_splitter, 0)
+        else:
+            content = self.side.content
+            self.page_column.removeWidget(content)
+            scroll.setWidget(content)
+            scroll.show()
+            self.page_column.setStretchFactor(self.body_splitter, 1)
+        return stacked

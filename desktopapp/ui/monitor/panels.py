@@ -12,9 +12,18 @@ import math
 from collections.abc import Sequence
 
 from PySide6.QtCore import QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetrics,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QResizeEvent,
+)
 from PySide6.QtWidgets import (
     QFrame,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -204,6 +213,16 @@ class _Tile(QWidget):
     def minimumSizeHint(self) -> QSize:
         return QSize(120, self.sizeHint().height())
 
+    def needed_width(self) -> int:
+        """Width that shows caption, value and detail whole."""
+        self._make_fonts()
+        texts = (
+            (self.caption, self._caption_font),
+            (self.value or DASH, self._value_font),
+            (self.detail, self._detail_font),
+        )
+        return 20 + max(QFontMetrics(font).horizontalAdvance(text) for text, font in texts)
+
     def set(self, value: str, detail: str) -> None:
         if (value, detail) != (self.value, self.detail):
             self.value, self.detail = value, detail
@@ -247,25 +266,57 @@ def num_text(value: float, unit: str) -> str:
 
 
 class LiveStrip(QWidget):
-    """The newest reading of each GPU and of the host, as tiles across the top of the tab."""
+    """The newest reading of each GPU and of the host, as tiles across the top of the tab; on
+    a window too narrow for one row of whole readings (presentation fonts at 1024 px) the
+    tiles wrap into as many rows as they need instead of cutting their text."""
 
     def __init__(self, gpu_names: Sequence[tuple[int, str]], parent: QWidget | None = None):
         super().__init__(parent)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.setSpacing(INNER_SPACING)
+        self.grid = QGridLayout(self)
+        self.grid.setContentsMargins(0, 0, 0, 0)
+        self.grid.setSpacing(INNER_SPACING)
         self.gpu_tiles: dict[int, _Tile] = {}
+        tiles: list[_Tile] = []
         for index, name in gpu_names:
             tile = _Tile(f"GPU {index} · {name}", gpu_color(index))
             tile.setToolTip(name)
             self.gpu_tiles[index] = tile
-            row.addWidget(tile, 2)
+            tiles.append(tile)
         self.cpu = _Tile("CPU", COLORS["accent"])
         self.ram = _Tile("Memory", "#8E5CD9")
         self.disk = _Tile("Disk", "#2A9D8F")
         self.net = _Tile("Network", "#C2478A")
-        for tile in (self.cpu, self.ram, self.disk, self.net):
-            row.addWidget(tile, 1)
+        self.tiles = [*tiles, self.cpu, self.ram, self.disk, self.net]
+        self.columns = 0
+        self.reflow()
+
+    def _columns_for(self, width: int) -> int:
+        needed = max(tile.needed_width() for tile in self.tiles)
+        spacing = self.grid.spacing()
+        fit = max(1, (width + spacing) // (needed + spacing)) if width > 0 else len(self.tiles)
+        count = min(len(self.tiles), fit)
+        rows = -(-len(self.tiles) // count)
+        return -(-len(self.tiles) // rows)  # balanced rows: 2 × 2, not 3 + 1
+
+    def reflow(self) -> None:
+        """Lay the tiles out in as many columns as fit whole (re-done on a resize or when a
+        reading grows)."""
+        columns = self._columns_for(self.width())
+        if columns == self.columns:
+            return
+        self.columns = columns
+        for tile in self.tiles:
+            self.grid.removeWidget(tile)
+        for c in range(len(self.tiles)):
+            self.grid.setColumnStretch(c, 0)
+        for i, tile in enumerate(self.tiles):
+            self.grid.addWidget(tile, i // columns, i % columns)
+        for c in range(columns):
+            self.grid.setColumnStretch(c, 1)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.reflow()
 
     def show_sample(self, sample: SystemSample) -> None:
         for gpu in sample.gpus:
@@ -304,6 +355,7 @@ class LiveStrip(QWidget):
             f"{format_bytes(io.net_rx_bytes_s)}/s",
             f"received · sent {format_bytes(io.net_tx_bytes_s)}/s",
         )
+        self.reflow()
 
 
 # --- diagnosis --------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QFrame, QGraphicsItem, QSizePolicy, QVBoxLayout
 
 from desktopapp.model.units import KIB
@@ -39,6 +39,9 @@ _pg = pg()  # configures pyqtgraph (theme colours) before any item is made
 FloatArray = npt.NDArray[np.float64]
 
 LEFT_AXIS_WIDTH = 66
+# A plot never gets shorter than this (× the presentation scale): on a short window the page
+# scrolls instead of squeezing the plots to slivers with cut time labels.
+PLOT_MIN_HEIGHT = 130
 # Heat strip colour scale above 0% (0% is the palette's window colour, so idle cores recede in
 # both themes): light blue, blue, then orange and red as a core saturates.
 STRIP_RAMP: tuple[tuple[float, str], ...] = (
@@ -63,7 +66,7 @@ def _swatch(color: str, label: str, dashed: bool = False, block: bool = False) -
     mark = "■" if block else ("╌" if dashed else "━")
     return (
         f"<span style='color:{color}'>{mark}</span>"
-        f"<span style='color:{COLORS['muted']}'>&nbsp;{label}</span>&nbsp; "
+        f"<span style='color:{COLORS['muted']}'>&nbsp;{label.replace(' ', '&nbsp;')}</span>&nbsp; "
     )
 
 
@@ -85,8 +88,14 @@ def _legend_html(spec: PlotSpec) -> str:
     else:
         parts += [_swatch(c.color, c.what or c.label, c.dashed) for c in spec.curves]
     if spec.strip_channels:
-        parts.append(_swatch(COLORS["accent"], "per core", block=True))
+        parts.append(_ramp_swatch("per core, 0 → 100%"))
     return "".join(parts)
+
+
+def _ramp_swatch(label: str) -> str:
+    """The heat strip's colour scale as a legend entry: idle → busy in the strip's colours."""
+    blocks = "".join(f"<span style='color:{c}'>■</span>" for _p, c in STRIP_RAMP)
+    return f"{blocks}<span style='color:{COLORS['muted']}'>&nbsp;{label}</span>&nbsp; "
 
 
 class MonitorPlot:
@@ -151,7 +160,8 @@ class MonitorPlot:
         if key == self.palette_key:
             return
         self.palette_key = key
-        self.item.getAxis("left").setWidth(round(LEFT_AXIS_WIDTH * current_scale()))
+        self._scale_axes()
+        self.header.setText(_legend_html(self.spec))
         pen = _pg.mkPen(QColor(COLORS["text"]), width=1, style=Qt.PenStyle.DashLine)
         self.cursor.setPen(pen)
         fill = QColor(COLORS["surface"])
@@ -172,7 +182,6 @@ class MonitorPlot:
         w.setMenuEnabled(False)
         w.setMouseEnabled(x=False, y=False)
         w.hideButtons()
-        w.setMinimumHeight(110)
         item = w.getPlotItem()
         # Horizontal grid only, drawn by the left axis, which is cached as a pixmap: its ticks
         # rarely change while the time axis scrolls on every refresh.
@@ -182,17 +191,30 @@ class MonitorPlot:
         # labels are cached too (re-rendered only when the range changes).
         item.getAxis("bottom").setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         item.layout.setContentsMargins(0, 0, 4, 0)
-        tick_font = QFont()
-        tick_font.setPointSizeF(BASE_POINT_SIZE - 1.5)
         for name in ("bottom", "left"):
             axis = item.getAxis(name)
-            axis.setTickFont(tick_font)
             axis.setPen(_pg.mkPen(COLORS["border_strong"]))
             axis.setTextPen(_pg.mkPen(COLORS["muted"]))
-        item.getAxis("left").setWidth(round(LEFT_AXIS_WIDTH * current_scale()))
+        self._scale_axes()
         item.getAxis("left").setStyle(hideOverlappingLabels=False, maxTextLevel=0)
         item.disableAutoRange()
         item.hideButtons()
+
+    def _scale_axes(self) -> None:
+        """Tick fonts, the value axis' width, the time axis' height and the plot's minimum
+        height for the presentation scale: ticks in presentation mode are at least the
+        normal body size, and the time axis is tall enough for its labels."""
+        k = current_scale()
+        item = self.widget.getPlotItem()
+        tick_font = QFont()
+        tick_font.setPointSizeF((BASE_POINT_SIZE - 1.5) * k)
+        for name in ("bottom", "left"):
+            item.getAxis(name).setTickFont(tick_font)
+        item.getAxis("left").setWidth(round(LEFT_AXIS_WIDTH * k))
+        text_height = QFontMetrics(tick_font).height()
+        item.getAxis("bottom").setHeight(text_height + 10)
+        self.widget.setMinimumHeight(round(PLOT_MIN_HEIGHT * k))
+        self.widget._desktopapp_base_min_height = PLOT_MIN_HEIGHT  # restyle_plot scales it too
 
     def _make_curve(self, spec: CurveSpec) -> Any:
         color = QColor(spec.color)

@@ -37,7 +37,9 @@ class SideColumn:
     def __init__(self) -> None:
         self.diagnosis = DiagnosisPanel()
         self.idle_panel = IdleCostPanel()
+        self.idle_panel.set_foldable(False)  # secondary: folds to its title on a projector
         side = QWidget()
+        self.content = side  # moved under the plots on a narrow window (MonitorWidgets)
         self.column = QVBoxLayout(side)
         self.column.setContentsMargins(0, 0, 6, 0)
         self.column.setSpacing(SPACING)
@@ -53,5 +55,6 @@ class SideColumn:
     def add_session_panel(self, gpus: Sequence[tuple[int, str]]) -> SessionPanel:
         """The session totals, under the idle-cost meter."""
         panel = SessionPanel(gpus)
+        panel.set_foldable(False)
         self.column.insertWidget(2, panel)
         return panel

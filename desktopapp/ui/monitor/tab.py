@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QHideEvent, QShowEvent
+from PySide6.QtGui import QCloseEvent, QHideEvent, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import QWidget
 
 from desktopapp.application.monitor_controller import MonitorController
@@ -210,8 +210,20 @@ class MonitorTab(QWidget):
         self.shutdown()
         super().closeEvent(event)
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.widgets.fit_width(self.width())
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:  # presentation mode on or off
+            self.widgets.fit_width(self.width())
+            if self.live is not None:
+                self.live.reflow()
+
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        self.widgets.fit_width(self.width())
         window = self.window()
         if window is not self._watched_window:  # minimizing the window pauses drawing too
             if self._watched_window is not None:

@@ -72,13 +72,20 @@ class RecordModel(QAbstractTableModel, Generic[R]):
         if orientation == Qt.Orientation.Horizontal and 0 <= section < len(self.columns):
             column = self.columns[section]
             if role == Qt.ItemDataRole.DisplayRole:
-                return column.title
+                return column.title + self.sort_mark(section)
             if role == Qt.ItemDataRole.TextAlignmentRole:
                 return int(
                     (Qt.AlignmentFlag.AlignRight if column.numeric else Qt.AlignmentFlag.AlignLeft)
                     | Qt.AlignmentFlag.AlignVCenter
                 )
         return None
+
+    def sort_mark(self, section: int) -> str:
+        """" ▲"/" ▼" after the sorted column's title: the view draws no sort indicator of its
+        own (Fusion centred it over the title, covering "CPU")."""
+        if section != self._sort_column:
+            return ""
+        return " ▲" if self._sort_order == Qt.SortOrder.AscendingOrder else " ▼"
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self.rows):
@@ -102,6 +109,8 @@ class RecordModel(QAbstractTableModel, Generic[R]):
         self.layoutAboutToBeChanged.emit()
         self._apply_sort()
         self.layoutChanged.emit()
+        if self.columns:
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(self.columns) - 1)
 
     def _apply_sort(self) -> None:
         if not 0 <= self._sort_column < len(self.columns):
@@ -136,11 +145,13 @@ def make_table(model: RecordModel[Any], stretch_column: int, parent: QWidget | N
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     header.setSectionResizeMode(stretch_column, QHeaderView.ResizeMode.Stretch)
     header.setMinimumSectionSize(56)
+    header.setSortIndicatorShown(False)  # the model writes the arrow into the title
     metrics = view.fontMetrics()
     for i, column in enumerate(model.columns):
         if i != stretch_column:
             sample = column.sample or column.title
-            width = max(metrics.horizontalAdvance(column.title), metrics.horizontalAdvance(sample))
+            title = column.title + " ▼"  # room for the sort mark
+            width = max(metrics.horizontalAdvance(title), metrics.horizontalAdvance(sample))
             header.resizeSection(i, width + 28)
     return view
 
