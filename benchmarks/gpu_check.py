@@ -35,6 +35,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import urllib.request
 from collections.abc import Callable
@@ -455,7 +456,8 @@ def human(summary: dict[str, Any]) -> list[str]:
             text = gpus
         elif name == "matmul":
             text = "; ".join(
-                f"{d} {_fmt(v['tflops'], ',.3g')} (best {_fmt(v['tflops_best'], ',.3g')}) TFLOP/s"
+                f"{d} {_fmt(v['tflops'], ',.4g')} median, {_fmt(v['tflops_best'], ',.4g')} best "
+                "TFLOP/s"
                 for d, v in rec["by_dtype"].items()
             )
         elif name == "bandwidth":
@@ -483,7 +485,9 @@ def human(summary: dict[str, Any]) -> list[str]:
             else:
                 rate = f"{_fmt(ar.get('busbw_gbs'), ',.3g')} GB/s busbw"
             text = f"{rec['world_size']} rank(s) {rec['backend']}; all_reduce {rate}"
-        lines.append(f"  {name:<12} {text}")
+        lines.extend(
+            textwrap.wrap(text, 78, initial_indent=f"  {name:<12} ", subsequent_indent=" " * 15)
+        )
     if summary["failed"]:
         lines.append(f"failed steps: {', '.join(summary['failed'])}")
     return lines
