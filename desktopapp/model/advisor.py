@@ -580,12 +580,27 @@ def serving_recommendation(
         + f"; {top.offer.label()})"
     )
     if not top.meets_constraints:
-        binds = (
-            _binding(ranked, c, lambda o: 0.0, lambda o: o.cost_per_month_usd, " a month")
-            if c.budget_usd is not None
-            else top.misses
+        binds = []
+        if c.budget_usd is not None and all(o.cost_per_month_usd > c.budget_usd for o in ranked):
+            cheapest = min(o.cost_per_month_usd for o in ranked)
+            binds.append(
+                f"the {_money(c.budget_usd)} budget binds: the cheapest fleet costs "
+                f"{_money(cheapest)} a month"
+            )
+        if c.max_gpus is not None and all(o.gpus > c.max_gpus for o in ranked):
+            fewest = min(o.gpus for o in ranked)
+            binds.append(
+                f"the maximum of {c.max_gpus:,} GPUs binds: the smallest fleet needs {fewest:,}"
+            )
+        if not binds:
+            binds.append(
+                "the budget and the maximum fleet together bind: each holds alone, but no "
+                "fleet meets both"
+            )
+        return (
+            f"No option meets the constraints: {'; '.join(binds)}. Closest: {what}, "
+            f"{_money(top.cost_per_month_usd)} a month."
         )
-        return f"No option meets the constraints: {binds}. Closest: {what}."
     text = (
         f"{_verb(top)} {what}: {_money(top.cost_per_month_usd)} a month "
         f"(likely {_range(top.cost_low_usd, top.cost_high_usd)}), "

@@ -236,3 +236,64 @@ def test_scenario_with_a_bad_choice_is_refused_naming_the_field():
     doc["advisor"]["deadline_days"] = 0
     with pytest.raises(ScenarioError, match=r"advisor\.deadline_days"):
         Scenario.from_json(json.dumps(doc))
+
+
+def _serve(acc="h100-sxm", gpus=1, replicas=1, monthly=1000.0, tpot=0.03, pricing="spot"):
+    return adv.ServeOption(
+        accelerator=acc,
+        accelerator_name=acc.upper(),
+        gpus_per_replica=gpus,
+        precision="bf16",
+        offer=_offer(pricing),
+        price_usd_per_gpu_hour=2.0,
+        concurrency=64,
+        replicas=replicas,
+        replicas_low=replicas,
+        replicas_high=replicas + 1,
+        tokens_per_second_per_replica=1000.0,
+        ttft_seconds=0.2,
+        tpot_seconds=tpot,
+        cost_per_month_usd=monthly,
+        cost_low_usd=monthly,
+        cost_high_usd=monthly * 1.5,
+        cost_per_million_tokens=1.0,
+    )
+
+
+serve_options = st.lists(
+    st.builds(
+        _serve,
+        acc=st.sampled_from(["a", "b", "c"]),
+        gpus=st.sampled_from([1, 2, 8]),
+        replicas=st.integers(1, 40),
+        monthly=st.floats(100, 1e6),
+        tpot=st.floats(0.005, 0.2),
+    ),
+    max_size=10,
+)
+
+
+@settings(max_examples=150)
+@given(
+    serve_options,
+    st.builds(
+        adv.Constraints,
+        budget_usd=st.none() | st.floats(100, 1e6),
+        max_gpus=st.none() | st.integers(1, 200),
+    ),
+)
+def test_serving_recommendation_names_a_meeting_fleet_or_the_binding_constraint(opts, c):
+    ranked = adv.rank_serving(opts, c)
+    text = adv.serving_recommendation(ranked, c)
+    costs = [o.cost_per_month_usd for o in ranked if o.meets_constraints]
+    assert costs == sorted(costs)
+    if any(o.meets_constraints for o in ranked):
+        top = ranked[0]
+        assert top.meets_constraints and text.startswith("Rent ")
+        assert f"{top.replicas:,} replica" in text
+        assert c.budget_usd is None or top.cost_per_month_usd <= c.budget_usd
+        assert c.max_gpus is None or top.gpus <= c.max_gpus
+    elif ranked:
+        assert text.startswith("No option meets the constraints") and "bind" in text
+    else:
+        assert text.startswith("No option serves this load")
