@@ -72,24 +72,17 @@ class Section(QFrame):
     def _body_widgets(self) -> list[QWidget]:
         found: list[QWidget] = []
 
-        def walk(layout: QLayout) -> None:
-            for i in range(layout.count()):
-                item = layout.itemAt(i)
-                if item is None:
-                    continue
-                if item.widget() is not None:
-                    found.append(item.widget())
-                elif item.layout() is not None:
-                    walk(item.layout())
+        def take(item: object) -> None:
+            widget = getattr(item, "widget", lambda: None)()
+            inner = getattr(item, "layout", lambda: None)()
+            if isinstance(widget, QWidget):
+                found.append(widget)
+            elif isinstance(inner, QLayout) and inner is not self.header:
+                for i in range(inner.count()):
+                    take(inner.itemAt(i))
 
         for i in range(self.body.count()):
-            item = self.body.itemAt(i)
-            if item is None or item.layout() is self.header:
-                continue
-            if item.widget() is not None:
-                found.append(item.widget())
-            elif item.layout() is not None:
-                walk(item.layout())
+            take(self.body.itemAt(i))
         return found
 
     def set_folded(self, folded: bool) -> None:

@@ -69,7 +69,7 @@ class MonitorWidgets:
         # Before the first sample the placeholder holds PLOTS_MIN_HEIGHT; then each plot card
         # asks for its own readable minimum (presentation fonts ask for more) and the page
         # scrolls once they do not fit.
-        self.plots.plot_stack.widget(0).setMinimumHeight(PLOTS_MIN_HEIGHT)
+        self.plots.waiting.setMinimumHeight(PLOTS_MIN_HEIGHT)
         self.tables.setMinimumHeight(TABLES_MIN_HEIGHT)
         self.stacked = False
         page = QWidget()

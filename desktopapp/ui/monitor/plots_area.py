@@ -29,6 +29,7 @@ class PlotsArea(QWidget):
         waiting = QLabel("Starting the sampler…")
         waiting.setAlignment(Qt.AlignmentFlag.AlignCenter)
         waiting.setObjectName("ComingText")
+        self.waiting = waiting
         self.plot_stack.addWidget(waiting)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
