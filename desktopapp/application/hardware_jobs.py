@@ -58,7 +58,18 @@ def _add_torch(report: SystemReport) -> SystemReport:
 
 
 def _start_benchmark(config: BenchConfig, token: CancelToken) -> BenchStart:
-    """Resolve the device (imports torch for GPUs) and start the runner's generator."""
+    """Start the run in a child process (``devices.bench.child``): the benchmark's Python and
+    torch work then never competes with the GUI thread for the interpreter lock, and Cancel
+    ends the child if its current step does not stop within a second. Raises ValueError
+    ("device: …") when the device cannot be used."""
+    from desktopapp.devices.bench.child import ChildRun
+
+    child = ChildRun(config, token)
+    return BenchStart(child.device_info, child.events())
+
+
+def start_benchmark_in_process(config: BenchConfig, token: CancelToken) -> BenchStart:
+    """Resolve the device (imports torch for GPUs) and start the runner's generator here."""
     from desktopapp.devices.bench.runner import run_benchmarks
     from desktopapp.devices.bench.target import resolve_device
 

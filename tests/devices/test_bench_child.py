@@ -1,0 +1,49 @@
+"""Benchmarks in a child process (issue 25, item 10): the GUI process only reads a pipe;
+Cancel ends a child whose step does not stop in time; a bad device is a one-line error."""
+
+from __future__ import annotations
+
+import pytest
+
+from desktopapp.devices.bench.child import ChildRun, event_from_dict
+from desktopapp.devices.bench.core import BenchResult, CancelToken, ProgressEvent
+from desktopapp.devices.bench.runner import BenchConfig
+
+
+def test_events_survive_the_pipe() -> None:
+    result = BenchResult("matmul", "cpu", "fp32", 64, 0.1, 1e-5, 0.2, 50.0,
+                         {"tflops_best": 0.12}, "", "TFLOP/s", 0.1)  # fmt: skip
+    event = ProgressEvent(0.5, "matmul fp32 64×64", 1.5, result, "a note", "matmul",
+                          conditions={"disturbed": False})  # fmt: skip
+    back = event_from_dict(event.to_dict())
+    assert back == event
+
+
+def test_a_child_run_streams_results_and_ends_by_itself() -> None:
+    config = BenchConfig(suites=("matmul",), dtypes=("fp32",), sizes=(32,), budget_s=0.02)
+    run = ChildRun(config, CancelToken())
+    assert run.device_info["device"] == "cpu"
+    events = list(run.events())
+    assert events[-1].done and not events[-1].cancelled
+    assert [e.result.size for e in events if e.result is not None] == [32]
+    assert events[-1].conditions is not None  # the run conditions travel back too
+    assert run.proc.poll() is not None
+
+
+def test_cancel_ends_a_child_that_does_not_stop_in_time() -> None:
+    token = CancelToken()
+    config = BenchConfig(suites=("matmul",), dtypes=("fp32",), sizes=(4096,), budget_s=600)
+    run = ChildRun(config, token, grace_s=0.0)  # no grace: the child is ended at once
+    events = run.events()
+    first = next(events)
+    assert not first.done
+    token.cancel()
+    rest = list(events)
+    assert rest[-1].done and rest[-1].cancelled
+    assert run.proc.poll() is not None  # ended, not left running
+
+
+def test_a_bad_device_is_a_value_error_naming_the_field() -> None:
+    config = BenchConfig(device="cuda:7", suites=("matmul",))
+    with pytest.raises(ValueError, match=r"^device"):
+        ChildRun(config, CancelToken())
