@@ -51,26 +51,54 @@ def add_subcommands(bench: argparse.ArgumentParser, parser_class: Any) -> None:
 # --- cluster-command ---------------------------------------------------------------------------
 
 
+def _control_characters(text: str) -> bool:
+    """C0/C1 control characters and the Unicode line and paragraph separators."""
+    return any(ord(ch) < 32 or 127 <= ord(ch) < 160 or ch in "\u2028\u2029\ufeff" for ch in text)
+
+
+def safe_output_path(output: str) -> str:
+    """The --output path as the printed commands use it: refused when empty or holding control
+    characters (a newline would end a comment line or a command); a path starting with ``-``
+    gets ``./`` so no program reads it as an option."""
+    from desktopapp.model.validation import InputError
+
+    if not output or not output.strip():
+        raise InputError("output", "must name the JSON file rank 0 writes, got an empty path")
+    if _control_characters(output):
+        raise InputError(
+            "output", "must not hold control characters (newline, tab, escape …) in the path"
+        )
+    if len(output) > 4096:
+        raise InputError("output", f"must be at most 4096 characters, got {len(output)}")
+    return f"./{output}" if output.startswith("-") else output
+
+
 def cluster_command_lines(
     nodes: int, gpus_per_node: int, scheduler: str, output: str, port: int, budget_s: float
 ) -> list[str]:
-    from desktopapp.model.validation import require_int, require_range
+    """The printed lines. Safe by construction: every interpolated value is a checked whole
+    number or passes through ``shlex.quote``; paths cannot hold control characters, cannot be
+    read as options, and stand after ``--`` where a command takes them as operands."""
+    from desktopapp.model.validation import require_choice, require_int, require_range
 
-    require_int("nodes", nodes, minimum=1, maximum=4096)
-    require_int("gpus_per_node", gpus_per_node, minimum=1, maximum=64)
-    require_int("port", port, minimum=1, maximum=65535)
-    require_range("budget_s", budget_s, 1.0, 3600.0)
+    nodes = require_int("nodes", nodes, minimum=1, maximum=4096)
+    gpus_per_node = require_int("gpus_per_node", gpus_per_node, minimum=1, maximum=64)
+    port = require_int("port", port, minimum=1, maximum=65535)
+    budget = require_range("budget_s", budget_s, 1.0, 3600.0)
+    scheduler = require_choice("scheduler", scheduler, ("torchrun", "slurm"))
+    path = shlex.quote(safe_output_path(output))
     module_args = (
-        f"-m {MODULE} --device cuda --budget-s {budget_s:g} --output {shlex.quote(output)}"
+        f"-m {MODULE} --device cuda --budget-s {shlex.quote(f'{budget:g}')} --output={path}"
     )
+    importing = f"desktopapp bench import -- {path}"
     if scheduler == "torchrun":
         return [
             "# run on every node; MASTER_ADDR = host name of the first node (rendezvous host)",
             f"torchrun --nnodes={nodes} --nproc-per-node={gpus_per_node} "
             f'--rdzv-backend=c10d --rdzv-endpoint="$MASTER_ADDR:{port}" '
             f"--rdzv-id=desktopapp-allreduce {module_args}",
-            f"# then, where {output} was written (by the rank 0 node):",
-            f"desktopapp bench import {shlex.quote(output)}",
+            "# then, on the rank 0 node (where the file was written):",
+            importing,
         ]
     return [
         "#!/bin/bash",
@@ -82,7 +110,7 @@ def cluster_command_lines(
         'export MASTER_ADDR=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n 1)',
         f"export MASTER_PORT={port}",
         f"srun python {module_args}",
-        f"# submit with sbatch; afterwards: desktopapp bench import {shlex.quote(output)}",
+        f"# submit with sbatch; afterwards: {importing}",
     ]
 
 
