@@ -31,7 +31,7 @@ from typing import Any
 from desktopapp.devices.bench.core import BenchResult, CancelToken, ProgressEvent
 
 START_TIMEOUT_S = 120.0  # importing torch on a cold disk can take a while
-CANCEL_GRACE_S = 0.8
+CANCEL_GRACE_S = 0.5  # then the child is ended: Cancel within a second whatever the step
 
 
 def config_to_json(config: Any) -> str:
