@@ -35,12 +35,7 @@ from desktopapp.model.assumptions import Assumption
 from desktopapp.model.inference import InferenceEstimate, InferenceInputs, inference_sweep_batch
 from desktopapp.model.memory import MemoryEstimate
 from desktopapp.model.perf_training import RunEstimate, estimate_run
-from desktopapp.model.serving import (
-    DEFAULT_MAX_BATCH,
-    ServingInputs,
-    estimate_serving,
-    from_inference,
-)
+from desktopapp.model.serving import ServingEstimate
 from desktopapp.model.training import (
     TrainingEstimate,
     TrainingInputs,
@@ -71,6 +66,8 @@ class WorkloadResults:
     inference: InferenceEstimate | None = None
     # Serving latency targets (seconds; None: none): time to first token, per output token.
     serving_targets: tuple[float | None, float | None] = (None, None)
+    # the serving model's operating point (language models; the snapshot's)
+    serving: ServingEstimate | None = None
 
 
 # --- training -------------------------------------------------------------------------------
@@ -269,7 +266,8 @@ def memory_view(est: MemoryEstimate, colors: Mapping[str, str]) -> MemoryView:
         "optimizer": est.per_device_optimizer_bytes,
         "activations": est.per_device_activations_bytes,
         "kv_cache": est.per_device_kv_cache_bytes,
-        "overhead": est.overhead_bytes,
+        # the allocator's allowance and ZeRO-3's gathered layers count with the overhead
+        "overhead": est.overhead_bytes + est.fragmentation_bytes + est.gathered_bytes,
     }
     parts = {name: (value, fb(value)) for name, value in values.items()}
     tip = formula_tooltip("Memory per device", est.formula, assumption_rows(est.assumptions))
@@ -320,6 +318,8 @@ class InferenceCurve:
     x_label: str = "batch size"
     log_x: bool = True
     target_x: float | None = None
+    # a few points labelled on the curve (x, y, text): the serving curve's concurrency
+    labels: tuple[tuple[float, float, str], ...] = ()
 
     @property
     def batch_size(self) -> FloatArray:
@@ -345,22 +345,11 @@ class InferenceView:
     curve: InferenceCurve
     captions: tuple[str, str, str, str] = ROOFLINE_CAPTIONS
     assumptions: tuple[Assumption, ...] | None = None  # None: the estimate's own
-
-
-def serving_inputs(
-    inputs: InferenceInputs, targets: tuple[float | None, float | None] = (None, None)
-) -> ServingInputs:
-    """The serving model's inputs for the tab: the batch field is the concurrency; with latency
-    targets the model picks the highest concurrency that meets them (up to the engine cap, or
-    the field if it is higher)."""
-    ttft, tpot = targets
-    return from_inference(
-        inputs,
-        concurrency=None if (ttft or tpot) else inputs.batch_size,
-        max_running=max(inputs.batch_size, DEFAULT_MAX_BATCH),
-        ttft_slo_s=ttft,
-        tpot_slo_s=tpot,
-    )
+    # a headline for the hero sentence ("540 tokens/s at 44 ms per token, $0.42 per million
+    # tokens"); "" when none
+    headline: str = ""
+    # why nothing is shown ("does not fit: needs 330 GiB per device …"); the cards stay empty
+    infeasible: str = ""
 
 
 def _target_text(value: float, target: float | None) -> str:
@@ -370,11 +359,40 @@ def _target_text(value: float, target: float | None) -> str:
     return f" · target {units.format_duration(target)} {mark}"
 
 
+def plural(count: float, noun: str, plural_form: str | None = None) -> str:
+    """ "1 sequence", "8 sequences", "1,024 devices"."""
+    whole = int(count) if float(count).is_integer() else count
+    word = noun if whole == 1 else (plural_form or f"{noun}s")
+    return f"{whole:,} {word}"
+
+
+def _concurrency_labels(curve: Any) -> tuple[tuple[float, float, str], ...]:
+    """Labels at concurrency 1, 4, 16, 64, … on the serving curve (x: ms per token)."""
+    out: list[tuple[float, float, str]] = []
+    conc = np.asarray(curve.concurrency, dtype=float)
+    if conc.size == 0:
+        return ()
+    used: set[int] = set()
+    for target in (1, 4, 16, 64, 256, 1024, 4096):
+        k = int(np.argmin(np.abs(np.log(np.maximum(conc, 1e-9)) - np.log(target))))
+        if k in used or abs(np.log(conc[k] / target)) > np.log(1.5):
+            continue
+        used.add(k)
+        out.append(
+            (
+                float(curve.tpot_seconds[k] * 1e3),
+                float(curve.tokens_per_second[k]),
+                f"{int(conc[k]):,}",
+            )
+        )
+    return tuple(out)
+
+
 def serving_view(
-    inputs: InferenceInputs, targets: tuple[float | None, float | None] = (None, None)
+    est: ServingEstimate, targets: tuple[float | None, float | None] = (None, None)
 ) -> InferenceView:
-    """Cards, note and throughput-against-latency curve of the serving model."""
-    est = estimate_serving(serving_inputs(inputs, targets))
+    """Cards, note and throughput-against-latency curve of the serving model's operating
+    point (the snapshot's: the one rule of every face)."""
     tip = formula_tooltip("Serving", est.formula, assumption_rows(est.assumptions))
     ttft_target, tpot_target = targets
     kv = (
@@ -382,15 +400,16 @@ def serving_view(
         if est.max_concurrency is not None
         else "KV cache bound unknown (no device memory)"
     )
-    note = f"{est.concurrency} sequences at once ({est.concurrency_reason}); {kv}. " + " ".join(
-        n[0].upper() + n[1:] + "." for n in est.notes
+    note = (
+        f"{plural(est.concurrency, 'sequence')} at once ({est.concurrency_reason}); {kv}. "
+        + " ".join(n[0].upper() + n[1:] + "." for n in est.notes)
     )
     curve = est.curve
     return InferenceView(
         throughput=CardView(
             units.format_count(est.tokens_per_second).replace(" ", ""),
             f"{units.format_count(est.tokens_per_second_per_gpu)} per GPU · "
-            f"{est.concurrency} sequences",
+            f"{plural(est.concurrency, 'sequence')}",
             tip,
             unit="tokens/s",
         ),
@@ -403,7 +422,7 @@ def serving_view(
         if est.cost_per_million_tokens is None
         else CardView(
             units.format_money(est.cost_per_million_tokens),
-            f"per million output tokens at {est.concurrency} sequences",
+            f"per million output tokens at {plural(est.concurrency, 'sequence')}",
             tip,
         ),
         bound=CardView(
@@ -422,29 +441,65 @@ def serving_view(
             x_label="time per output token (ms)",
             log_x=False,
             target_x=None if tpot_target is None else tpot_target * 1e3,
+            labels=_concurrency_labels(curve),
         ),
         captions=SERVING_CAPTIONS,
         assumptions=est.assumptions,
+        headline=(
+            f"{units.format_count(est.tokens_per_second).replace(' ', '')} tokens/s at "
+            f"{units.format_duration(est.tpot_seconds)} per token"
+            + (
+                ""
+                if est.cost_per_million_tokens is None
+                else f", {units.format_money(est.cost_per_million_tokens)} per million tokens"
+            )
+        ),
     )
+
+
+def infeasible_reason(est: InferenceEstimate) -> str:
+    """Why a model cannot be served as set up, and what would serve it ("" when it fits or
+    the device memory is unknown)."""
+    if est.fits is not False or not est.device_memory_bytes:
+        return ""
+    need = est.memory_per_device_bytes
+    have = est.device_memory_bytes
+    gpus = est.inputs.gpus
+    devices = int(np.ceil(need * gpus / (have * 0.9)))
+    name = accelerator_short_name(est.accelerator_name) if est.accelerator_name else "device"
+    return (
+        f"Does not fit: needs {units.format_bytes(need)} per device, the {name} has "
+        f"{units.format_bytes(have)}. Serve it on at least {plural(devices, 'device')} "
+        "(tensor parallel), or at lower precision (int8, fp8 or int4 weights)."
+    )
+
+
+def _infeasible_view(est: InferenceEstimate, reason: str) -> InferenceView:
+    empty = CardView("—", "", reason)
+    curve = InferenceCurve(np.zeros(0), np.zeros(0), est.unit, (float("nan"), float("nan")))
+    return InferenceView(empty, empty, None, empty, reason, curve, infeasible=reason)
 
 
 def inference_view(
     est: InferenceEstimate,
     inputs: InferenceInputs,
     targets: tuple[float | None, float | None] = (None, None),
+    served: ServingEstimate | None = None,
 ) -> InferenceView:
-    if est.unit == "token":
-        try:
-            return serving_view(inputs, targets)
-        except ValueError:
-            pass  # e.g. the weights leave no room for the KV cache: the roofline still shows
+    """``served``: the serving model's operating point (language models; the snapshot's),
+    else the roofline's cards. A model that does not fit shows why, not figures."""
+    unreachable = infeasible_reason(est)
+    if unreachable:
+        return _infeasible_view(est, unreachable)
+    if served is not None:
+        return serving_view(served, targets)
     unit = est.unit
     tip = formula_tooltip("Inference (roofline)", est.formula, assumption_rows(est.assumptions))
     detail = (
         f"prefill {units.format_duration(est.prefill_seconds)} + "
         f"{inputs.output_tokens} × {units.format_duration(est.step_seconds)}"
         if unit == "token"
-        else f"one step of {inputs.batch_size}"
+        else f"one step of {plural(inputs.batch_size, 'sample')}"
     )
     switch = (
         f"compute-bound from batch ≈ {est.compute_bound_batch_size:,.0f}"
@@ -783,6 +838,35 @@ def given_plan_note(modelled: Any, inputs: TrainingInputs | None) -> str:
     return plan_change_text(run, auto, inputs)
 
 
+def serving_sentence(est: InferenceEstimate, headline: str) -> str:
+    """The serving line under the training headline: "Serving 70B on 2 H100: 540 tokens/s at
+    44 ms per token, $0.42 per million tokens"."""
+    params = est.inputs.params
+    who = params_text(params) if params else "the model"
+    name = accelerator_short_name(est.accelerator_name)
+    return f"Serving {who} on {est.inputs.gpus:,} {name}: {headline}"
+
+
+def memory_origin(for_plan: bool, modelled: Any) -> str:
+    """Which memory the panel shows: the modelled plan's (its ZeRO stage, micro-batch and
+    sharding), or the Memory inputs' (no modelled run)."""
+    run = getattr(modelled, "run", None)
+    if not for_plan or run is None:
+        return "For the Memory inputs on the left (ZeRO stage, micro-batch, shape)."
+    plan = run.plan
+    parts = [f"ZeRO-{plan.zero_stage}", plural(plan.micro_batch, "sequence") + " per micro-batch"]
+    if plan.tp > 1:
+        parts.append(f"TP {plan.tp}")
+    if plan.pp > 1:
+        parts.append(f"PP {plan.pp}")
+    if plan.recompute >= 1.0:
+        parts.append("full activation recompute")
+    return (
+        f"For the modelled plan: {', '.join(parts)}. The ZeRO stage and micro-batch on the left "
+        "apply only when the run is not modelled."
+    )
+
+
 def inference_missing_reason(measured_without_catalog_match: bool) -> str:
     if measured_without_catalog_match:
         return (
@@ -826,7 +910,9 @@ def present(results: WorkloadResults, colors: Mapping[str, str]) -> WorkloadView
     inference = (
         None
         if results.inference is None or results.inference_inputs is None
-        else inference_view(results.inference, results.inference_inputs, results.serving_targets)
+        else inference_view(
+            results.inference, results.inference_inputs, results.serving_targets, results.serving
+        )
     )
     groups = assumption_groups(results)
     if inference is not None and inference.assumptions is not None:

@@ -15,7 +15,7 @@ from desktopapp.application.workload_presets import CUSTOM_EDITED, CUSTOM_FROM_S
 from desktopapp.model import units
 from desktopapp.model.catalog import accelerator_catalog, cheapest_offer
 from desktopapp.model.inference import InferenceInputs, estimate_inference
-from desktopapp.model.memory import MemoryInputs, estimate_memory
+from desktopapp.model.memory import MemoryInputs
 from desktopapp.model.perf_training import MODELLED_SOURCE
 from desktopapp.model.presets import get_preset, load_presets
 from desktopapp.model.training import TrainingInputs, catalog_price, estimate_training
@@ -115,15 +115,28 @@ def test_bert_preset_matches_the_model(tab: EstimateTab, app_state: AppState) ->
 
 
 def test_memory_and_inference_match_the_model(tab: EstimateTab) -> None:
+    # issue 21: the memory panel shows memory for the modelled plan (its ZeRO stage and
+    # micro-batch), as the snapshot computes it for the preset
+    from desktopapp.application.snapshot import compute_snapshot, request_from_preset
+
     preset = get_preset("bert-base")
-    memory_expected = estimate_memory(preset.to_memory_inputs())
+    snap = compute_snapshot(request_from_preset("bert-base", with_verdict=False))
+    assert snap.memory_for_plan and snap.memory is not None and snap.training is not None
+    memory_expected = snap.memory
+    plan = snap.training.plan
+    assert plan is not None and memory_expected.inputs.batch_size == plan.micro_batch
+    assert "modelled plan" in tab.memory_panel.note_label.text()
     memory = tab.outcome.memory
     assert memory is not None
     assert memory.per_device_bytes == pytest.approx(memory_expected.per_device_bytes)
     assert memory.fits is True
     assert tab.memory_panel.verdict_tone() == "good"
     assert tab.memory_panel.bar.capacity() == pytest.approx(memory_expected.device_memory_bytes)
-    assert tab.memory_panel.bar.total() == pytest.approx(memory_expected.per_device_bytes)
+    # the per-device peak is named in the panel (the memory model's parts need not add up
+    # to the peak: activations and optimizer step peak at different times)
+    assert units.format_bytes(memory_expected.per_device_bytes) in tab.memory_panel.toolTip() + (
+        " ".join(label.text() for label in tab.memory_panel.findChildren(QLabel))
+    )
     assert tab.memory_panel.legend["activations"].value.text() == units.format_bytes(
         memory_expected.per_device_activations_bytes
     )
@@ -147,8 +160,17 @@ def test_memory_and_inference_match_the_model(tab: EstimateTab) -> None:
     assert inference.throughput_per_second == pytest.approx(expected.throughput_per_second)
     assert inference.latency_seconds == pytest.approx(expected.latency_seconds)
     assert inference.cost_per_million == pytest.approx(expected.cost_per_million)
-    # a language model: the cards show the serving model (TTFT, TPOT; issue 14)
-    serving = workload.serving_view(tab.state.inference)
+    # a language model: the cards show the serving model (TTFT, TPOT; issue 14) at the
+    # snapshot's operating point, the one the CLI prints (issue 21)
+    assert snap.serving is not None and tab.snapshot is not None
+    shown = tab.snapshot.serving
+    assert shown is not None
+    assert (shown.concurrency, shown.tokens_per_second, shown.tpot_seconds) == (
+        snap.serving.concurrency,
+        snap.serving.tokens_per_second,
+        snap.serving.tpot_seconds,
+    )
+    serving = workload.serving_view(snap.serving)
     assert tab.inference_panel.latency_card.value_text() == serving.latency.value
     assert tab.inference_panel.bound_card.value_text() == serving.bound.value
 
@@ -648,7 +670,9 @@ def test_no_plan_fits_says_so(tab: EstimateTab, qtbot: QtBot) -> None:
     tab.recompute()
     assert tab.modelled.view is None
     text = tab.modelled.message.text()
-    assert text.startswith("No parallel plan fits") and tab.modelled.message.isVisibleTo(tab)
+    assert "no parallel plan" in text.lower() and tab.modelled.message.isVisibleTo(tab)
+    # issue 21: no flat-rule figures for a run no plan can carry; the field says why
+    assert tab.outcome.training is None and tab.inputs.devices in tab.marked_fields()
 
 
 def test_invalid_price_only_blanks_the_cost(tab: EstimateTab, qtbot: QtBot) -> None:

@@ -6,6 +6,7 @@ forces changes says so in words."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
+from desktopapp.application.snapshot import compute_snapshot
 from desktopapp.model.perf_training import MODELLED_SOURCE
 from desktopapp.model.presets import get_preset
 from desktopapp.model.scenario import load_scenario
@@ -150,4 +152,10 @@ def test_a_given_pipeline_depth_says_what_it_forced(qtbot: QtBot, window: MainWi
     qtbot.waitUntil(lambda: bool(tab.modelled.plan_changes.text()), timeout=5000)
     text = tab.modelled.plan_changes.text()
     assert tab.modelled.plan_changes.isVisibleTo(tab)
-    assert "automatic plan" in text and "TP 2" in text and "recompute" in text
+    # the automatic plan of the same run, as the snapshot computes it
+    request = dataclasses.replace(
+        tab.snapshot.request, training=dataclasses.replace(tab.snapshot.request.training, pp=None)
+    )
+    auto = compute_snapshot(request).training
+    assert auto is not None and auto.plan is not None and auto.plan.tp > 1
+    assert "automatic plan" in text and f"TP {auto.plan.tp}" in text and "recompute" in text

@@ -48,8 +48,10 @@ class InferencePanel(Section):
         holder.setMinimumHeight(240)
         holder.setLayout(self._slot)
         self.add(holder)
+        self.holder = holder
         self._parts: dict[str, Any] | None = None
         self._pending: InferenceCurve | None = None
+        self._labels: list[Any] = []  # the concurrency labels on the serving curve
 
     def __getattr__(self, name: str) -> Any:
         if name in ("plot", "curve", "marker", "target"):
@@ -92,6 +94,15 @@ class InferencePanel(Section):
         return self._parts
 
     def show_view(self, view: InferenceView) -> None:
+        infeasible = bool(view.infeasible)
+        # a model that cannot be served as set up shows why, not figures (issue 25)
+        for card in self.cards:
+            card.setVisible(not infeasible)
+        self.holder.setVisible(not infeasible)
+        if infeasible:
+            self.set_note(view.infeasible)
+            self.clear(view.infeasible)
+            return
         for card, caption in zip(self.cards, view.captions, strict=True):
             card.set_caption(caption)
         self.throughput_card.show_view(view.throughput)
@@ -120,6 +131,7 @@ class InferencePanel(Section):
             item.getAxis("bottom").setTicks(None)
         set_curve(self._parts["curve"], curve.x, curve.throughput)
         self._parts["marker"].setData([curve.current[0]], [curve.current[1]])
+        self._show_labels(curve)
         target = self._parts["target"]
         target.setVisible(curve.target_x is not None)
         if curve.target_x is not None:
@@ -127,12 +139,31 @@ class InferencePanel(Section):
         item.enableAutoRange(axis="x")
         item.enableAutoRange(axis="y")
 
+    def _show_labels(self, curve: InferenceCurve) -> None:
+        """Concurrency at a few points of the serving curve ("64" beside its point)."""
+        from desktopapp.ui.common.plots import annotation
+
+        plot = self._parts["plot"] if self._parts is not None else None
+        if plot is None:
+            return
+        for item in self._labels:
+            plot.removeItem(item)
+        self._labels = []
+        for x, y, text in curve.labels:
+            label = annotation(text, anchor=(0.0, 1.0), boxed=False)
+            label.setPos(x, y)
+            plot.addItem(label)
+            self._labels.append(label)
+
     def clear(self, reason: str) -> None:
         for card in self.cards:
             card.clear(reason)
         if self._parts is None:
             self._pending = None
             return
+        for item in self._labels:
+            self._parts["plot"].removeItem(item)
+        self._labels = []
         self._parts["curve"].setData([], [])
         self._parts["marker"].setData([], [])
         self._parts["target"].setVisible(False)

@@ -46,8 +46,13 @@ class TrainingResults(Section):
         self.chain = QLabel()
         self.chain.setObjectName("Hint")
         self.chain.setWordWrap(True)
+        self.serving_line = QLabel()
+        self.serving_line.setObjectName("SectionTitle")
+        self.serving_line.setWordWrap(True)
+        self.serving_line.setVisible(False)
         self.add(self.hero)
         self.add(self.chain)
+        self.add(self.serving_line)
         self.compute_card = ResultCard("Total compute")
         self.time_card = ResultCard("Wall time")
         self.gpu_hours_card = ResultCard("GPU-hours")
@@ -91,6 +96,11 @@ class TrainingResults(Section):
             if not_current
             else ""
         )
+
+    def show_serving_line(self, text: str) -> None:
+        """The serving figures in one sentence under the training headline ("" hides it)."""
+        self.serving_line.setText(text)
+        self.serving_line.setVisible(bool(text))
 
     def show_hero(self, view: HeroView) -> None:
         self.hero.setText(view.sentence)

@@ -16,15 +16,21 @@ from PySide6.QtWidgets import QWidget
 
 from desktopapp.application import workload
 from desktopapp.application import workload_policy as policy
+from desktopapp.application.defaults import ServingOptions
+from desktopapp.application.snapshot import (
+    INFERENCE,
+    MEMORY,
+    SERVING,
+    TRAINING,
+    Snapshot,
+    WorkloadRequest,
+    compute_snapshot,
+)
 from desktopapp.application.training_view import ModelledRun, NotModelled, modelled_view
 from desktopapp.application.workload import WorkloadResults
 from desktopapp.application.workload_compute import (
-    INFERENCE,
-    MEMORY,
-    TRAINING,
     MeasuredDevice,
     WorkloadComputation,
-    compute_workload,
     publish_workload,
 )
 from desktopapp.application.workload_policy import WorkloadController
@@ -89,6 +95,10 @@ class EstimateTab(RecomputingTab):
         self._writing_state = False
         self._marks = FieldMarks(state, "Cannot compute: ")
         self.outcome = _Outcome()
+        self.snapshot: Snapshot | None = None  # the last recompute's (issue 21)
+        self._modelled_reason = ""  # why there is no modelled run (a refused input)
+        # the Concurrency field typed by the user (else the engine's operating point)
+        self._concurrency_given = False
 
         self.inputs = InputsPanel()
         self.form = WorkloadForm(self.inputs)
@@ -160,6 +170,7 @@ class EstimateTab(RecomputingTab):
         inp.utilization_moved.connect(self._on_utilization_moved)
         inp.price_typed.connect(self._on_price_typed)
         inp.price_reset.connect(self._on_price_reset)
+        inp.inference_batch.valueChanged.connect(self._on_concurrency_typed)
         self.state.workload_changed.connect(self._on_state_workload_changed)
         self.state.custom_accelerator_changed.connect(self._on_custom_accelerator)
         # the Hardware tab's measured all-reduce bus bandwidth (Collectives, "Use in estimates")
@@ -246,6 +257,9 @@ class EstimateTab(RecomputingTab):
         self._refresh_price()
         self.schedule()
 
+    def _on_concurrency_typed(self, _value: int) -> None:
+        self._concurrency_given = True  # (fills from presets and scenarios are blocked)
+
     def _on_method_changed(self, _method: str) -> None:
         self._refresh_inference_fields()
         self.schedule()
@@ -269,6 +283,7 @@ class EstimateTab(RecomputingTab):
             self._show_preset_choice()
             return
         preset = self.presets.choose(preset_id)
+        self._concurrency_given = False
         self._show_preset_choice()
         self.form.fill_from_preset(preset, self._catalog)
         self._refresh_precisions(preset.precision)
@@ -328,6 +343,8 @@ class EstimateTab(RecomputingTab):
         self._refresh_precisions(None if training is None else training.precision)
         if inference is not None:
             select_data(inp.inference_precision, inference.precision)
+        # a saved concurrency other than 1 (the default) is the user's, as the CLI reads it
+        self._concurrency_given = inference is not None and inference.batch_size != 1
         if training is not None:
             self.policy.scenario_utilization(training.utilization)
             if training.utilization is not None:
@@ -391,29 +408,43 @@ class EstimateTab(RecomputingTab):
         memory = self.form.memory(errors, acc, custom)
         inference = self.form.inference(training, errors, acc, custom)
 
-        done = compute_workload(
-            training,
-            memory,
-            inference,
-            preset=self.presets.preset,
-            measured_busbw=self.state.measured_busbw,
-            measured=None
-            if custom is None
-            else MeasuredDevice(custom.peak_tflops, custom.based_on),
-            utilization_user_set=self.policy.utilization_user_set,
+        # One snapshot (issue 21): the figures every face shows for these inputs. A plan (or
+        # size) the model refuses is an error at its field; the headline never switches
+        # silently to another model (the flat rule) for it.
+        snap = compute_snapshot(
+            WorkloadRequest(
+                training=training,
+                memory=memory,
+                inference=inference,
+                serving=ServingOptions(batch_size_given=self._concurrency_given),
+                preset_id=self.presets.preset_id,
+                utilization_user_set=self.policy.utilization_user_set,
+                measured_busbw=self.state.measured_busbw,
+                measured=None
+                if custom is None
+                else MeasuredDevice(custom.peak_tflops, custom.based_on),
+                with_verdict=False,  # the Cost tab compares with its own inputs
+            )
+        )
+        self.snapshot = snap
+        modelled = None if snap.training is None else snap.training.modelled
+        done = WorkloadComputation(
+            snap.training_estimate, snap.memory, snap.inference, modelled, snap.errors
         )
         widgets = {
             TRAINING: self.form.training_widgets(),
             MEMORY: self.form.memory_widgets(),
             INFERENCE: self.form.inference_widgets(),
+            SERVING: self.form.inference_widgets(),
         }
         for error in done.errors:
-            errors[widgets[error.section].get(error.field, self.inputs.params)] = error.message
-        if done.modelled is not None and done.modelled.field is not None:
-            # a plan (or size) the model refused is an error at its field: the headline does
-            # not switch silently to another model (the flat rule) for it
-            done = replace(done, training=None)
-        t_est, m_est, i_est, modelled = done.training, done.memory, done.inference, done.modelled
+            section = widgets.get(error.section, widgets[TRAINING])
+            errors[section.get(error.field, self.inputs.params)] = error.message
+        t_est, m_est, i_est = done.training, done.memory, done.inference
+        if memory is None and errors:
+            m_est = None  # the Memory inputs are invalid: no memory figure stands for them
+        refused = next((e.message for e in snap.errors if e.section == TRAINING), "")
+        self._modelled_reason = f"Not modelled: {refused}" if refused else ""
         self._show_utilization_note(done)
 
         targets = (
@@ -421,11 +452,18 @@ class EstimateTab(RecomputingTab):
             if inference is None
             else (inference.ttft_target_s, inference.tpot_target_s)
         )
-        results = WorkloadResults(training, t_est, m_est, inference, i_est, targets)
-        self._show(results, workload.present(results, COLORS), errors)
+        results = WorkloadResults(training, t_est, m_est, inference, i_est, targets, snap.serving)
+        view = workload.present(results, COLORS)
+        self._show(results, view, errors)
+        self.memory_panel.set_note(workload.memory_origin(snap.memory_for_plan, modelled))
         if t_est is not None:
             run = modelled.run if modelled is not None and modelled.sets_headline else None
             self.training_results.show_hero(workload.hero_view(t_est, run))
+            serving = view.inference.headline if view.inference is not None else ""
+            if serving and i_est is not None:
+                self.training_results.show_serving_line(workload.serving_sentence(i_est, serving))
+            else:
+                self.training_results.show_serving_line("")
             if errors:  # figures shown beside an invalid field are not the current ones
                 hero = self.training_results.hero
                 price_error = errors.get(self.inputs.price)
@@ -538,7 +576,9 @@ class EstimateTab(RecomputingTab):
 
     def _show_modelled_now(self, modelled: ModelledRun | None) -> None:
         if modelled is None:
-            self.modelled.clear("The modelled run needs a valid training estimate above.")
+            self.modelled.clear(
+                self._modelled_reason or "The modelled run needs a valid training estimate above."
+            )
             return
         view = modelled_view(modelled)
         if isinstance(view, NotModelled):
