@@ -219,7 +219,8 @@ def main() -> int:
     print(f"* GPU count not published: {UNKNOWN_RUN_GPUS:,} assumed")
     for model, inside, reasons in widened:
         print(
-            f"  range widened for {model} ({'inside' if inside else 'outside'}): {'; '.join(reasons)}"
+            f"  range widened for {model} ({'inside' if inside else 'outside'}): "
+            + "; ".join(reasons)
         )
     n = len(errors)
     steady_err = [_err(r["steady"] / r["published"]) for r in fit["per_run"] if r["use"] == "fit"]

@@ -240,10 +240,13 @@ def _register_train(sub: Any) -> None:
     p.add_argument("--moe-top-k", type=count, help="experts per token, mixture of experts (2)")
     p.add_argument(
         "--production-factor",
+        "--production-allowance",
+        dest="production_factor",
         type=quantity,
-        help="wall time of a production run over the modelled steady state, 1-3 (default: "
+        help="production allowance: wall time of a production run over the modelled steady "
+        "state ÷ goodput (ablations, data/schedule changes, idle capacity), 1-3 (default: "
         "fitted to published runs' GPU-hours, shown under Assumptions; 1 = as fast as a tuned "
-        "benchmark)",
+        "benchmark); failures and restarts are --goodput-overhead",
     )
     p.add_argument(
         "--busbw-gbs",

@@ -6,10 +6,12 @@ efficiency, link bandwidths, overlaps) is a published or stated default. The fit
 mean squared log error of predicted against published MFU (HFU for rows that publish HFU) on a
 fixed grid, so it is deterministic. Leave-one-out refits without each row and predicts it.
 
-A third, the production factor, is fitted to whole production runs: published GPU-hours of large
-training runs against the model's steady state (the benchmark-calibrated step time over the
-goodput). It is the exponential of the mean log ratio (least squares in log space, like the
-MFU fit); leave-one-out predicts each run with the factor fitted to the others.
+A third, the production allowance (``production_factor``), is fitted to whole training runs:
+published GPU-hours (scripts/data/published_runs.csv, rows marked "fit") against the model's
+steady state (the benchmark-calibrated step time over the goodput). It is the exponential of
+the mean log ratio (least squares in log space, like the MFU fit). It is judged only out of
+sample: a time split and an organisation split (:func:`fit_production`), whose errors give the
+likely range.
 """
 
 from __future__ import annotations
@@ -284,7 +286,7 @@ def judge(
     ratios, inside = [], []
     for i in np.flatnonzero(judged):
         ratio = float(np.exp(logs[i]) * allowance)
-        widen, _ = range_widening(inputs[i], env)
+        widen, _ = range_widening(inputs[int(i)], env)
         ratios.append(ratio)
         inside.append(lo / widen <= ratio <= hi * widen)
     r = np.asarray(ratios)
@@ -299,7 +301,7 @@ def judge(
         "median_error": _r6(float(np.median(err))) if inside else None,
         "within_1_5": _r6(float(np.mean(err <= 1.5))) if inside else None,
         "median_ratio": _r6(float(np.median(r))) if inside else None,
-        "judged": [str(runs[i]["model"]) for i in np.flatnonzero(judged)],
+        "judged": [str(runs[int(i)]["model"]) for i in np.flatnonzero(judged)],
         "inside_each": [bool(x) for x in inside],
     }
 
