@@ -41,11 +41,21 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--idle-below", type=float, default=5.0, help="a GPU is idle below this %% (default 5)"
     )
-    p.add_argument("--timeout-s", type=float, default=5.0, help="HTTP timeout (default 5 s)")
+    p.add_argument(
+        "--timeout-s",
+        type=float,
+        default=5.0,
+        help="time limit for one read of the cluster, every query included (default 5 s)",
+    )
     add_json_option(p, "machine-readable output")
 
 
-def _fmt(value: float, unit: str, digits: int = 0) -> str:
+IMPLAUSIBLE = "implausible"
+
+
+def _fmt(value: float, unit: str, digits: int = 0, odd: bool = False) -> str:
+    if odd:
+        return IMPLAUSIBLE
     return f"{value:.{digits}f} {unit}" if math.isfinite(value) else DASH
 
 
@@ -53,8 +63,9 @@ def _print(snapshot: Any) -> None:
     fleet = snapshot.fleet
     print(
         f"{snapshot.url}: {fleet.busy} busy, {fleet.idle} idle, {fleet.unreachable} unreachable "
-        f"GPUs; idle cost {fleet.idle_cost_per_hour:.2f}/h, {fleet.idle_cost_per_month:,.0f}/month "
-        f"at {fleet.price_per_gpu_hour:.2f} per GPU-hour"
+        + (f"and {fleet.implausible} implausible " if fleet.implausible else "")
+        + f"GPUs; idle cost {fleet.idle_cost_per_hour:.2f}/h, "
+        f"{fleet.idle_cost_per_month:,.0f}/month at {fleet.price_per_gpu_hour:.2f} per GPU-hour"
     )
     if snapshot.gpus:
         print(f"utilization from {snapshot.metric_source}")
@@ -63,12 +74,14 @@ def _print(snapshot: Any) -> None:
                 [
                     g.node,
                     g.gpu,
-                    _fmt(g.util, "%"),
-                    format_bytes(g.memory_used_bytes)
+                    _fmt(g.util, "%", odd="util" in g.implausible),
+                    IMPLAUSIBLE
+                    if "memory_used_bytes" in g.implausible
+                    else format_bytes(g.memory_used_bytes)
                     if math.isfinite(g.memory_used_bytes)
                     else DASH,
-                    _fmt(g.power_w, "W"),
-                    _fmt(g.temperature_c, "°C"),
+                    _fmt(g.power_w, "W", odd="power_w" in g.implausible),
+                    _fmt(g.temperature_c, "°C", odd="temperature_c" in g.implausible),
                     g.pod or g.job or DASH,
                 ]
                 for g in snapshot.gpus

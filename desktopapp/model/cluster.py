@@ -61,6 +61,40 @@ class GpuReading:
     namespace: str = ""
     job: str = ""
     reachable: bool = True
+    implausible: tuple[str, ...] = ()  # fields whose reading fell outside PLAUSIBLE (now NaN)
+
+
+# Physical ranges of the readings (inclusive): a value outside is "implausible", not shown and
+# not counted. Utilization is a share of time (0-100 %), DCGM's PROF ratios 0-1; a board
+# reports roughly -40 to 150 °C (sensor limits) and at most a few kW (the largest modules,
+# GB200, draw about 1.2 kW per GPU); memory and rates cannot be negative.
+PLAUSIBLE: dict[str, tuple[float, float]] = {
+    "util": (0.0, 100.0),
+    "gpu_util_percent": (0.0, 100.0),
+    "sm_active": (0.0, 1.0),
+    "tensor_active": (0.0, 1.0),
+    "temperature_c": (-40.0, 150.0),
+    "power_w": (0.0, 5000.0),
+    "power_limit_w": (0.0, 5000.0),
+    "memory_used_bytes": (0.0, 2.0**50),
+    "memory_free_bytes": (0.0, 2.0**50),
+    "cpu_percent": (0.0, 100.0),
+    "memory_total_bytes": (0.0, 2.0**60),
+    "network_rx_bytes_s": (0.0, 1e13),
+    "network_tx_bytes_s": (0.0, 1e13),
+}
+# Readings a little over the top (rounding, counter resets in a rate()) are kept.
+PLAUSIBLE_SLACK = 0.02
+
+
+def plausible(name: str, value: float) -> bool:
+    """False when ``value`` lies outside the physical range of reading ``name`` (NaN and
+    unknown names are not judged: True)."""
+    if not math.isfinite(value) or name not in PLAUSIBLE:
+        return True
+    low, high = PLAUSIBLE[name]
+    slack = (high - low) * PLAUSIBLE_SLACK
+    return low - slack <= value <= high + slack
 
 
 @dataclass(frozen=True)
@@ -72,12 +106,14 @@ class FleetSummary:
     idle_cost_per_month: float
     price_per_gpu_hour: float
     idle_below_percent: float
+    implausible: int = 0  # reachable GPUs whose utilization reading is outside 0-100 %
 
     def to_dict(self) -> dict[str, float | int]:
         return {
             "busy": self.busy,
             "idle": self.idle,
             "unreachable": self.unreachable,
+            "implausible": self.implausible,
             "idle_cost_per_hour": self.idle_cost_per_hour,
             "idle_cost_per_month": self.idle_cost_per_month,
             "price_per_gpu_hour": self.price_per_gpu_hour,
@@ -97,9 +133,11 @@ def fleet_summary(
     """GPUs busy / idle / unreachable, and what the idle ones cost per hour and per month."""
     require_non_negative("price_per_gpu_hour", price_per_gpu_hour)
     require_range("idle_below", idle_below_percent, 0.0, 100.0)
-    busy = idle = unreachable = 0
+    busy = idle = unreachable = implausible = 0
     for g in gpus:
-        if not g.reachable or not math.isfinite(g.util):
+        if g.reachable and "util" in g.implausible:
+            implausible += 1
+        elif not g.reachable or not math.isfinite(g.util):
             unreachable += 1
         elif g.util < idle_below_percent:
             idle += 1
@@ -114,6 +152,7 @@ def fleet_summary(
         per_hour * HOURS_PER_MONTH,
         price_per_gpu_hour,
         idle_below_percent,
+        implausible,
     )
 
 
