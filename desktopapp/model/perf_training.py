@@ -49,7 +49,16 @@ from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import Accelerator, get_accelerator
 from desktopapp.model.interconnect import Interconnect, interconnect_for
-from desktopapp.model.memory import DEFAULT_OVERHEAD_GIB, bytes_per_param
+from desktopapp.model.memory import (
+    DEFAULT_OVERHEAD_GIB,
+    ActivationTerms,
+    activation_precision,
+    activation_terms,
+    bytes_per_param,
+    default_ffn_hidden,
+    kept_activation_bytes,
+    training_peak,
+)
 from desktopapp.model.training import optional_production_factor
 from desktopapp.model.training_defaults import (
     GLOBAL_BATCH_RULE_SOURCE,
@@ -126,10 +135,11 @@ TP_SOURCE = (
     "counted as exposed: Megatron-LM runs them on the critical path unless comm overlap is on "
     "(Narayanan et al. 2021, §3.2)"
 )
-MEMORY_HEADROOM = 0.92
+MEMORY_HEADROOM = 1.0
 MEMORY_HEADROOM_SOURCE = (
-    "plans must fit in 92% of device memory after the 1 GiB framework overhead of the memory "
-    "model: allocator fragmentation and NCCL buffers (assumption)"
+    "plans must fit the device memory by the rule of `estimate memory` (memory.training_peak: "
+    "the larger of the backward and optimizer-step peaks, 5% allocator allowance, 1 GiB "
+    "runtime overhead)"
 )
 FP8_NOTE = (
     "fp8 speeds up only the linear-layer GEMMs (at the published fp8 best-shape efficiency); "
@@ -730,6 +740,36 @@ class _Problem:
     mem_bw: float  # bytes/s of device memory
     state_bytes: float  # bytes/param (weights + grads + master + optimizer)
     weight_grad_bytes: float
+    act_terms: ActivationTerms | None = None  # memory model: saved bytes per token (1 GPU)
+    act_terms16: ActivationTerms | None = None  # sharded over several GPUs: bf16 model
+
+
+_PLAN_BPP = bytes_per_param("mixed", "adamw")
+
+
+def _plan_activation_terms(
+    inp: RunInputs, layers: int, hidden: int, heads: int, kv: int, seq: int, *, sharded: bool
+) -> ActivationTerms:
+    """The memory model's per-token activation terms for this run (the function `estimate
+    memory` uses): SwiGLU of the default width unless given, the run's vocabulary; ``sharded``:
+    several GPUs with ZeRO ≥ 1 (memory.activation_precision)."""
+    mlp = getattr(inp, "mlp", None) or "swiglu"
+    ffn = getattr(inp, "ffn_hidden", None) or default_ffn_hidden(hidden, mlp)
+    return activation_terms(
+        hidden=hidden,
+        heads=heads,
+        kv_heads=kv,
+        seq_len=seq,
+        ffn_hidden=ffn,
+        vocab=inp.vocab or DEFAULT_VOCAB,
+        mlp=mlp,
+        precision="fp32"
+        if inp.precision in ("fp32", "tf32")
+        else ("bf16" if sharded else "mixed"),
+        # RunInputs.flash_attention says whether the kernel skips the masked half (time);
+        # every stack the plan models runs a fused attention kernel that stores no scores
+        flash_attention=True,
+    )
 
 
 def _matmul_params(n_active: float, vocab: int, hidden: int, inp: RunInputs) -> float:
@@ -827,9 +867,11 @@ def _problem(
         so_lat=ic.scale_out_latency_seconds,
         domain=domain,
         mem_bw=(acc.memory_bandwidth_gbs or 1000.0) * 1e9,
-        capacity=(acc.memory_bytes - DEFAULT_OVERHEAD_GIB * units.GIB) * MEMORY_HEADROOM,
+        capacity=acc.memory_bytes * MEMORY_HEADROOM,
         state_bytes=bpp.total,
         weight_grad_bytes=bpp.weights + bpp.gradients,
+        act_terms=_plan_activation_terms(inp, layers, hidden, heads, kv, seq, sharded=False),
+        act_terms16=_plan_activation_terms(inp, layers, hidden, heads, kv, seq, sharded=True),
     )
 
 
@@ -936,6 +978,10 @@ class _CandTerms(_Cands):
     acts_half: FloatArray
     acts_full: FloatArray
     logits: FloatArray
+    acts16_none: FloatArray  # the same on several GPUs with ZeRO ≥ 1 (bf16 model)
+    acts16_half: FloatArray
+    acts16_full: FloatArray
+    logits16: FloatArray
     node_ranks: FloatArray  # data-parallel ranks inside one scale-up domain
 
 
@@ -971,9 +1017,19 @@ def _candidate_terms(pb: _Problem, c: _Cands) -> _CandTerms:
     # pipeline: one send forward and one backward per virtual stage boundary
     pp_bw = np.where(shard <= pb.domain, pb.su_bw, pb.so_bw)
     t_pp = np.where(pp > 1, 2.0 * v * (act / tp / pp_bw + pb.so_lat), 0.0)
-    sbh = s_loc * mb * pb.hidden
-    full_layer = sbh * 34.0 / tp
     interleave = np.where(v > 1, 1.0 + (pp - 1.0) / (pp * v), 1.0)
+    tokens = s_loc * mb  # one micro-batch on one CP rank (the memory model's rule)
+
+    def kept(rc: float, sharded: bool = False) -> tuple[FloatArray, FloatArray]:
+        terms = pb.act_terms16 if sharded else pb.act_terms
+        assert terms is not None
+        out: tuple[FloatArray, FloatArray] = kept_activation_bytes(
+            terms, pb.layers, tokens, rc, tp, interleave
+        )
+        return out
+
+    acts_none, logits = kept(0.0)
+    acts16_none, logits16 = kept(0.0, True)
     return _CandTerms(
         tp=tp,
         pp=pp,
@@ -990,10 +1046,14 @@ def _candidate_terms(pb: _Problem, c: _Cands) -> _CandTerms:
         t_pp=t_pp,
         fixed=t_mb + t_cp + t_pp,
         params_dense=pb.n_total / (tp * pp),
-        acts_none=pb.layers * full_layer * interleave,
-        acts_half=(pb.layers * (0.5 * full_layer + sbh / tp) + full_layer) * interleave,
-        acts_full=(pb.layers * 2.0 * sbh / tp + full_layer) * interleave,
-        logits=mb * s_loc * pb.vocab * 6.0 / tp,
+        acts_none=acts_none,
+        acts_half=kept(0.5)[0],
+        acts_full=kept(1.0)[0],
+        logits=logits,
+        acts16_none=acts16_none,
+        acts16_half=kept(0.5, True)[0],
+        acts16_full=kept(1.0, True)[0],
+        logits16=logits16,
         node_ranks=np.maximum(np.floor(pb.domain / (tp * cp)), 1.0),
     )
 
@@ -1024,18 +1084,30 @@ def _evaluate(pb: _Problem, c: _Cands, n: FloatArray, idx: Any = None) -> dict[s
         ep = np.ones_like(dp)
         t_ep = np.zeros_like(dp)
         params_gpu = t.params_dense
-    # memory per GPU, and the recompute it needs
-    states = np.where(
-        zero >= 3,
-        params_gpu * pb.state_bytes / dp + 2.0 * params_gpu / pb.layers * pb.weight_grad_bytes,
-        params_gpu * pb.weight_grad_bytes
-        + params_gpu * (pb.state_bytes - pb.weight_grad_bytes) / dp,
-    )
-    room = pb.capacity - states - t.logits
-    least = np.where(t.acts_none <= room, 0.0, np.where(t.acts_half <= room, 0.5, 1.0))
+    # memory per GPU by the rule of `estimate memory` (memory.training_peak), and the least
+    # recompute that fits
+    sharded = activation_precision("mixed", zero, n)  # bf16 model: Megatron / FSDP
+
+    def peak(acts: FloatArray) -> FloatArray:
+        mem_: FloatArray = training_peak(
+            params=params_gpu,
+            bpp=_PLAN_BPP,
+            zero_stage=zero,
+            dp=dp,
+            layers=pb.layers,
+            activations=acts,
+            output=np.where(sharded, t.logits16, t.logits),
+            accumulating=m > 1.0 + 1e-9,
+            overhead_bytes=DEFAULT_OVERHEAD_GIB * units.GIB,
+        ).per_device
+        return mem_
+
+    mem_none = peak(np.where(sharded, t.acts16_none, t.acts_none))
+    mem_half = peak(np.where(sharded, t.acts16_half, t.acts_half))
+    mem_full = peak(np.where(sharded, t.acts16_full, t.acts_full))
+    least = np.where(mem_none <= pb.capacity, 0.0, np.where(mem_half <= pb.capacity, 0.5, 1.0))
     rc = np.where(t.rc < 0, least, t.rc)
-    acts = np.where(rc <= 0, t.acts_none, np.where(rc < 1, t.acts_half, t.acts_full))
-    mem = states + t.logits + acts
+    mem = np.where(rc <= 0, mem_none, np.where(rc < 1, mem_half, mem_full))
     t_rc = rc * t_mb / 3.0
     t_tp = (4.0 + 2.0 * rc) * t.tp_unit
     busy = m * (t.fixed + t_rc + t_tp + t_ep)

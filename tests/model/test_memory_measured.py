@@ -8,6 +8,7 @@ import json
 import pytest
 
 from desktopapp.model import memory as m
+from desktopapp.model import perf_training as pt
 from desktopapp.model import units
 from desktopapp.resources import resource_path
 
@@ -137,7 +138,56 @@ def test_gradient_accumulation_keeps_gradients_at_the_backward_peak():
     assert acc.per_device_bytes - one.per_device_bytes == pytest.approx(2e9 * 1.05)
 
 
+@pytest.mark.parametrize(("b", "gpus", "zero"), [(1, 1, 3), (8, 1, 3), (2, 8, 3), (2, 8, 1)])
+def test_estimate_memory_equals_the_training_plan_memory(b, gpus, zero):
+    r = _rows()[0]
+    n = _params(r)
+    run = pt.estimate_run(
+        pt.RunInputs(
+            params=n,
+            tokens=1e9,
+            accelerator="h200-sxm",
+            gpus=gpus,
+            seq_len=2048,
+            layers=24,
+            hidden=2048,
+            heads=16,
+            vocab=32000,
+            micro_batch=b,
+            dp=gpus,
+            tp=1,
+            zero_stage=zero,
+            global_batch_tokens=b * 2048 * gpus,
+        )
+    )
+    est = m.estimate_memory(
+        m.MemoryInputs(
+            params=n,
+            layers=24,
+            hidden=2048,
+            heads=16,
+            seq_len=2048,
+            vocab=32000,
+            batch_size=b,
+            gpus=gpus,
+            zero_stage=zero,
+            accelerator="h200-sxm",
+        )
+    )
+    assert run.plan.memory_bytes == pytest.approx(est.per_device_bytes, rel=1e-9)
+
+
 @pytest.mark.parametrize(("field", "value"), [("mlp", "relu"), ("vocab", 0), ("ffn_hidden", -1)])
 def test_bad_new_fields_name_the_field(field, value):
     with pytest.raises(ValueError, match=field):
         m.MemoryInputs(params=1e9, **{field: value})
+
+
+def test_sharded_training_runs_a_bf16_model():
+    """ZeRO ≥ 1 over several GPUs (Megatron distributed optimizer, FSDP param_dtype=bf16) keeps
+    a 16-bit residual stream; one GPU with autocast keeps it in fp32."""
+    base = dict(params=7e9, layers=32, hidden=4096, heads=32, seq_len=4096)
+    one = m.estimate_memory(m.MemoryInputs(**base))
+    sharded = m.estimate_memory(m.MemoryInputs(**base, gpus=8, zero_stage=1))
+    ddp = m.estimate_memory(m.MemoryInputs(**base, gpus=8, zero_stage=0))
+    assert sharded.activations_bytes < one.activations_bytes == ddp.activations_bytes
