@@ -78,6 +78,14 @@ def test_cancel_and_bad_budget(qtbot: QtBot, tab: EstimateTab) -> None:
     assert dialog.status.text().startswith("Budget:")
     assert not dialog.is_searching()
     dialog.budget.setText("")
+    dialog.include.setText("h100-sxn")
+    dialog.search()
+    assert dialog.status.text().startswith("Only:") and "h100-sxm" in dialog.status.text()
+    dialog.include.setText("h100-sxm")
+    dialog.exclude.setText("h100")
+    dialog.search()
+    assert dialog.status.text().startswith("Leave out:")
+    dialog.exclude.setText("")
     dialog.search()
     dialog.cancel()
     assert not dialog.is_searching()
@@ -104,7 +112,7 @@ def test_saved_scenario_keeps_constraints_and_choice(qtbot: QtBot, app_state: Ap
     from desktopapp.model.scenario import Scenario
 
     choice = adv.AdvisorChoice(
-        deadline_days=30, budget_usd=5e5, pricing=("on_demand", "spot"),
+        deadline_days=30, budget_usd=5e5, pricing=("on_demand", "spot"), include=("b200",),
         accelerator="h100-sxm", gpus=64, chosen_pricing="spot", offer="x",
     )  # fmt: skip
     app_state.plan.advisor_choice = choice
@@ -120,5 +128,6 @@ def test_saved_scenario_keeps_constraints_and_choice(qtbot: QtBot, app_state: Ap
         assert dialog.constraints().budget_usd == 5e5
         assert not dialog.pricing_boxes["owned"].isChecked()
         assert dialog.pricing_boxes["spot"].isChecked()
+        assert dialog.constraints().include == ("b200",)
     finally:
         other.deleteLater()

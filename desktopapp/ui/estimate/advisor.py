@@ -62,6 +62,8 @@ FIELD_LABELS = {
     "max_gpus": "Max GPUs",
     "pricing": "Pricing",
     "requests_per_s": "Requests/s",
+    "include": "Only",
+    "exclude": "Leave out",
     "params": "Parameters",
 }
 
@@ -135,6 +137,21 @@ class AdvisorDialog(QDialog):
         row.addStretch(1)
         layout.addLayout(row)
 
+        names_row = QHBoxLayout()
+        names_row.addWidget(QLabel("Only"))
+        self.include = QLineEdit()
+        self.include.setPlaceholderText("every accelerator and cloud (e.g. h100-sxm, b200, Lambda)")
+        self.include.setToolTip(
+            "Only these catalog accelerators or cloud providers, comma-separated (empty: all)"
+        )
+        names_row.addWidget(self.include, 1)
+        names_row.addWidget(QLabel("Leave out"))
+        self.exclude = QLineEdit()
+        self.exclude.setPlaceholderText("none (e.g. tpu-v6e, Vast.ai)")
+        self.exclude.setToolTip("Catalog accelerators or cloud providers to leave out")
+        names_row.addWidget(self.exclude, 1)
+        layout.addLayout(names_row)
+
         pricing_row = QHBoxLayout()
         pricing_row.addWidget(QLabel("Pricing"))
         self.pricing_boxes: dict[str, QCheckBox] = {}
@@ -181,7 +198,7 @@ class AdvisorDialog(QDialog):
         self._plot_layout = QVBoxLayout(self.plot_holder)
         self._plot_layout.setContentsMargins(0, 0, 0, 0)
         self.splitter.addWidget(self.plot_holder)
-        self.splitter.setSizes([700, 460])
+        self.splitter.setSizes([760, 420])
         layout.addWidget(self.splitter, 1)
 
         bottom = QHBoxLayout()
@@ -218,7 +235,11 @@ class AdvisorDialog(QDialog):
         if budget_text:
             budget = units.parse_quantity(budget_text.replace("$", ""), "budget")
         serving = self.mode.currentData() == SERVE
+        include = app.resolve_names([self.include.text()], "include")
+        exclude = app.resolve_names([self.exclude.text()], "exclude")
         return adv.Constraints(
+            include=include,
+            exclude=exclude,
             deadline_days=None if serving or self.deadline.value() <= 0 else self.deadline.value(),
             budget_usd=budget,
             max_gpus=self.max_gpus.value() or None,
@@ -435,6 +456,7 @@ class AdvisorDialog(QDialog):
                     "pen": None,
                 }
             )
+        _x_ticks(self._plot, xs, train)
         scatter = module.ScatterPlotItem()
         scatter.addPoints(spots)
         scatter.sigClicked.connect(self._on_points_clicked)
@@ -542,7 +564,7 @@ class AdvisorDialog(QDialog):
             option,
             None if self.mode.currentData() != SERVE else _float(self.rate.text()),
         )
-        self.state.plan.advisor_choice = choice  # type: ignore[attr-defined]
+        self.state.plan.advisor_choice = choice
 
     def _restore_choice(self) -> None:
         choice = getattr(self.state.plan, "advisor_choice", None)
@@ -556,8 +578,33 @@ class AdvisorDialog(QDialog):
         self.max_gpus.setValue(choice.max_gpus or 0)
         for kind, box in self.pricing_boxes.items():
             box.setChecked(kind in choice.pricing)
+        self.include.setText(", ".join(choice.include))
+        self.exclude.setText(", ".join(choice.exclude))
         if choice.requests_per_s is not None:
             self.rate.setText(f"{choice.requests_per_s:g}")
+
+
+STEPS = (1.0, 2.0, 5.0)
+
+
+def _x_ticks(plot: Any, xs: list[float], train: bool) -> None:
+    """Plain 1-2-5 ticks on the log time axis (days, or milliseconds per token); decades only
+    when the range is wide. pyqtgraph's own crowd into each other on short ranges."""
+    if not xs:
+        return
+    low, high = min(xs), max(xs)
+    candidates = [m * 10.0**k for k in range(-6, 7) for m in STEPS]
+    picked = [v for v in candidates if low * 0.8 <= v <= high * 1.25]
+    if len(picked) > 9:
+        picked = [v for v in picked if f"{v:.0e}".startswith("1")]
+    if len(picked) < 2:
+        return
+
+    def label(v: float) -> str:
+        return f"{v:g}" if train else f"{v * 1000:g} ms"
+
+    axis = plot.getPlotItem().getAxis("bottom")
+    axis.setTicks([[(math.log10(v), label(v)) for v in picked], []])
 
 
 def _float(text: str) -> float | None:
@@ -576,7 +623,7 @@ def _y(o: Any) -> float:
 
 
 def _pricing(o: Any) -> str:
-    return adv.PRICING_WORDS[o.pricing] + (" (stale price)" if o.offer.stale else "")
+    return adv.PRICING_WORDS[o.pricing] + (" (stale)" if o.offer.stale else "")
 
 
 def _train_cells(o: adv.TrainOption) -> tuple[str, ...]:
