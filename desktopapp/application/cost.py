@@ -27,20 +27,20 @@ from desktopapp.application.text import (
     formula_tooltip,
     plural,
 )
+from desktopapp.application.verdict import lead, verdict_text
 from desktopapp.model import units
+from desktopapp.model.assumptions import Assumption
 from desktopapp.model.planning import (
     DEMAND_RUNS,
     DEMAND_SPREAD,
     DEMAND_TYPED,
-    HYBRID,
-    RENT,
     CloudOnly,
     CostComparison,
     OptionResult,
     OwningDefaults,
     format_gpu_hours,
 )
-from desktopapp.model.tco import TCO_FORMULA
+from desktopapp.model.tco import TCO_FORMULA, onprem_cost_per_useful_hour
 from desktopapp.model.units import DASH
 
 OWNING_COLOR = "#1E2733"
@@ -158,25 +158,45 @@ def demand_rule_view(comparison: CostComparison, source: str) -> tuple[str, str]
 
 
 def recommendation_html(comparison: CostComparison) -> str:
-    """The one recommendation the tab leads with (rich text), or "" without a demand."""
+    """The one recommendation the tab leads with (rich text), or "" without a demand: the
+    verdict's one renderer (``application.verdict``, as the CLI and the report write it), its
+    lead in bold."""
     verdict = comparison.verdict
     if verdict is None:
         return ""
-    best = verdict.best
-    months = verdict.horizon_months
-    if best.choice == RENT:
-        lead = f"Rent: {html.escape(best.label)}"
-    elif best.choice == HYBRID:
-        lead = f"Own {best.owned_gpus} GPUs and rent the rest on {html.escape(best.label)}"
-    else:
-        lead = f"Own {best.owned_gpus} GPUs"
-    parts = [f"<b>{lead}</b>, <b>{units.format_money(best.cost_usd)}</b> over {months} months"]
-    for other in verdict.others:
-        what = "the best hybrid" if other.choice == HYBRID else verdict.describe(other)
-        parts.append(
-            f"{units.format_money(other.cost_usd - best.cost_usd)} less than {html.escape(what)}"
-        )
-    return ", ".join(parts) + "."
+    text, head = verdict_text(verdict), lead(verdict)
+    return f"<b>{html.escape(head)}</b>{html.escape(text[len(head) :])}"
+
+
+def owning_rate(comparison: CostComparison) -> tuple[float, float]:
+    """(owning cost per useful GPU-hour, how busy) for the fleet the tab plans: at the
+    utilization the demand gives the sized fleet (so that rate × the demand's GPU-hours is the
+    fleet's monthly total), or at the slider's cap before the demand is known."""
+    fleet = comparison.fleet
+    if fleet is None or not fleet.utilization > 0:
+        return comparison.owning_per_useful_hour, comparison.onprem.utilization
+    rate = float(onprem_cost_per_useful_hour(comparison.onprem, fleet.utilization)[0])
+    return rate, fleet.utilization
+
+
+def fleet_assumptions(comparison: CostComparison) -> tuple[Assumption, ...]:
+    """The comparison's assumptions with the capex line for the planned fleet (its number of
+    servers and their total), not the one-server reference the per-GPU rates use."""
+    fleet = comparison.fleet
+    onprem = comparison.onprem
+    out = []
+    for item in comparison.assumptions:
+        if item.name == "capex per server" and fleet is not None:
+            total = float(onprem.server_price) * fleet.servers
+            item = Assumption(
+                "capex",
+                f"{units.format_money(float(onprem.server_price))} × "
+                f"{plural(fleet.servers, 'server')} of {onprem.gpus_per_server} GPUs = "
+                f"{units.format_money(total)}",
+                item.source,
+            )
+        out.append(item)
+    return tuple(out)
 
 
 def utilization_note(comparison: CostComparison) -> str:
@@ -197,10 +217,10 @@ def utilization_note(comparison: CostComparison) -> str:
 
 
 def owning_card(comparison: CostComparison) -> CardView:
-    u = comparison.onprem.utilization
+    rate, u = owning_rate(comparison)  # the fleet's own utilization (issue 25)
     return CardView(
-        units.format_money(comparison.owning_per_useful_hour),
-        f"at {units.format_percent(u, 0)} busy; {units.format_money(comparison.hourly.total)}"
+        units.format_money(rate),
+        f"at {busy_percent(u)} busy; {units.format_money(comparison.hourly.total)}"
         " per hour it runs",
         owning_tooltip(comparison, "Owning per useful GPU-hour = C(u) / u"),
     )
@@ -260,8 +280,7 @@ def break_even_card(comparison: CostComparison) -> CardView:
 
 def verdict_html(comparison: CostComparison) -> str:
     """The headline sentence: how many prices owning beats, and where it pays off."""
-    u = comparison.onprem.utilization
-    owning = comparison.owning_per_useful_hour
+    owning, u = owning_rate(comparison)
     options = comparison.options
     if not options:
         reason = "Tick at least one cloud price in the table below to compare."
@@ -324,7 +343,7 @@ def table_view(comparison: CostComparison, colors: Mapping[str, str]) -> TableVi
     rows: list[tuple[Cell, ...]] = [
         (
             (own_label, owning_tip, None),
-            (units.format_money(comparison.owning_per_useful_hour), owning_tip, None),
+            (units.format_money(owning_rate(comparison)[0]), owning_tip, None),
             (DASH, "Owning is the reference", None),
             (units.format_money(comparison.owning_monthly_usd), owning_tip, None),
             (units.format_money(comparison.owning_horizon_usd), owning_tip, None),
@@ -368,8 +387,8 @@ def table_view(comparison: CostComparison, colors: Mapping[str, str]) -> TableVi
     else:
         demand = format_gpu_hours(comparison.demand.gpu_hours_per_month)
         note = (
-            f"Per useful GPU-hour at {units.format_percent(comparison.onprem.utilization, 0)}"
-            f" utilization; totals for {demand}"
+            f"Per useful GPU-hour × {demand} a month = the monthly total (owning at the "
+            f"fleet's {busy_percent(fleet.utilization)} utilization); totals for {demand}"
             f" a month, owning {fleet.gpus} GPUs busy "
             f"{busy_percent(fleet.utilization)} of hours. Owning pays for the "
             "servers up front (again at the end of their life); payback is the first month "

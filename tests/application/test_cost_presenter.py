@@ -38,9 +38,11 @@ def test_table_lists_owning_then_prices_from_the_cheapest() -> None:
     assert len(view.rows) == 1 + len(result.options)
     assert all(len(row) == presenter.TABLE_COLUMNS for row in view.rows)
     own = view.rows[0]
-    assert own[0][0].startswith("Own ") and own[1][0] == units.format_money(
-        result.owning_per_useful_hour
-    )
+    # the owning row at the planned fleet's utilization: its rate × the demand is its month
+    rate, busy = presenter.owning_rate(result)
+    assert result.fleet is not None and busy == result.fleet.utilization
+    assert own[0][0].startswith("Own ") and own[1][0] == units.format_money(rate)
+    assert result.owning_monthly_usd == pytest.approx(rate * result.demand.gpu_hours_per_month)
     ordered = sorted(result.options, key=lambda r: r.per_useful_hour)
     for row, option in zip(view.rows[1:], ordered, strict=True):
         assert row[0][0] == option.option.label
@@ -156,3 +158,26 @@ def test_missing_catalog_price_asks_for_a_quote_in_red() -> None:
     assert defaults.server_price is None
     assert COLORS["bad"] in view.server_price_note
     assert not view.server_price_resettable
+
+
+def test_capex_assumption_is_the_planned_fleets() -> None:
+    """Issue 25: "capex $360,000 × 1 server" was shown for a 2-server fleet."""
+    result = comparison()
+    assert result.fleet is not None
+    rows = {a.name: a.value for a in presenter.fleet_assumptions(result)}
+    total = float(result.onprem.server_price) * result.fleet.servers
+    assert "capex per server" not in rows
+    assert f"{result.fleet.servers} server" in rows["capex"]
+    assert rows["capex"].endswith(units.format_money(total))
+
+
+def test_recommendation_is_the_one_verdict_rendering() -> None:
+    """Issue 21: the Cost tab's sentence is application.verdict's, as the CLI prints it."""
+    import re
+
+    from desktopapp.application.verdict import verdict_text
+
+    result = comparison()
+    assert result.verdict is not None
+    shown = presenter.recommendation_html(result)
+    assert re.sub(r"<[^>]+>", "", shown) == verdict_text(result.verdict)

@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox, QLabel, QLineEdit
 from pytestqt.qtbot import QtBot
 
-from desktopapp.application.text import break_even_text
+from desktopapp.application.text import break_even_text, busy_percent
 from desktopapp.model import planning, units
 from desktopapp.model.catalog import accelerator_catalog, offers_for, tco_defaults
 from desktopapp.model.tco import (
@@ -193,12 +193,18 @@ def test_results_equal_the_model_and_follow_utilization(qtbot: QtBot, tab: CostT
         power_source=comparison.onprem.power_source,
     )
     owning = estimate_tco(onprem, cloud_for(tab.compared[0])).onprem_cost_per_useful_gpu_hour
-    assert tab.headline.owning_card.value_text() == units.format_money(owning)
 
     # Every compared price: per useful hour, break-even and the plan's totals for the demand.
     demand = planning.DEFAULT_GPU_HOURS_PER_MONTH
     fleet = planning.size_fleet(demand, onprem.utilization, onprem.gpus_per_server)
     fleet_onprem = dataclasses.replace(onprem, gpus=fleet.gpus, utilization=fleet.utilization)
+    # issue 25: the owning card is the planned fleet's, at the utilization the demand gives it
+    # ("at 43% busy" for a fleet 43% busy), and its rate × the demand is the monthly total
+    rate = estimate_tco(fleet_onprem, cloud_for(tab.compared[0])).onprem_cost_per_useful_gpu_hour
+    assert tab.headline.owning_card.value_text() == units.format_money(rate)
+    assert busy_percent(fleet.utilization) in tab.headline.owning_card.detail_text()
+    assert comparison.owning_monthly_usd == pytest.approx(rate * demand)
+    assert tab.table.cell_text(0, 1) == units.format_money(rate)
     for key in tab.compared:
         cloud = cloud_for(key)
         at_u = estimate_tco(onprem, cloud)
@@ -216,7 +222,8 @@ def test_results_equal_the_model_and_follow_utilization(qtbot: QtBot, tab: CostT
     tab.headline.utilization.slider.setValue(80)
     tab.flush()
     higher = estimate_tco(expected_onprem(tab, utilization=0.8), cloud_for(tab.compared[0]))
-    assert tab.headline.owning_card.value_text() == units.format_money(
+    assert tab.comparison is not None
+    assert tab.comparison.owning_per_useful_hour == pytest.approx(
         higher.onprem_cost_per_useful_gpu_hour
     )
     assert higher.onprem_cost_per_useful_gpu_hour < owning
@@ -230,7 +237,8 @@ def test_server_price_and_spot_overhead_change_the_results(qtbot: QtBot, tab: Co
     onprem = expected_onprem(tab, server_price=500e3)
     key = tab.compared[0]
     expected = estimate_tco(onprem, cloud_for(key))
-    assert tab.headline.owning_card.value_text() == units.format_money(
+    assert tab.comparison is not None
+    assert tab.comparison.owning_per_useful_hour == pytest.approx(
         expected.onprem_cost_per_useful_gpu_hour
     )
     assert "Typed in" in tab.inputs.server_price_source.text()

@@ -58,7 +58,7 @@ class ComparisonView:
         self._show_plots(comparison)
         self._show_hybrid(comparison)
         self._show_idle(comparison, accelerator_name)
-        self.assumptions.set_assumptions(comparison.assumptions)
+        self.assumptions.set_assumptions(presenter.fleet_assumptions(comparison))
 
     def set_table(self, view: presenter.TableView) -> None:
         self.table.set_rows([list(row) for row in view.rows], list(view.colors))
