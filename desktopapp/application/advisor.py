@@ -856,7 +856,12 @@ def train_workload_of(training: TrainingInputs | None, memory: Any, preset: Any)
         raise InputError("params", "the Workload tab has no valid training inputs yet")
     if training.resolved_method != "6nd":
         raise InputError("params", "the search needs parameters × tokens (the 6·N·D rule)")
-    return TrainWorkload.from_training(training, shape_of(memory, preset))
+    workload = TrainWorkload.from_training(training, shape_of(memory, preset))
+    acc = training.accelerator_row
+    if acc is not None and training.precision == default_precision(acc):
+        # the tab's default precision belongs to its accelerator: each gets its own default
+        workload = replace(workload, precision=None)
+    return workload
 
 
 def serve_workload_of(

@@ -243,3 +243,21 @@ def test_owned_fleets_are_whole_servers():
     assert serving.options
     for o in serving.options:  # an NVL72 rack is bought whole, even for one replica of 1 GPU
         assert o.cost_per_month_usd >= 72 * o.price_usd_per_gpu_hour * HOURS_PER_MONTH * 0.999
+
+
+def test_tab_precision_default_follows_each_accelerator():
+    from desktopapp.model.training import TrainingInputs
+
+    default = TrainingInputs(params=7e9, tokens=1e12, accelerator="h100-sxm", gpus=8)
+    assert app.train_workload_of(default, None, None).precision is None
+    fp8 = TrainingInputs(
+        params=7e9, tokens=1e12, accelerator="h100-sxm", gpus=8, precision="fp8"
+    )
+    assert app.train_workload_of(fp8, None, None).precision == "fp8"
+    ranking = app.search_training(
+        app.train_workload_of(fp8, None, None),
+        adv.Constraints(include=("h100-sxm", "a100-sxm-80gb")),
+        today=TODAY,
+    )
+    assert {o.accelerator for o in ranking.options} == {"h100-sxm"}
+    assert any("fp8" in e.reason for e in ranking.excluded if e.accelerator == "a100-sxm-80gb")
