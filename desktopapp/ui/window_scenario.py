@@ -76,6 +76,9 @@ class ScenarioCommands:
             )
             self.compare.show_error = doc.show_error
         dialog = self.compare
+        why = self.document.state.plan.not_current_text()
+        if why:  # said where the eye is: the current scenario's figures are the last valid ones
+            self.show_status(f"Not current: {why}. Compare shows the last valid workload.", 0)
         if not dialog.view.pins:
             dialog.pin_current()
         if page is not None:
@@ -101,8 +104,14 @@ class ScenarioCommands:
         """File → Export report: a PDF of the current scenario (and the pinned ones)."""
         from desktopapp.ui.scenario.report import write_report
 
-        chosen = list(summaries) if summaries else self.report_summaries()
         doc = self.document
+        why = doc.state.plan.not_current_text()
+        if why:  # the state holds the last valid inputs: the report would show stale figures
+            message = f"Not exported: {why}."
+            self.show_status(message, 0)
+            doc.show_error("Could not export the report", message)
+            return None
+        chosen = list(summaries) if summaries else self.report_summaries()
         chosen_path = self.choose_report_path(str(suggested_report_path(doc.path, doc.name)))
         if chosen_path is None:
             return None

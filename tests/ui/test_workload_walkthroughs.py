@@ -123,6 +123,11 @@ def test_an_invalid_price_makes_the_figures_not_current(
     assert not window.document.save_as(tmp_path / "mixed.json")
     assert not (tmp_path / "mixed.json").exists()
     assert window.errors and "price" in window.errors[-1][1].lower()  # type: ignore[attr-defined]
+    # exporting the report refuses too (it would print the last valid workload's figures)
+    asked: list[str] = []
+    window.scenario.choose_report_path = lambda s: asked.append(s) or None
+    assert window.scenario.export_report() is None
+    assert "price" in window.errors[-1][1].lower() and not asked  # type: ignore[attr-defined]
 
 
 def test_an_invalid_tp_is_an_error_at_its_field_not_another_model(
