@@ -131,3 +131,23 @@ def test_saved_scenario_keeps_constraints_and_choice(qtbot: QtBot, app_state: Ap
         assert dialog.constraints().include == ("b200",)
     finally:
         other.deleteLater()
+
+
+def test_window_save_and_open_keep_the_choice(qtbot: QtBot, app_state: AppState, tmp_path) -> None:
+    from desktopapp.model.training import TrainingInputs
+    from desktopapp.ui.scenario.document import ScenarioDocument
+
+    app_state.set_workload(
+        training=TrainingInputs(params=7e9, tokens=1e12, accelerator="h100-sxm", gpus=64)
+    )
+    choice = adv.AdvisorChoice(deadline_days=12, accelerator="h100-sxm", gpus=64)
+    app_state.plan.advisor_choice = choice
+    doc = ScenarioDocument(app_state, autosave_folder=tmp_path / "auto")
+    doc.show_error = lambda title, message: pytest.fail(message)
+    path = tmp_path / "plan.json"
+    assert doc.save_as(path)
+    assert '"advisor"' in path.read_text()
+    app_state.plan.advisor_choice = None
+    assert doc.open(path, confirm=False, dialog=False)
+    assert app_state.plan.advisor_choice == choice
+    doc.deleteLater()

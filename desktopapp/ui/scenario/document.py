@@ -172,6 +172,7 @@ class ScenarioDocument(QObject):
             memory=self.state.memory,
             inference=self.state.inference,
             cost=self.cost_plan(),
+            advisor=self.state.plan.advisor_choice,  # issue 24: What to run on
         )
 
     def set_name(self, name: str) -> None:
