@@ -250,9 +250,7 @@ def test_tab_precision_default_follows_each_accelerator():
 
     default = TrainingInputs(params=7e9, tokens=1e12, accelerator="h100-sxm", gpus=8)
     assert app.train_workload_of(default, None, None).precision is None
-    fp8 = TrainingInputs(
-        params=7e9, tokens=1e12, accelerator="h100-sxm", gpus=8, precision="fp8"
-    )
+    fp8 = TrainingInputs(params=7e9, tokens=1e12, accelerator="h100-sxm", gpus=8, precision="fp8")
     assert app.train_workload_of(fp8, None, None).precision == "fp8"
     ranking = app.search_training(
         app.train_workload_of(fp8, None, None),
