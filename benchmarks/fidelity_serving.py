@@ -95,6 +95,38 @@ def main() -> int:
             f"1.5×, median error ×{np.median(arr):.2f}"
         )
     print(f"software generation of the defaults: {doc['software']}")
+    hold = doc.get("holdout") or []
+    if hold:
+        print(
+            "\nSources NOT used for calibration (other GPUs, engines and publishers; fitted "
+            "defaults, no refit):"
+        )
+        print(f"{'row':<70} {'published':>10} {'model':>10} {'ratio':>6}")
+        errors: dict[str, list[float]] = {}
+        for row in hold:
+            pred = float(np.asarray(predict(row), dtype=float).reshape(-1)[0])
+            ratio = pred / row["value"]
+            errors.setdefault(row["source"], []).append(max(ratio, 1 / ratio))
+            print(
+                f"{row['name'][:70]:<70} {row['value']:>10,.4g} {pred:>10,.4g} {ratio:>6.2f}  "
+                f"{UNITS[row['kind']]}"
+            )
+        every = np.concatenate([np.asarray(v) for v in errors.values()])
+        for source, errs in errors.items():
+            arr = np.asarray(errs)
+            print(
+                f"  {np.mean(arr <= 1.5):4.0%} within 1.5×, median ×{np.median(arr):.2f} "
+                f"({arr.size} rows): {source[:90]}"
+            )
+        lo, hi = np.quantile(
+            [float(np.asarray(predict(r), dtype=float).reshape(-1)[0]) / r["value"] for r in hold],
+            [0.1, 0.9],
+        )
+        print(
+            f"out of sample: {np.mean(every <= 1.5):.0%} within 1.5× (target ≥ 80%), median "
+            f"error ×{np.median(every):.2f} over {every.size} rows from {len(errors)} sources; "
+            f"predicted/measured 10-90% range {lo:.2f}-{hi:.2f}"
+        )
     return 0
 
 

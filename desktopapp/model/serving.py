@@ -73,6 +73,20 @@ QUANT_SOURCE = (
     "pytorch-labs/gpt-fast README (A100, Llama-2-7B, batch 1): achieved 1,069 GB/s with int8 "
     "and 863 GB/s with int4 (group 32) weights against 1,397 GB/s with bf16"
 )
+# Engine term: how the quantized GEMM kernels dequantize. "fused" kernels (Marlin and its
+# successors in vLLM/SGLang, TensorRT-LLM AWQ/GPTQ, MLC, ExLlama) dequantize in registers and
+# read 4-bit weights at the 16-bit kernels' bandwidth share; "gpt-fast" is the 2023 gpt-fast
+# kernel measured above.
+QUANT_KERNELS = ("fused", "gpt-fast")
+FUSED_QUANT_SOURCE = (
+    "Frantar et al. 2024, 'MARLIN: Mixed-Precision Auto-Regressive Parallel Inference on Large "
+    "Language Models' (arXiv 2408.11743): 4-bit × fp16 kernels close to the ideal 4× over fp16 "
+    "at batch 1-32, i.e. the 16-bit bandwidth share"
+)
+# GPU term: the achieved matmul rate follows the device's published best-shape matmul
+# efficiency (perf_training's table, mamf-finder figures), relative to the GPUs the engine terms
+# were fitted on.
+CALIBRATION_GPUS = ("h100-sxm", "h200-sxm", "a100-sxm-80gb")
 DEFAULT_MOE_EXPERTS = 8
 DEFAULT_MOE_TOP_K = 2
 MOE_SOURCE = "Mixtral 8x7B (Jiang et al. 2024): 8 experts, 2 per token"
@@ -95,6 +109,10 @@ class ServingCalibration:
     software: str
     source: str
     accelerators: tuple[str, ...] = ()  # catalog ids the published rows were measured on
+    # predicted/measured on sources the fit did not use: 10-90% quantiles and the extremes
+    range_ratio: tuple[float, float] = (1.0, 1.0)
+    wide_ratio: tuple[float, float] = (1.0, 1.0)
+    range_rows: int = 0
 
 
 FALLBACK_CALIBRATION = ServingCalibration(
@@ -121,9 +139,22 @@ def calibration() -> ServingCalibration:
             str(doc.get("software", "")),
             "fitted to published serving measurements (resources/serving_calibration.json)",
             tuple(sorted({str(r["inputs"].get("accelerator", "")) for r in doc["rows"]} - {""})),
+            *_range_from(doc.get("holdout_summary") or {}),
         )
     except (OSError, KeyError, ValueError, TypeError):
         return FALLBACK_CALIBRATION
+
+
+def _range_from(
+    summary: dict[str, Any],
+) -> tuple[tuple[float, float], tuple[float, float], int]:
+    if not summary:
+        return (1.0, 1.0), (1.0, 1.0), 0
+    return (
+        (float(summary["ratio_low"]), float(summary["ratio_high"])),
+        (float(summary["ratio_min"]), float(summary["ratio_max"])),
+        int(summary["rows"]),
+    )
 
 
 def _opt_int(name: str, value: Any, minimum: int = 1) -> int | None:
@@ -171,6 +202,7 @@ class ServingInputs:
     step_overhead_s: float | None = None
     price: float | None = None
     price_source: str = ""
+    quant_kernels: str = "fused"  # engine term: fused (Marlin-class) | gpt-fast (2023)
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -188,6 +220,7 @@ class ServingInputs:
         if self.kv_precision is not None:
             require_choice("kv_precision", self.kv_precision, KV_PRECISIONS)
         require_choice("batching", self.batching, BATCHING_MODES)
+        require_choice("quant_kernels", self.quant_kernels, QUANT_KERNELS)
         for name in ("experts", "moe_top_k", "layers", "hidden", "heads", "kv_heads", "head_dim"):
             set_(self, name, _opt_int(name, getattr(self, name)))
         if (
@@ -290,6 +323,22 @@ class _Setup:
     tp_latency_ratio: float  # 1 inside the scale-up domain, network/link latency outside
     pp_latency: float
     calib: ServingCalibration
+    gpu_compute_ratio: float = 1.0  # device's matmul efficiency / the calibration GPUs'
+
+
+@cache
+def gpu_compute_ratio(accelerator_id: str, precision: str) -> float:
+    """The device's published best-shape matmul efficiency over the mean of the GPUs the serving
+    calibration ran on (1 for those GPUs; MI300X bf16 0.51/0.82 = 0.62)."""
+    from desktopapp.model.perf_training import matmul_efficiency
+
+    own, source = matmul_efficiency(accelerator_id, precision)
+    if source.startswith("no published") and precision != "bf16":
+        # no figure at this precision: the device's bf16 figure carries its GPU term over
+        precision = "bf16"
+        own, _ = matmul_efficiency(accelerator_id, precision)
+    ref = [matmul_efficiency(g, precision)[0] for g in CALIBRATION_GPUS]
+    return float(own / (sum(ref) / len(ref)))
 
 
 def _assumed_shape(params: float) -> tuple[int, int, int]:
@@ -313,6 +362,10 @@ def _setup(inp: ServingInputs) -> _Setup:
         peak = acc.peak_flops(cprec)
         p16 = next((p for p in ("bf16", "fp16", "fp32") if p in acc.peak_tflops), cprec)
         peak16 = acc.peak_flops(p16)
+    ratio_c = 1.0
+    if acc is not None and inp.peak_tflops is None:
+        ratio_c = gpu_compute_ratio(acc.id, cprec)
+        peak, peak16 = peak * ratio_c, peak16 * gpu_compute_ratio(acc.id, "bf16")
     if inp.bandwidth_gbs is not None:
         bw = inp.bandwidth_gbs * 1e9
     else:
@@ -373,7 +426,9 @@ def _setup(inp: ServingInputs) -> _Setup:
         shape_assumed=assumed,
         weight_bpv=float(BYTES_PER_VALUE[prec]),
         kv_bpv=float(BYTES_PER_VALUE[kv_prec]),
-        quant_share=QUANT_BANDWIDTH_SHARE.get(prec, 1.0),
+        quant_share=(
+            QUANT_BANDWIDTH_SHARE.get(prec, 1.0) if inp.quant_kernels == "gpt-fast" else 1.0
+        ),
         active=active,
         shared=shared,
         expert_params=expert_params,
@@ -384,6 +439,7 @@ def _setup(inp: ServingInputs) -> _Setup:
         tp_latency_ratio=ratio,
         pp_latency=pp_lat,
         calib=calibration(),
+        gpu_compute_ratio=ratio_c,
     )
 
 
@@ -603,6 +659,9 @@ class ServingEstimate:
     notes: tuple[str, ...]
     formula: str
     assumptions: tuple[Assumption, ...] = field(default=())
+    tokens_per_second_low: float | None = None  # likely range (out-of-sample errors)
+    tokens_per_second_high: float | None = None
+    range_meaning: str = ""
 
     @property
     def total_gpus(self) -> int:
@@ -639,6 +698,9 @@ class ServingEstimate:
             "pp": self.inputs.pp,
             "replicas": self.inputs.replicas,
             "serving_notes": list(self.notes),
+            "tokens_per_second_low": self.tokens_per_second_low,
+            "tokens_per_second_high": self.tokens_per_second_high,
+            "range_meaning": self.range_meaning,
             "curve": {
                 "concurrency": self.curve.concurrency.astype(int).tolist(),
                 "ttft_seconds": self.curve.ttft_seconds.tolist(),
@@ -772,8 +834,31 @@ def estimate_serving(inp: ServingInputs) -> ServingEstimate:
         notes=tuple(notes),
         formula="",
         assumptions=tuple(_assumptions(inp, s, sh)),
+        **_likely_range(inp, s, rate),
     )
     return replace(est, formula=_formula(est, s, sh))
+
+
+def _likely_range(inp: ServingInputs, s: _Setup, rate: float) -> dict[str, Any]:
+    """Throughput range from the predicted/measured ratios on sources the fit did not use; a
+    GPU without serving rows gets the widest ratio seen there."""
+    cal = s.calib
+    if not cal.range_rows or inp.accelerator is None:
+        return {}
+    seen = inp.accelerator in cal.accelerators
+    low, high = cal.range_ratio if seen else cal.wide_ratio
+    why = (
+        f"10-90% of predicted/measured on {cal.range_rows} published measurements the "
+        "calibration did not use"
+        if seen
+        else f"widest predicted/measured seen on {cal.range_rows} published measurements the "
+        f"calibration did not use: no serving measurements of {inp.accelerator} in the fit"
+    )
+    return {
+        "tokens_per_second_low": rate / high,
+        "tokens_per_second_high": rate / low,
+        "range_meaning": why,
+    }
 
 
 def _slo_miss(inp: ServingInputs, ttft: float, tpot: float) -> str:
@@ -909,8 +994,18 @@ def _assumptions(inp: ServingInputs, s: _Setup, sh: _Shares) -> list[Assumption]
             Assumption(
                 "weight-only quantization",
                 f"{inp.precision}: {s.quant_share:.0%} of the 16-bit bandwidth share "
-                f"(dequantization), compute in {s.compute_precision}",
-                QUANT_SOURCE,
+                f"({inp.quant_kernels} kernels), compute in {s.compute_precision}",
+                QUANT_SOURCE if inp.quant_kernels == "gpt-fast" else FUSED_QUANT_SOURCE,
+            )
+        )
+    if s.gpu_compute_ratio != 1.0:
+        out.append(
+            Assumption(
+                "matmul rate of this GPU",
+                f"× {s.gpu_compute_ratio:.2f} of the fitted compute share: its published "
+                "best-shape matmul efficiency against the calibration GPUs' (H100, H200, A100)",
+                "perf_training matmul efficiency table (mamf-finder figures; the median where a "
+                "GPU has none)",
             )
         )
     if inp.is_moe:
