@@ -5,7 +5,7 @@ connects the signals and renders into these widgets."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtWidgets import QFrame, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from desktopapp.ui.common.theme import INNER_SPACING, SPACING, current_scale
@@ -17,7 +17,7 @@ from desktopapp.ui.monitor.toolbar import MonitorToolbar
 
 # px: two rows of readable plots, over a few table rows (the page scrolls below that)
 PLOTS_MIN_HEIGHT = 340
-TABLES_MIN_HEIGHT = 150
+TABLES_MIN_HEIGHT = 190  # × the presentation scale: a few rows under the header
 # Narrower than this (× the presentation scale) the side column moves under the plots: two
 # readable plot columns and a readable side column do not fit side by side.
 SIDE_BESIDE_MIN_WIDTH = 900
@@ -29,6 +29,47 @@ class _WidthFreeColumn(QVBoxLayout):
     height because one wrapped label asks for height-for-width."""
 
     def hasHeightForWidth(self) -> bool:
+        return False
+
+    def minimumSize(self) -> QSize:
+        """At least the height every shown item needs at the page's current width (a wrapped
+        banner or side panel takes its wrapped height; counted only as its one-line minimum,
+        the splitter above it was squeezed below its own minimum instead)."""
+        size = super().minimumSize()
+        page = self.parentWidget()
+        width = page.width() if page is not None else 0
+        if width <= 0:
+            return size
+        margins = self.contentsMargins()
+        inner = width - margins.left() - margins.right()
+        heights = []
+        for i in range(self.count()):
+            item = self.itemAt(i)
+            if item is None or item.isEmpty():
+                continue
+            need = item.minimumSize().height()
+            if item.hasHeightForWidth():
+                need = max(need, item.heightForWidth(inner))
+            heights.append(need)
+        total = sum(heights) + self.spacing() * max(0, len(heights) - 1)
+        size.setHeight(max(size.height(), total + margins.top() + margins.bottom()))
+        return size
+
+
+class _MinimumRelay(QObject):
+    """Passes a pane's new minimum up through the splitters: a QSplitter does not tell the
+    page's layout when a child's minimum grows (a plot card's legend wrapping to a second line,
+    the plot grid replacing its placeholder), so the page kept the old minimum and the page
+    squeezed the plots instead of scrolling."""
+
+    def __init__(self, splitters: tuple[QSplitter, ...], parent: QObject) -> None:
+        super().__init__(parent)
+        self.splitters = splitters
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest:
+            for splitter in self.splitters:
+                splitter.updateGeometry()
         return False
 
 
@@ -70,6 +111,9 @@ class MonitorWidgets:
         # asks for its own readable minimum (presentation fonts ask for more) and the page
         # scrolls once they do not fit.
         self.plots.waiting.setMinimumHeight(PLOTS_MIN_HEIGHT)
+        self._relay = _MinimumRelay((self.left_splitter, self.body_splitter), tab)
+        for pane in (self.plots, self.tables, self.plots.plot_stack):
+            pane.installEventFilter(self._relay)
         self.tables.setMinimumHeight(TABLES_MIN_HEIGHT)
         self.stacked = False
         page = QWidget()
@@ -97,7 +141,9 @@ class MonitorWidgets:
         """Side column beside the plots, or under them (the page scrolls) when ``width`` is
         too narrow for both at the current scale (a projector at 1024 px in presentation
         mode). Returns whether it is under them."""
-        stacked = width < SIDE_BESIDE_MIN_WIDTH * current_scale()
+        scale = current_scale()
+        self.tables.setMinimumHeight(round(TABLES_MIN_HEIGHT * scale))
+        stacked = width < SIDE_BESIDE_MIN_WIDTH * scale
         if stacked == self.stacked:
             return stacked
         self.stacked = stacked

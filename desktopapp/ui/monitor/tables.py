@@ -81,7 +81,7 @@ class RecordModel(QAbstractTableModel, Generic[R]):
         return None
 
     def sort_mark(self, section: int) -> str:
-        """" ▲"/" ▼" after the sorted column's title: the view draws no sort indicator of its
+        """ " ▲"/" ▼" after the sorted column's title: the view draws no sort indicator of its
         own (Fusion centred it over the title, covering "CPU")."""
         if section != self._sort_column:
             return ""

@@ -74,6 +74,7 @@ class MonitorToolbar(QWidget):
         self.notes_label = QLabel()
         self.notes_label.setObjectName("Hint")
         self.notes_label.setWordWrap(True)
+        self.notes_label.hide()  # shown with a note (show_notes)
         self.pause_button = QPushButton("❚❚  Pause")
         self.pause_button.setCheckable(True)
         self.pause_button.setToolTip("Freeze the plots (sampling stops; recording waits too)")
@@ -117,6 +118,8 @@ class MonitorToolbar(QWidget):
     def show_notes(self, label: str, tooltip: str) -> None:
         set_text(self.notes_label, label)
         self.notes_label.setToolTip(tooltip)
+        # An empty note takes no slot: the toolbar's wrapped row then starts at the margin.
+        self.notes_label.setVisible(bool(label))
 
     def show_paused(self, paused: bool) -> None:
         if self.pause_button.isChecked() != paused:
