@@ -611,7 +611,7 @@ def _owning_note(
     top = ranked[0]
     onprem = owned_inputs(top.accelerator, 8, owning)
     if onprem is None:
-        return None
+        return adv.OwningNote(math.nan, 0.0, 0.0)  # no catalog server price to compare
     if top.pricing == adv.OWNED:
         rented = [o for o in ranked if o.accelerator == top.accelerator and o.pricing != adv.OWNED]
         if not rented:

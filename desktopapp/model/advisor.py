@@ -423,7 +423,7 @@ def rank_serving(options: Iterable[ServeOption], c: Constraints) -> tuple[ServeO
 class OwningNote:
     """Where owning the top option's accelerator breaks even with renting it."""
 
-    break_even_utilization: float  # inf: never
+    break_even_utilization: float  # inf: never; nan: no server price to compare
     life_years: float
     assumed_utilization: float
 
@@ -481,6 +481,11 @@ def _compare_train(top: TrainOption, other: TrainOption) -> str:
 def _owning_words(note: OwningNote | None, top: TrainOption | ServeOption) -> str:
     if note is None:
         return ""
+    if math.isnan(note.break_even_utilization):
+        return (
+            f"Owning {top.accelerator_name} is not compared: the catalog has no server price "
+            "for it."
+        )
     years = f"{note.life_years:g} years"
     if top.pricing == OWNED:
         return (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from datetime import date
 
 import pytest
@@ -142,6 +143,8 @@ def test_owning_sentence():
     assert "Owning pays off only above 70% utilization over 4 years." in text
     never = adv.training_recommendation([top], adv.Constraints(), adv.OwningNote(1.4, 4, 0.5))
     assert "does not pay off at any utilization" in never
+    unknown = adv.training_recommendation([top], adv.Constraints(), adv.OwningNote(math.nan, 0, 0))
+    assert "Owning H100 is not compared: the catalog has no server price" in unknown
 
 
 def test_stale_price_is_marked_in_the_recommendation():
