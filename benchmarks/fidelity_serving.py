@@ -118,6 +118,19 @@ def main() -> int:
                 f"  {np.mean(arr <= 1.5):4.0%} within 1.5×, median ×{np.median(arr):.2f} "
                 f"({arr.size} rows): {source[:90]}"
             )
+        blind = np.asarray(
+            [
+                max(r["predicted"] / r["value"], r["value"] / r["predicted"])
+                for r in hold
+                if r.get("blind")
+            ]
+        )
+        if blind.size:
+            print(
+                f"  blind subset (added after the GPU/engine split was settled): "
+                f"{np.mean(blind <= 1.5):.0%} within 1.5×, median ×{np.median(blind):.2f} "
+                f"({blind.size} rows)"
+            )
         lo, hi = np.quantile(
             [float(np.asarray(predict(r), dtype=float).reshape(-1)[0]) / r["value"] for r in hold],
             [0.1, 0.9],

@@ -40,7 +40,12 @@ def test_held_out_rows_come_from_sources_the_fit_did_not_use(doc):
     for row in hold:
         assert re.fullmatch(r"\d{4}-\d{2}", row["date"]) and row["engine"] and row["value"] > 0
     # GPUs the calibration has no rows for
-    assert {r["inputs"]["accelerator"] for r in hold} >= {"rtx-4090", "rtx-6000-ada", "mi300x"}
+    assert {r["inputs"]["accelerator"] for r in hold} >= {
+        "rtx-4090",
+        "rtx-6000-ada",
+        "mi300x",
+        "gaudi2",
+    }
     assert not {r["inputs"].get("accelerator") for r in doc["rows"]} & {"rtx-4090", "mi300x"}
 
 
@@ -55,6 +60,9 @@ def test_out_of_sample_figures_recomputed_from_committed_data(doc):
     assert summary["within_1_5"] == pytest.approx(float(np.mean(arr <= 1.5)))
     assert summary["median_error"] == pytest.approx(float(np.median(arr)), rel=1e-6)
     assert summary["within_1_5"] >= 0.8  # issue 22 target on unused sources
+    blind = np.asarray([e for e, r in zip(errors, doc["holdout"], strict=True) if r.get("blind")])
+    assert summary["blind"]["rows"] == blind.size >= 10  # added after the split was settled
+    assert summary["blind"]["within_1_5"] == pytest.approx(float(np.mean(blind <= 1.5)))
     for stats in summary["by_source"].values():
         assert stats["rows"] >= 1
 
