@@ -174,3 +174,20 @@ def test_range_meaning_states_the_measured_coverage():
     t = fit.time_split
     assert t and f"{t['inside']} of {t['judged_runs']} later runs" in est.range_meaning
     assert math.isclose(est.gpu_hours_low * fit.band_high, est.gpu_hours)
+
+
+def test_cli_production_allowance_is_the_production_factor(capsys):
+    import json
+
+    from desktopapp.cli import run_command
+
+    argv = ["estimate", "train", "--params", "7B", "--tokens", "2T", "--accelerator", "h100"]
+    assert run_command([*argv, "--gpus", "64", "--production-allowance", "1.5", "--json"]) == 0
+    allowance = json.loads(capsys.readouterr().out)
+    assert run_command([*argv, "--gpus", "64", "--production-factor", "1.5", "--json"]) == 0
+    factor = json.loads(capsys.readouterr().out)
+    assert allowance["production_factor"] == factor["production_factor"] == 1.5
+    assert allowance["gpu_hours"] == factor["gpu_hours"]
+    names = {a["name"]: a["source"] for a in allowance["assumptions"]}
+    assert "restarts" in names["goodput"] and "Llama 3" in names["goodput"]
+    assert names["production factor"] == "given"
