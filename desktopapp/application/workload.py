@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -707,7 +708,11 @@ class ScalingPlots:
 
 def _at(gpus: FloatArray, values: FloatArray, count: float) -> float:
     """``values`` at ``count`` GPUs, interpolated in log-log between plotted counts."""
-    return float(np.exp(np.interp(np.log(count), np.log(gpus), np.log(np.maximum(values, 1e-30)))))
+    keep = np.isfinite(values) & (values > 0)
+    if not keep.any():
+        return float("nan")
+    logs = np.log(values[keep])
+    return float(np.exp(np.interp(np.log(count), np.log(gpus[keep]), logs)))
 
 
 def scaling_plots(scaling: Any, run: RunEstimate | None) -> ScalingPlots:
@@ -749,6 +754,8 @@ def _scaling_sentence(scaling: Any, run: RunEstimate | None) -> str:
         return knee
     now_s = run.training_seconds
     doubled_s = _at(gpus, hours, here * 2) * 3600.0
+    if not math.isfinite(doubled_s):
+        return knee
     saved = now_s - doubled_s
     more_hours = (doubled_s * here * 2) / (now_s * here) - 1.0
     devices = f"{int(here * 2):,} GPUs"
