@@ -30,7 +30,6 @@ from desktopapp.model.inference import (
     INFERENCE_PRECISIONS,
     InferenceEstimate,
     InferenceInputs,
-    estimate_inference,
     inference_sweep_batch,
 )
 from desktopapp.model.inference import with_catalog_price as inference_catalog_price
@@ -423,6 +422,8 @@ def guarded_run(
     except FileNotFoundError as exc:
         sys.stderr.write(f"{prog}: error: {exc}\n")
         return EXIT_FAILURE
+    except ValueError as exc:
+        raise blame(exc, args) from None
     except (OverflowError, FloatingPointError, NonFiniteResultError) as exc:
         sys.stderr.write(f"{prog}: error: {_overflow_text(args, exc)}\n")
         return EXIT_USAGE
@@ -466,6 +467,122 @@ def _overflow_text(args: argparse.Namespace, exc: BaseException | None) -> str:
         f"the result is not a finite number{where}: {_largest_inputs(args)} too large "
         "to compute with; use realistic values"
     )
+
+
+# --- refusals: the model's fields and the options that set them ------------------------------
+
+# A model input whose option has another name (the one table; every other field is its option
+# with "_" → "-").
+FIELD_OPTIONS: dict[str, str] = {
+    "ttft_slo_s": "ttft_slo_ms",
+    "tpot_slo_s": "tpot_slo_ms",
+    "step_overhead_s": "step_overhead_ms",
+    "compute_share": "utilization",
+    "bandwidth_share": "bandwidth_efficiency",
+    "measured_busbw": "busbw_gbs",
+    "concurrency": "concurrency",
+    "memory_gb": "memory_gb",
+    "devices": "gpus",
+}
+# The inputs a refusal about a derived quantity comes from, when its own option was not given
+# (a model that does not fit "gpus" is caused by its size; a missing peak by the accelerator).
+FIELD_CAUSES: dict[str, tuple[str, ...]] = {
+    "gpus": (
+        "layers",
+        "hidden",
+        "heads",
+        "kv_heads",
+        "head_dim",
+        "seq_len",
+        "prompt_tokens",
+        "output_tokens",
+        "params",
+        "active_params",
+        "experts",
+        "micro_batch",
+        "global_batch_tokens",
+        "batch_size",
+        "concurrency",
+        "precision",
+        "kv_precision",
+        "memory_gb",
+        "accelerator",
+        "tp",
+        "pp",
+    ),
+    "accelerator": ("peak_tflops", "bandwidth_gbs", "precision"),
+    "precision": ("accelerator",),
+    "peak_tflops": ("accelerator",),
+    "bandwidth_gbs": ("accelerator",),
+    "tp": ("gpus", "heads", "hidden"),
+    "pp": ("gpus", "layers"),
+    "micro_batch": ("global_batch_tokens", "seq_len", "gpus"),
+    "global_batch_tokens": ("seq_len", "gpus"),
+}
+
+
+def _given_option(args: argparse.Namespace, dest: str) -> bool:
+    value = getattr(args, dest, None)
+    return value is not None and value is not False and dest not in ("pricing",)
+
+
+def blame(exc: ValueError, args: argparse.Namespace) -> ValueError:
+    """The refusal naming its true cause: the option of the field refused when it was given;
+    otherwise the given options the refused quantity comes from (a KV cache too large for the
+    device names --layers when --layers was given, not the --gpus the user never typed)."""
+    from desktopapp.model.validation import InputError, error_field, error_text, is_file_error
+
+    if is_file_error(exc):
+        return exc
+    field = error_field(exc)
+    if not field:
+        return exc
+    dest = FIELD_OPTIONS.get(field, field)
+    if _given_option(args, dest) or getattr(args, "scenario", None) is not None:
+        return InputError(dest, error_text(exc)) if dest != field else exc
+    causes = [c for c in FIELD_CAUSES.get(dest, ()) if _given_option(args, c)]
+    causes.sort(key=lambda c: -_excess(c, getattr(args, c)))  # the most absurd first
+    if not causes:
+        return InputError(dest, error_text(exc)) if dest != field else exc
+    listed = ", ".join("--" + c.replace("_", "-") + _shown(getattr(args, c)) for c in causes[:4])
+    own = "--" + dest.replace("_", "-") if dest in vars(args) else dest.replace("_", " ")
+    return InputError(causes[0], f"{error_text(exc)} (from {listed}; {own} was not given)")
+
+
+# Largest values real systems use, for inputs PLAUSIBLE_LIMITS does not list (a refusal names
+# the given input furthest beyond its range first).
+TYPICAL_MAX: dict[str, float] = {
+    "head_dim": 1024,
+    "heads": 1024,
+    "kv_heads": 1024,
+    "prompt_tokens": 10e6,
+    "output_tokens": 10e6,
+    "experts": 4096,
+    "micro_batch": 1e5,
+    "global_batch_tokens": 1e9,
+    "concurrency": 1e6,
+    "tp": 64,
+    "pp": 256,
+}
+
+
+def _excess(name: str, value: Any) -> float:
+    """How far beyond real systems a given value lies (1: within; larger: further)."""
+    from desktopapp.model.measurement import PLAUSIBLE_LIMITS
+
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        return 0.0
+    limit = PLAUSIBLE_LIMITS.get(name)
+    largest = limit.largest_real if limit is not None else TYPICAL_MAX.get(name)
+    return max(1.0, float(value) / largest) if largest else 1.0
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return ""
+    if isinstance(value, int | float):
+        return f" {value:g}"
+    return f" {value}"
 
 
 # --- building inputs -------------------------------------------------------------------------
@@ -702,12 +819,26 @@ def _check_train_options(args: argparse.Namespace) -> None:
         raise InputError("deadline_days", f"must be in (0, 36500] days, got {deadline:g}")
 
 
+def _check_moe_train(args: argparse.Namespace) -> None:
+    top_k = getattr(args, "moe_top_k", None)
+    if (
+        top_k is not None
+        and getattr(args, "active_params", None) is None
+        and args.scenario is None
+        and args.preset is None
+    ):
+        from desktopapp.model.validation import InputError
+
+        raise InputError("moe_top_k", "applies to a mixture of experts: give --active-params too")
+
+
 def _train_request(args: argparse.Namespace) -> tuple[Any, TrainingInputs]:
     """The snapshot request of ``estimate train`` and its training inputs."""
     from desktopapp.application.snapshot import WorkloadRequest
 
     _check_train_options(args)
     inputs = training_inputs_from_args(args)
+    _check_moe_train(args)
     gpus_given = args.gpus is not None or args.preset is not None or args.scenario is not None
     request = WorkloadRequest(
         training=inputs,
@@ -812,12 +943,67 @@ def run_memory(args: argparse.Namespace) -> int:
     return _emit(args, estimate_memory(inputs), print_memory)
 
 
+INFERENCE_INTEGER_OPTIONS = (
+    "batch_size",
+    "prompt_tokens",
+    "output_tokens",
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "gpus",
+    "concurrency",
+    "experts",
+    "moe_top_k",
+    "head_dim",
+    "pp",
+    "replicas",
+    "max_running",
+)
+
+
+def _check_moe(args: argparse.Namespace) -> None:
+    """--moe-top-k ≤ --experts ≤ MAX_EXPERTS (the serving default is 8 experts)."""
+    from desktopapp.model.serving import DEFAULT_MOE_EXPERTS
+    from desktopapp.model.validation import InputError
+
+    experts = getattr(args, "experts", None)
+    if experts is not None and experts > MAX_EXPERTS:
+        raise InputError(
+            "experts",
+            f"must be at most {MAX_EXPERTS:,} (published models: up to 2,048), got {experts:g}",
+        )
+    top_k = getattr(args, "moe_top_k", None)
+    limit = experts if experts is not None else DEFAULT_MOE_EXPERTS
+    if top_k is not None and top_k > limit:
+        which = "--experts" if experts is not None else f"the default {DEFAULT_MOE_EXPERTS} experts"
+        raise InputError("moe_top_k", f"must be at most {which} ({limit:g}), got {top_k:g}")
+
+
 def run_inference(args: argparse.Namespace) -> int:
+    from desktopapp.application.snapshot import WorkloadRequest, compute_snapshot
+    from desktopapp.commands import serving as serving_cli
+
+    _check_integer_options(args, INFERENCE_INTEGER_OPTIONS)
+    _check_moe(args)
     inputs = inference_inputs_from_args(args)
     warn_implausible(inputs, quiet=args.json)
-    est = estimate_inference(inputs)
-    if inputs.is_language_model:
-        return _run_serving(args, est)
+    options = serving_cli.serving_options(args, inputs)
+    snap = compute_snapshot(
+        WorkloadRequest(
+            inference=inputs,
+            serving=options,
+            user_given=frozenset({"inference.batch_size"} if options.batch_size_given else ()),
+            with_verdict=False,
+        )
+    )
+    if snap.errors:
+        error = snap.errors[0]
+        _refuse(args, error.section, error.field, error.message)
+    est = snap.inference
+    assert est is not None
+    if snap.serving is not None:
+        return _run_serving(args, est, snap.serving, snap.single_request)
     sweep = inference_sweep_batch(inputs, SWEEP_BATCH_SIZES) if args.sweep else None
     if args.json:
         payload = est.to_dict()
@@ -859,18 +1045,21 @@ def run_inference(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _run_serving(args: argparse.Namespace, est: InferenceEstimate) -> int:
-    """Language models: the serving model (continuous or static batching)."""
+def _run_serving(
+    args: argparse.Namespace, est: InferenceEstimate, serving: Any, single: Any
+) -> int:
+    """Language models: the serving model at the snapshot's operating point."""
     from desktopapp.commands import serving as serving_cli
 
-    serving = serving_cli.run(args, est)
     if args.json:
         doc = serving_cli.payload(est, serving)
+        doc["single_request_latency_seconds"] = None if single is None else single.latency_seconds
+        doc["single_request_ttft_seconds"] = None if single is None else single.ttft_seconds
         if args.sweep:
             doc["sweep"] = serving_cli.sweep_payload(serving.inputs, SWEEP_BATCH_SIZES)
         print_json(doc)
         return EXIT_OK
-    serving_cli.print_serving(serving, est.accelerator_name or "given peak/bandwidth")
+    serving_cli.print_serving(serving, est.accelerator_name or "given peak/bandwidth", single)
     if args.sweep:
         sweep = serving_cli.sweep_payload(serving.inputs, SWEEP_BATCH_SIZES)
         print("\nStatic batches against batch size:")

@@ -78,8 +78,9 @@ def run_report(args: argparse.Namespace) -> int:
         try:
             atomic_write_bytes(target, standalone_html([summary], file_name=file_name).encode())
         except OSError as exc:
-            sys.stderr.write(f"desktopapp report: error: --html: cannot write {target}: {exc}\n")
-            return EXIT_FAILURE
+            reason = exc.strerror or type(exc).__name__
+            sys.stderr.write(f"desktopapp report: error: --html: cannot write the file: {reason}\n")
+            return EXIT_USAGE
         written.append(("HTML report", str(target)))
     if args.pdf is not None:
         if PDF_WRITER is None:
@@ -91,8 +92,15 @@ def run_report(args: argparse.Namespace) -> int:
         target = Path(args.pdf)
         try:
             pages = PDF_WRITER(target, [summary], file_name)
-        except (OSError, ImportError) as exc:
-            sys.stderr.write(f"desktopapp report: error: --pdf: cannot write {target}: {exc}\n")
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            sys.stderr.write(f"desktopapp report: error: --pdf: cannot write the file: {reason}\n")
+            return EXIT_USAGE
+        except ImportError:
+            sys.stderr.write(
+                "desktopapp report: error: --pdf: the PDF writer needs Qt (PySide6), which "
+                "cannot be loaded here; use --html or --json\n"
+            )
             return EXIT_FAILURE
         written.append(("PDF report", f"{target} ({pages} pages)"))
     if args.json:

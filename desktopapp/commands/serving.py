@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from desktopapp.application import defaults
+from desktopapp.application.defaults import ServingOptions
 from desktopapp.commands.output import print_key_values
 from desktopapp.model import units
 from desktopapp.model.inference import InferenceEstimate, InferenceInputs
@@ -17,8 +19,6 @@ from desktopapp.model.serving import (
     KV_PRECISIONS,
     ServingEstimate,
     ServingInputs,
-    estimate_serving,
-    from_inference,
     static_sweep,
 )
 
@@ -28,8 +28,8 @@ def add_options(p: argparse.ArgumentParser, quantity: Any, count: Any) -> None:
     p.add_argument(
         "--batching",
         choices=BATCHING_MODES,
-        help="continuous (serving engines; default for language models) or static (batch jobs; "
-        "the default when only --batch-size is given)",
+        help="continuous (serving engines; the default, and --batch-size is then the number "
+        "of sequences at once) or static (batch jobs: one batch of --batch-size at a time)",
     )
     p.add_argument(
         "--concurrency",
@@ -68,12 +68,10 @@ def add_options(p: argparse.ArgumentParser, quantity: Any, count: Any) -> None:
     )
 
 
-def serving_inputs(args: argparse.Namespace, base: InferenceInputs) -> ServingInputs:
-    """The serving model's inputs: the roofline's plus the serving options."""
-    batching = args.batching
-    if batching is None:
-        explicit_batch = getattr(args, "batch_size", None) is not None
-        batching = "static" if explicit_batch and args.concurrency is None else "continuous"
+def serving_options(args: argparse.Namespace, base: InferenceInputs) -> ServingOptions:
+    """How the engine serves, from the options given (the defaults are
+    :mod:`desktopapp.application.defaults`': continuous batching at the highest concurrency the
+    targets, the KV cache and the engine cap allow; a given --batch-size is the concurrency)."""
     extra: dict[str, Any] = {}
     for name in ("active_params", "experts", "head_dim", "kv_precision", "pp", "replicas"):
         value = getattr(args, name, None)
@@ -83,23 +81,26 @@ def serving_inputs(args: argparse.Namespace, base: InferenceInputs) -> ServingIn
         extra["moe_top_k"] = args.moe_top_k
     if args.max_running is not None:
         extra["max_running"] = args.max_running
-    if args.ttft_slo_ms is not None:
-        extra["ttft_slo_s"] = _ms("ttft_slo_ms", args.ttft_slo_ms)
-    if args.tpot_slo_ms is not None:
-        extra["tpot_slo_s"] = _ms("tpot_slo_ms", args.tpot_slo_ms)
     if args.step_overhead_ms is not None:
         extra["step_overhead_s"] = _ms("step_overhead_ms", args.step_overhead_ms, allow_zero=True)
     if getattr(args, "utilization", None) is not None:
         extra["compute_share"] = base.utilization
     if getattr(args, "bandwidth_efficiency", None) is not None:
         extra["bandwidth_share"] = base.bandwidth_efficiency
-    return from_inference(
-        base,
-        batching=batching,
+    return ServingOptions(
+        batching=args.batching,
         concurrency=args.concurrency,
-        batch_size=base.batch_size,
-        **extra,
+        ttft_slo_s=None if args.ttft_slo_ms is None else _ms("ttft_slo_ms", args.ttft_slo_ms),
+        tpot_slo_s=None if args.tpot_slo_ms is None else _ms("tpot_slo_ms", args.tpot_slo_ms),
+        batch_size_given=getattr(args, "batch_size", None) is not None,
+        extra=tuple(sorted(extra.items())),
     )
+
+
+def serving_inputs(args: argparse.Namespace, base: InferenceInputs) -> ServingInputs:
+    """The serving model's inputs: the one rule of every face
+    (:func:`desktopapp.application.defaults.serving_inputs`) with the options given."""
+    return defaults.serving_inputs(base, serving_options(args, base))
 
 
 def _ms(field: str, value: float, allow_zero: bool = False) -> float:
@@ -157,7 +158,7 @@ def sweep_payload(inputs: ServingInputs, batch_sizes: Any) -> dict[str, Any]:
     }
 
 
-def print_serving(e: ServingEstimate, device: str) -> None:
+def print_serving(e: ServingEstimate, device: str, single: ServingEstimate | None = None) -> None:
     inp = e.inputs
     where = f"{inp.gpus} × {device}" + (f", {inp.replicas} replicas" if inp.replicas > 1 else "")
     mode = (
@@ -182,6 +183,14 @@ def print_serving(e: ServingEstimate, device: str) -> None:
         ),
         ("concurrency", f"{e.concurrency} ({e.concurrency_reason})"),
     ]
+    if single is not None:
+        rows.append(
+            (
+                "one request alone",
+                f"{units.format_duration(single.latency_seconds)} (time to first token "
+                f"{units.format_duration(single.ttft_seconds)}; an idle engine, not the cost)",
+            )
+        )
     if e.max_concurrency is not None:
         rows.append(("KV cache holds", f"{e.max_concurrency:,} sequences"))
     cost = units.format_money(e.cost_per_million_tokens)
@@ -195,7 +204,3 @@ def print_serving(e: ServingEstimate, device: str) -> None:
     print_key_values(rows)
     for note in e.notes:
         print(f"  - {note}")
-
-
-def run(args: argparse.Namespace, est: InferenceEstimate) -> ServingEstimate:
-    return estimate_serving(serving_inputs(args, est.inputs))

@@ -70,9 +70,13 @@ def test_latency_targets_choose_the_concurrency(capsys: pytest.CaptureFixture[st
     assert held["tokens_per_second"] < free["tokens_per_second"]
 
 
-def test_batch_size_alone_means_a_static_batch(capsys: pytest.CaptureFixture[str]) -> None:
+def test_batch_size_is_the_concurrency_as_in_the_gui(capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 21: --batch-size means what the Workload tab's batch field means (sequences at once,
+    # continuous batching); a static batch only when asked for
     doc = _json(capsys, [*BASE, "--batch-size", "16"])
-    assert doc["batching"] == "static" and doc["concurrency"] == 16
+    assert doc["batching"] == "continuous" and doc["concurrency"] == 16
+    static = _json(capsys, [*BASE, "--batch-size", "16", "--batching", "static"])
+    assert static["batching"] == "static" and static["concurrency"] == 16
     cont = _json(capsys, [*BASE, "--batching", "continuous", "--concurrency", "16"])
     assert cont["batching"] == "continuous" and cont["concurrency"] == 16
 
