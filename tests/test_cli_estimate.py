@@ -159,7 +159,7 @@ def test_memory_json(capsys):
 def test_memory_without_accelerator_has_null_fit(capsys):
     doc = _json(capsys, ["estimate", "memory", "--params", "1B"])
     assert doc["fits"] is None
-    assert doc["total_bytes"] == pytest.approx(16e9 + 2**30)
+    assert doc["total_bytes"] == pytest.approx(16e9 * 1.05 + 2**30)  # + 5% allocator allowance
 
 
 def test_memory_that_does_not_fit_lists_suggestions(capsys):

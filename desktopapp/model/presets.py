@@ -62,6 +62,9 @@ class Preset:
     checkpointing: bool = False
     flash_attention: bool = False
     zero_stage: int = 0
+    mlp: str | None = None  # swiglu | gelu (memory model; None: its default)
+    ffn_hidden: int | None = None
+    vocab: int | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -138,6 +141,9 @@ class Preset:
             "gpus": self.devices,
             "accelerator": self.accelerator,
         }
+        for name in ("mlp", "ffn_hidden", "vocab"):  # the model's own shape where known
+            if getattr(self, name) is not None:
+                fields[name] = getattr(self, name)
         fields.update(overrides)
         return MemoryInputs(**fields)
 
