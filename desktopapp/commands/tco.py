@@ -33,7 +33,6 @@ from desktopapp.model.planning import (
     format_gpu_hours,
     owning_defaults,
     plan_demand,
-    recommend,
 )
 from desktopapp.model.tco import (
     DEFAULT_FACILITY_USD_PER_KW_MONTH,
@@ -341,13 +340,17 @@ def demand_plan(resolved: ResolvedTco, result: TcoResult, profile: str) -> Deman
 def _verdict_text(
     plan: DemandPlan, gpus_per_server: int, cloud_label: str
 ) -> tuple[str, str, int, float]:
-    """(choice, headline, owned GPUs, cost) of the one recommendation, as the Cost tab leads."""
+    """(choice, sentence, owned GPUs, cost) of the one verdict
+    (:func:`desktopapp.model.planning.make_verdict`, rendered by
+    :mod:`desktopapp.application.verdict`), as the Cost tab and the report lead with it."""
+    from desktopapp.application.verdict import verdict_text
+
     verdict = demand_verdict(plan, cloud_label)
-    if verdict is None:
-        advice = recommend(plan.hybrid, gpus_per_server)
-        return advice.choice, advice.headline, advice.owned_gpus, advice.cost_usd
+    if verdict is None:  # nothing to compare: renting everything is the only plan
+        hybrid = plan.hybrid
+        return "rent", "Rent everything.", 0, hybrid.all_cloud_cost_usd
     best = verdict.best
-    return best.choice, verdict.headline, best.owned_gpus, best.cost_usd
+    return best.choice, verdict_text(verdict), best.owned_gpus, best.cost_usd
 
 
 def plan_payload(
@@ -371,6 +374,7 @@ def plan_payload(
             "owned_servers": -(-owned // gpus_per_server),
             "cost_usd": cost,
         },
+        "renting_usd": plan.hybrid.all_cloud_cost_usd,  # the one renting total of the demand
         "fleet_tco": plan.plan.to_dict(),
         "hybrid": plan.hybrid.to_dict(),
     }
@@ -383,7 +387,8 @@ def plan_rows(
     fleet, tco = plan.fleet, plan.plan
     headline = _verdict_text(plan, gpus_per_server, cloud_label)[1]
     months = tco.horizon_months
-    saving = tco.cloud_horizon_usd - tco.onprem_horizon_usd
+    renting = plan.hybrid.all_cloud_cost_usd  # the one renting total for this demand
+    saving = renting - tco.onprem_horizon_usd
     demand = format_gpu_hours(plan.demand_gpu_hours)
     return [
         ("Demand", f"{demand} a month; hybrid plan: {PROFILE_LABELS[profile]}"),
@@ -395,7 +400,7 @@ def plan_rows(
         (
             f"Fleet over {months} months",
             f"owning {units.format_money(tco.onprem_horizon_usd)}, renting "
-            f"{units.format_money(tco.cloud_horizon_usd)}, "
+            f"{units.format_money(renting)}, "
             + (
                 f"owning saves {units.format_money(saving)}"
                 if saving >= 0
@@ -437,8 +442,12 @@ def _break_even_text(result: TcoResult) -> str:
     return f"{units.format_percent(u_star)} (above 100%: owning never pays off)"
 
 
-def text_rows(resolved: ResolvedTco, result: TcoResult) -> list[tuple[str, str]]:
-    """The text output: inputs after defaults, then the results."""
+def text_rows(
+    resolved: ResolvedTco, result: TcoResult, with_totals: bool = True
+) -> list[tuple[str, str]]:
+    """The text output: inputs after defaults, then the results. ``with_totals`` False (a
+    demand is given): the yearly and horizon totals of the --gpus fleet at --utilization are
+    left out, so that one demand has one renting total (the demand plan's)."""
     onprem, cloud = resolved.onprem, resolved.cloud
     acc = resolved.accelerator
     u = onprem.utilization
@@ -520,6 +529,9 @@ def text_rows(resolved: ResolvedTco, result: TcoResult) -> list[tuple[str, str]]
         ),
         ("Payback", payback),
     ]
+    if not with_totals:
+        totals = {"Owning per year", "Cloud per year", f"Over {result.horizon_months} months"}
+        rows = [row for row in rows if row[0] not in totals and row[0] != "Payback"]
     return rows
 
 
@@ -550,7 +562,7 @@ def run_tco(args: argparse.Namespace) -> int:
             data["plan"] = plan_payload(plan, per_server, args.profile, _cloud_label(resolved))
         print_json(data)
         return 0
-    rows = text_rows(resolved, result)
+    rows = text_rows(resolved, result, with_totals=plan is None)
     if plan is not None:
         rows += plan_rows(plan, per_server, args.profile, _cloud_label(resolved))
     print_key_values(rows)
