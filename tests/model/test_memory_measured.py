@@ -191,3 +191,19 @@ def test_sharded_training_runs_a_bf16_model():
     sharded = m.estimate_memory(m.MemoryInputs(**base, gpus=8, zero_stage=1))
     ddp = m.estimate_memory(m.MemoryInputs(**base, gpus=8, zero_stage=0))
     assert sharded.activations_bytes < one.activations_bytes == ddp.activations_bytes
+
+
+def test_cli_estimate_memory_and_estimate_train_agree(capsys):
+    from desktopapp.cli import run_command
+
+    shape = ["--params", "1.364B", "--layers", "24", "--hidden", "2048", "--heads", "16",
+             "--seq-len", "2048"]  # fmt: skip
+    assert run_command(["estimate", "memory", *shape, "--batch-size", "8", "--json"]) == 0
+    memory = json.loads(capsys.readouterr().out)
+    train = ["estimate", "train", *shape, "--tokens", "1B", "--accelerator", "h200-sxm",
+             "--micro-batch", "8", "--global-batch-tokens", "16384", "--json"]  # fmt: skip
+    assert run_command(train) == 0
+    plan = json.loads(capsys.readouterr().out)["parallel_plan"]
+    assert plan["memory_per_gpu_bytes"] == pytest.approx(memory["per_device_bytes"], rel=1e-9)
+    # the measured H200 peak at micro-batch 8 was 57.78 GiB: within 0.95-1.15×
+    assert 0.95 <= memory["per_device_bytes"] / (57.78 * units.GIB) <= 1.15
