@@ -191,6 +191,35 @@ def result_text(result: BenchResult) -> str:
     return text
 
 
+def rate_text(tflops: float | None) -> str:
+    """TFLOP/s, or GFLOP/s below 1 TFLOP/s: ``755 TFLOP/s``, ``89.2 GFLOP/s``."""
+    if tflops is None or not math.isfinite(tflops) or tflops <= 0:
+        return DASH
+    if tflops < 1.0:
+        return f"{units.format_plain(tflops * 1000, 3)} GFLOP/s"
+    return f"{tflops_text(tflops)} TFLOP/s"
+
+
+def table_result_text(result: BenchResult) -> str:
+    """The Result cell: the headline figure alone (training-step TFLOP/s go to the tooltip
+    and the % of peak column), short enough for presentation mode."""
+    if result.metric == "TFLOP/s" or (not result.metric and result.tflops is not None):
+        return rate_text(result.tflops)
+    if result.value is None or not math.isfinite(result.value):
+        return DASH
+    if result.metric == "operators":
+        return f"{result.value:.0f} operators"
+    return f"{_number(result.value)} {result.metric}".strip()
+
+
+def best_text(result: BenchResult) -> str:
+    """The Best cell: the fastest repeat (matmul TFLOP/s; training steps in tokens/s)."""
+    if result.suite == "amp" and result.extra.get("tokens_per_s_best"):
+        return f"{_number(float(result.extra['tokens_per_s_best']))} tokens/s"
+    best = result.extra.get("tflops_best")
+    return rate_text(float(best)) if isinstance(best, int | float) else DASH
+
+
 def percent_text(result: BenchResult) -> str:
     pct = result.percent_of_peak
     if pct is None or not math.isfinite(pct):
@@ -201,6 +230,8 @@ def percent_text(result: BenchResult) -> str:
 def result_tooltip(result: BenchResult) -> str:
     """Where the figure came from: peak source, repeats, backend, threads."""
     lines = [f"{suite_text(result)} on {result.device}, {result.dtype}, {size_text(result)}"]
+    if result.suite == "amp" and result.tflops:
+        lines.append(f"{rate_text(result.tflops)} achieved (model FLOPs)")
     extra = result.extra
     if result.peak_tflops:
         lines.append(f"peak {tflops_text(result.peak_tflops)} TFLOP/s")
@@ -209,9 +240,14 @@ def result_tooltip(result: BenchResult) -> str:
         ("backend", "backend"),
         ("threads", "threads"),
         ("repeats", "timed repeats"),
+        ("tflops_best", "fastest repeat, TFLOP/s"),
+        ("spread_pct", "spread of the repeats, % of the median"),
         ("model", "model"),
+        ("sizing", "model size chosen by"),
+        ("mfu", "model FLOPs utilization"),
         ("percent_of", "% of"),
         ("speedup_vs_fp32", "speed-up over fp32"),
+        ("speedup_vs_tf32", "speed-up over TF32"),
     ):
         value = extra.get(key)
         if value is None or value == "":
@@ -397,6 +433,7 @@ def measured_accelerator(
         detail = ", ".join(
             f"{dtype} {tflops_text(r.tflops)} TFLOP/s at {r.size}" for dtype, r in best.items()
         )
+        detail += " (sustained: the median over the repeats, not the fastest repeat)"
         return CustomAccelerator(
             name=device.name,
             peak_tflops=peaks,

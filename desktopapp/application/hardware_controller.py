@@ -411,7 +411,15 @@ class HardwareController:
             pct = percent_text(result)
             share = f" ({pct} of peak)" if pct != "—" else ""
             parts.append(f"{dtype} {tflops_text(result.tflops)}{share}")
-        text = "Best measured: " + " · ".join(parts) + " TFLOP/s"
+        # the estimates take the sustained figure (median over the repeats), not the fastest
+        text = "Uses the sustained rate (median of repeats): " + " · ".join(parts) + " TFLOP/s"
+        peaks = [
+            f"{dtype} {tflops_text(r.extra.get('tflops_best'))}"
+            for dtype, r in best.items()
+            if r.extra.get("tflops_best")
+        ]
+        if peaks:
+            text += "; fastest repeat " + " · ".join(peaks) + " TFLOP/s"
         review = review_use(self.results, device, self.device_info)
         if review.suspect:
             text += f" — suspect ({', '.join(review.suspect)} far below the datasheet)"

@@ -1156,7 +1156,15 @@ def print_memory(e: MemoryEstimate) -> None:
         ("runtime overhead", fb(e.overhead_bytes), fb(e.overhead_bytes)),
         ("total", fb(e.total_bytes), fb(e.per_device_bytes)),
     ]
+    if e.fragmentation_bytes:  # training: the allocator allowance, before the total
+        frag = fb(e.fragmentation_bytes)
+        rows.insert(-1, ("allocator allowance", frag, frag))
     print_table(rows[1:], headers=rows[0])
+    if e.peak_phase:
+        print(
+            f"per device: the {e.peak_phase} peak binds (the larger of the backward peak and "
+            "the optimizer step; see the formula)"
+        )
     if e.device_memory_bytes is None:
         print("\nfits: — (give --accelerator or --memory-gb to check)")
     else:

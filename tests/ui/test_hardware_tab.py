@@ -353,8 +353,8 @@ def test_tiny_fake_benchmark_rows_plot_findings_and_history(
     model = tab.results_model
     assert model.rowCount() == 6
     first = model.row_texts(0)
-    assert first[:4] == ["Matmul", "cpu", "fp32", "64×64"]
-    assert first[4] == "0.1 TFLOP/s"
+    assert first[:3] == ["Matmul", "fp32", "64×64"]
+    assert first[3] == "100 GFLOP/s"  # the sustained median; below 1 TFLOP/s in GFLOP/s
     assert first[6] == "20%"  # 0.1 of the 0.5 TFLOP/s peak
     assert model.row_texts(1)[6] == "—"  # no bf16 peak known
     assert set(tab.plot.curves) == {("fp32", ""), ("bf16", "")}
@@ -392,7 +392,8 @@ def test_real_runner_tiny_matmul_from_the_ui(
 
     assert outcome.error == ""
     rows = [tab.results_model.row_texts(r) for r in range(tab.results_model.rowCount())]
-    assert rows and all(r[0] == "Matmul" and r[1] == "cpu" and r[2] == "fp32" for r in rows)
+    assert rows and all(r[0] == "Matmul" and r[1] == "fp32" for r in rows)
+    assert all(r[4].endswith("FLOP/s") for r in rows)  # the fastest repeat beside the median
     assert {r.size for r in tab.shown_results()} <= {32, 64}
     assert all(r.tflops is not None and r.tflops > 0 for r in tab.shown_results())
     assert outcome.run_id is not None
@@ -694,3 +695,33 @@ def test_a_short_narrow_window_stacks_and_scrolls_instead_of_squeezing(
     assert tab.results_frame.height() >= RESULTS_MIN_HEIGHT
     tab.resize(1400, 900)
     qtbot.waitUntil(lambda: not tab.splitter.is_stacked())
+
+
+def test_the_tab_opens_on_the_latest_saved_run_with_every_column_whole(
+    make_tab: MakeTab, tmp_path: Path, qtbot: QtBot
+) -> None:
+    """Issue 25: after a benchmark, a new window shows the run (not an empty table), and in
+    presentation mode at 1024 px the results table keeps every column, none cut."""
+    services = make_services(tmp_path, suite=fake_suite(steps=4))
+    first = make_tab(services, show=True)
+    saved = run_to_end(qtbot, first)
+    assert saved.run_id is not None
+    first.close()
+
+    tab = make_tab(services, show=True)
+    qtbot.waitUntil(lambda: tab.results_model.rowCount() == 4, timeout=10_000)
+    assert f"#{saved.run_id}" in tab.results_caption.text()
+    tab.resize(1000, 600)
+    view = tab.results_view
+    font = view.font()
+    font.setPointSizeF(font.pointSizeF() * 1.35)  # presentation scale
+    view.setFont(font)
+    qtbot.wait(50)
+    header = view.horizontalHeader()
+    model = tab.results_model
+    assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())][
+        3:5
+    ] == ["Result", "Best"]
+    for column in range(1, model.columnCount()):  # every figure column sized to its text
+        assert not header.isSectionHidden(column)
+        assert header.sectionSize(column) >= view.sizeHintForColumn(column), column

@@ -8,6 +8,7 @@ from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QEvent,
     QModelIndex,
     QPersistentModelIndex,
     QSignalBlocker,
@@ -35,12 +36,13 @@ from PySide6.QtWidgets import (
 from desktopapp.application.hardware import (
     DTYPE_TIPS,
     SUITE_INFO,
+    best_text,
     log2_size,
     percent_text,
-    result_text,
     result_tooltip,
     size_text,
     suite_text,
+    table_result_text,
     tflops_text,
 )
 from desktopapp.devices.bench.core import DTYPES, BenchResult
@@ -256,8 +258,19 @@ class BenchControls(QFrame):
 class ResultsModel(QAbstractTableModel):
     """Benchmark results, one row each, appended as they arrive."""
 
-    HEADERS = ("Suite", "Device", "Precision", "Size", "Result", "Time / op", "% of peak")
-    _NUMERIC = frozenset({3, 4, 5, 6})
+    # The device is in the caption and each row's tooltip, not a column: in presentation mode
+    # the key figures (result, best repeat, time, % of peak) need the width (issue 25).
+    HEADERS = ("Suite", "Precision", "Size", "Result", "Best", "Time / op", "% of peak")
+    HEADER_TIPS = (
+        "",
+        "",
+        "",
+        "The sustained figure: the median over the timed repeats (what Use in estimates takes)",
+        "The fastest repeat (the peak that mamf-finder and nccl-tests users quote)",
+        "Median time of one operation",
+        "Result against the datasheet (GPU) or estimated (CPU) peak; MFU for training steps",
+    )
+    _NUMERIC = frozenset({2, 3, 4, 5, 6})
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -274,6 +287,8 @@ class ResultsModel(QAbstractTableModel):
     ) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return self.HEADER_TIPS[section] or None
         horizontal = orientation == Qt.Orientation.Horizontal
         if horizontal and role == Qt.ItemDataRole.TextAlignmentRole and section in self._NUMERIC:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -294,9 +309,9 @@ class ResultsModel(QAbstractTableModel):
             flag = Qt.AlignmentFlag
             horizontal = flag.AlignRight if column in self._NUMERIC else flag.AlignLeft
             return int(horizontal | flag.AlignVCenter)
-        if role == Qt.ItemDataRole.ForegroundRole and column == 2:
+        if role == Qt.ItemDataRole.ForegroundRole and column == 1:
             return QColor(themed(DTYPE_COLORS.get(result.dtype, COLORS["text"])))
-        if role == Qt.ItemDataRole.ForegroundRole and column in (1, 5):
+        if role == Qt.ItemDataRole.ForegroundRole and column == 5:
             return QColor(COLORS["muted"])
         return None
 
@@ -305,13 +320,13 @@ class ResultsModel(QAbstractTableModel):
         if column == 0:
             return suite_text(result)
         if column == 1:
-            return result.device
-        if column == 2:
             return result.dtype
-        if column == 3:
+        if column == 2:
             return size_text(result)
+        if column == 3:
+            return table_result_text(result)
         if column == 4:
-            return result_text(result)
+            return best_text(result)
         if column == 5:
             seconds = result.seconds
             return format_duration(seconds) if math.isfinite(seconds) else DASH
@@ -335,8 +350,18 @@ class ResultsModel(QAbstractTableModel):
         return [self.cell_text(self._rows[row], c) for c in range(len(self.HEADERS))]
 
 
+class ResultsTable(QTableView):
+    """The results table; its columns follow a font change (presentation mode, themes)."""
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self.resizeColumnsToContents()
+            self.horizontalHeader().resizeSections(QHeaderView.ResizeMode.ResizeToContents)
+
+
 def results_table(model: ResultsModel) -> QTableView:
-    table = QTableView()
+    table = ResultsTable()
     table.setModel(model)
     table.setAlternatingRowColors(True)
     table.setShowGrid(False)
@@ -347,10 +372,12 @@ def results_table(model: ResultsModel) -> QTableView:
     table.verticalHeader().setDefaultSectionSize(24)
     header = table.horizontalHeader()
     header.setHighlightSections(False)
-    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
-    header.setMinimumSectionSize(64)
-    table.resizeColumnsToContents()
+    # Figures are sized to their contents (never cut, whatever the font: presentation mode);
+    # the suite name takes what is left and elides first.
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+    header.setMinimumSectionSize(48)
+    table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
     return table
 
 
@@ -450,10 +477,13 @@ class ThroughputPlot(QStackedWidget):
             line_pen.setColor(color)
             line = module.PlotDataItem([x_low, x_high], [peak, peak], pen=line_pen)
             item.addItem(line)
+            # at the left end, just below the line: the curves rise towards the peak on the
+            # right (large matrices), so a label there sat on a curve, and above the line at
+            # the left it met the legend (issue 25)
             label = module.TextItem(
-                f"{dtype} peak {tflops_text(peak)}{peak_note}", color=color, anchor=(1, 1)
+                f"{dtype} peak {tflops_text(peak)}{peak_note}", color=color, anchor=(0, 0)
             )
-            label.setPos(x_high, peak)
+            label.setPos(x_low, peak)
             item.addItem(label)
             self.peak_lines[dtype] = line
             top = max(top, peak)

@@ -43,6 +43,7 @@ class LivePanel(QWidget):
         live_split.setChildrenCollapsible(False)
         live_split.addWidget(top_split)
         live_split.addWidget(self.results_view)
+        self.results_view.setMinimumHeight(150)  # a few rows stay readable in presentation
         live_split.setSizes([290, 230])
         self.use = UseInEstimates()
         layout = QVBoxLayout(self)

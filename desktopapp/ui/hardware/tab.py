@@ -357,7 +357,19 @@ class HardwareTab(QWidget):
         if loaded is None:
             return
         self.history.set_rows(loaded.rows, loaded.path, loaded.error)
+        self._show_latest_run(loaded.rows)
         self.history_loaded.emit()
+
+    def _show_latest_run(self, rows: Sequence[Any]) -> None:
+        """With nothing on screen yet, show this machine's latest saved run: the tab opens
+        on what the machine delivered last time, not on an empty table."""
+        controller = self.controller
+        if controller.running or controller.results or controller.label:
+            return
+        mine = [r for r in rows if getattr(r, "same_machine", False)]
+        if mine:
+            latest = max(mine, key=lambda r: r.run_id)
+            self.show_saved_run(latest.run_id)
 
     def compare(self, a: int, b: int) -> None:
         services = self.services

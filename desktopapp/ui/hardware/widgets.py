@@ -94,6 +94,7 @@ QTableView, QTreeView {{
     gridline-color: {c["border"]}; selection-background-color: {c["accent_soft"]};
     selection-color: {c["text"]}; alternate-background-color: {c["surface_alt"]};
 }}
+QTableView::item {{ padding: 0px 8px; }}
 QHeaderView::section {{
     background: {c["surface_alt"]}; color: {c["muted"]}; border: none;
     border-bottom: 1px solid {c["border"]}; padding: 5px 8px; font-weight: 600;
