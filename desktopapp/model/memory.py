@@ -661,6 +661,19 @@ def _device(inputs: MemoryInputs) -> tuple[float | None, Accelerator | None]:
     return None, None
 
 
+def activation_precision(precision: str, zero_stage: Any, gpus: Any) -> Any:
+    """The precision activations are kept in. ``mixed`` on one device (or plain data parallel)
+    is autocast: the residual stream stays fp32. Sharded over several devices (ZeRO ≥ 1: the
+    Megatron-LM distributed optimizer, FSDP with ``param_dtype=bf16``) the model itself runs in
+    bf16, so the residual stream is 16-bit too. Returns a boolean array of "runs in bf16" when
+    given arrays."""
+    if precision != "mixed":
+        return precision
+    if isinstance(zero_stage, int) and isinstance(gpus, int | float):
+        return "bf16" if (zero_stage >= 1 and gpus > 1) else "mixed"
+    return (zero_stage >= 1) & (gpus > 1)
+
+
 def training_activation_terms(inputs: MemoryInputs) -> ActivationTerms | None:
     """Per-token activation terms of a training configuration (None without the shape)."""
     if not inputs.has_shape:
@@ -676,7 +689,7 @@ def training_activation_terms(inputs: MemoryInputs) -> ActivationTerms | None:
         ffn_hidden=ffn,
         vocab=inputs.resolved_vocab,
         mlp=inputs.mlp,
-        precision=inputs.resolved_precision,
+        precision=activation_precision(inputs.resolved_precision, inputs.zero_stage, inputs.gpus),
         flash_attention=inputs.flash_attention,
     )
 
