@@ -469,7 +469,8 @@ def human(summary: dict[str, Any]) -> list[str]:
             for p, v in rec["by_precision"].items():
                 s = f" {_fmt(v.get('speedup_vs_fp32'), '.2f')}×" if p != "fp32" else ""
                 parts.append(f"{p} {_fmt(v.get('tokens_per_s'), ',.0f')} tok/s{s}")
-            model = next(iter(rec["by_precision"].values()), {}).get("model")
+            first: dict[str, Any] = next(iter(rec["by_precision"].values()), {})
+            model = first.get("model")
             text = "; ".join(parts) + (f" [{model}]" if model else "")
         elif name == "memory":
             text = rec.get("skipped") or f"{len(rec.get('results', []))} results"

@@ -223,7 +223,7 @@ def make_lm_step(target: BenchDevice, shape: LmShape, mode: str = "fp32", seed: 
             optimizer.step()
         return loss
 
-    return TrainingStep(step, model, x, shape, mode)  # type: ignore[arg-type]
+    return TrainingStep(step, model, x, shape, mode)
 
 
 def count_flops(fn: Callable[[], Any]) -> float | None:
