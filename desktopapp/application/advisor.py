@@ -980,30 +980,58 @@ REPORT_ROWS = 12
 
 def ranking_for_scenario(scenario: Any) -> adv.Ranking | None:
     """The search a scenario asked for (its ``advisor`` section), rerun on its workload; None
-    when it asked for none or its workload cannot be searched."""
+    when it asked for none or its workload cannot be searched. The report's text and its plot
+    ask for the same ranking: it is computed once per set of inputs."""
     choice = getattr(scenario, "advisor", None)
     if not isinstance(choice, adv.AdvisorChoice):
         return None
     try:
+        return _scenario_ranking(choice, scenario.training, scenario.memory, scenario.inference)
+    except TypeError:  # inputs that cannot be a cache key: search without the cache
+        return _scenario_ranking.__wrapped__(
+            choice, scenario.training, scenario.memory, scenario.inference
+        )
+
+
+@lru_cache(maxsize=4)
+def _scenario_ranking(
+    choice: adv.AdvisorChoice, training: Any, memory: Any, inference: Any
+) -> adv.Ranking | None:
+    try:
         if choice.kind == "serve":
             if choice.requests_per_s is None:
                 return None
-            workload: Any = serve_workload_of(scenario.inference, choice.requests_per_s)
+            workload: Any = serve_workload_of(inference, choice.requests_per_s)
             return search_serving(workload, choice.constraints())
-        workload = train_workload_of(scenario.training, scenario.memory, None)
+        workload = train_workload_of(training, memory, None)
         return search_training(workload, choice.constraints())
     except ValueError:
         return None
 
 
-def report_section(scenario: Any) -> str:
-    """The report's "What to run on" page as HTML: the recommendation and the top of the
-    ranking, the chosen option marked ("" when the scenario asked for no ranking)."""
+def is_chosen(option: Any, choice: adv.AdvisorChoice | None) -> bool:
+    """Whether ``option`` is the one the scenario's advisor section chose."""
+    if choice is None:
+        return False
+    gpus = option.gpus_per_replica if isinstance(option, adv.ServeOption) else option.gpus
+    return (option.accelerator, gpus, option.pricing) == (
+        choice.accelerator,
+        choice.gpus,
+        choice.chosen_pricing,
+    )
+
+
+REPORT_PLOT = "advisor-pareto"  # the report's image resource (img://advisor-pareto)
+
+
+def report_section(scenario: Any, with_plot: bool = False, width_px: float = 640.0) -> str:
+    """The report's "What to run on" page as HTML: the recommendation, the Pareto plot (an
+    ``img://advisor-pareto`` resource when ``with_plot``) and the top of the ranking, the
+    chosen option marked ("" when the scenario asked for no ranking)."""
     ranking = ranking_for_scenario(scenario)
     if ranking is None:
         return ""
     choice = scenario.advisor
-    chosen = (choice.accelerator, choice.gpus, choice.chosen_pricing)
     train = ranking.kind == "train"
     heads = (
         ("#", "Accelerator", "GPUs", "Pricing", "$/GPU-h", "Days", "Cost", "Likely cost", "")
@@ -1014,8 +1042,7 @@ def report_section(scenario: Any) -> str:
     rows = []
     for i, o in enumerate(ranking.options[:REPORT_ROWS], 1):
         pricing = adv.PRICING_WORDS[o.pricing] + (" (stale price)" if o.offer.stale else "")
-        gpus = o.gpus if train else o.gpus_per_replica
-        mark = "chosen" if (o.accelerator, gpus, o.pricing) == chosen else ""
+        mark = "chosen" if is_chosen(o, choice) else ""
         mark += (" · " if mark else "") + ("meets" if o.meets_constraints else "misses")
         if o.pareto:
             mark += " · Pareto"
@@ -1051,7 +1078,14 @@ def report_section(scenario: Any) -> str:
         + " among the options that meet the constraints; Pareto: no other option is both "
         + ("faster and cheaper" if train else "quicker per token and cheaper")
         + ".</p>"
-        "<table cellspacing='0' cellpadding='3'><tr>"
+        + (
+            f"<p><img src='img://{REPORT_PLOT}' width='{int(width_px)}'></p>"
+            "<p class='small'>One marker per option; blue: the Pareto front; the star: the "
+            "chosen option.</p>"
+            if with_plot
+            else ""
+        )
+        + "<table cellspacing='0' cellpadding='3'><tr>"
         + "".join(f"<th>{_esc(h)}</th>" for h in heads)
         + "</tr>"
         + "".join(rows)

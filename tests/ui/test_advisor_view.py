@@ -151,3 +151,29 @@ def test_window_save_and_open_keep_the_choice(qtbot: QtBot, app_state: AppState,
     assert doc.open(path, confirm=False, dialog=False)
     assert app_state.plan.advisor_choice == choice
     doc.deleteLater()
+
+
+def test_pdf_report_has_the_ranking_and_the_plot(qtbot: QtBot, app_state: AppState, tmp_path):
+    from pypdf import PdfReader
+
+    from desktopapp.application.advisor import ranking_for_scenario
+    from desktopapp.application.compare import summarize
+    from desktopapp.model.scenario import Scenario
+    from desktopapp.model.training import TrainingInputs
+    from desktopapp.ui.scenario.report import render_images, write_report
+
+    training = TrainingInputs(params=7e9, tokens=1e12, accelerator="h100-sxm", gpus=64)
+    choice = adv.AdvisorChoice(
+        deadline_days=30, include=("h100-sxm", "a100-sxm-80gb"), accelerator="h100-sxm",
+        gpus=64, chosen_pricing="spot",
+    )  # fmt: skip
+    asked = summarize(Scenario(name="asked", training=training, advisor=choice), "asked", "")
+    plain = summarize(Scenario(name="plain", training=training), "plain", "")
+    assert "advisor-pareto" in render_images([asked])
+    assert "advisor-pareto" not in render_images([plain])
+    path = tmp_path / "report.pdf"
+    write_report(path, [asked])
+    text = " ".join(" ".join(page.extract_text().split()) for page in PdfReader(path).pages)
+    assert "What to run on" in text
+    ranking = ranking_for_scenario(asked.scenario)
+    assert ranking is not None and ranking.options[0].accelerator in text

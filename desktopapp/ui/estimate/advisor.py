@@ -386,14 +386,10 @@ class AdvisorDialog(QDialog):
         table.blockSignals(False)
 
     def _draw_plot(self, ranking: adv.Ranking) -> None:
-        from desktopapp.ui.common.plots import make_plot, pg
         from desktopapp.ui.common.theme import COLORS, plot_palette
 
-        train = ranking.kind == TRAIN
         if self._plot is None:
-            self._plot = make_plot(
-                "", "", "", log_x=True, log_y=True, x_unit="" if train else "s", y_unit="$"
-            )
+            self._plot = pareto_plot(ranking)
             self._plot.setObjectName("AdvisorPlot")
             holder = self._plot_layout
             holder.addWidget(self._plot, 1)
@@ -417,75 +413,13 @@ class AdvisorDialog(QDialog):
                 )
             )
         )
-        from desktopapp.ui.common.plots import set_titles
-
-        if train:
-            set_titles(
-                self._plot, "Pareto front: wall time against cost", "Wall time (days)", "Cost"
-            )
-        else:
-            set_titles(
-                self._plot,
-                "Pareto front: latency against cost",
-                "Time per output token",
-                "Cost per month",
-            )
-        module = pg()
-        palette = plot_palette()
-        self._plot.clear()
-        options = ranking.options
-        xs = [_x(o) for o in options]
-        ys = [_y(o) for o in options]
-        spots = []
-        for i, o in enumerate(options):
-            if o.pareto:
-                brush = module.mkBrush(palette.series[0])
-                size = 9
-            elif o.meets_constraints:
-                brush = module.mkBrush(palette.series_color(1))
-                size = 6
-            else:
-                brush = module.mkBrush(COLORS["faint"])
-                size = 5
-            spots.append(
-                {
-                    "pos": (math.log10(xs[i]), math.log10(ys[i])),
-                    "data": i,
-                    "brush": brush,
-                    "size": size,
-                    "pen": None,
-                }
-            )
-        _x_ticks(self._plot, xs, train)
-        scatter = module.ScatterPlotItem()
-        scatter.addPoints(spots)
+        training = self.state.training
+        scatter, current = draw_pareto(
+            self._plot, ranking, lambda o: app.is_current(o, training), "current choice"
+        )
         scatter.sigClicked.connect(self._on_points_clicked)
-        self._plot.addItem(scatter)
         self._scatter = scatter
-        front = sorted((xs[i], ys[i]) for i, o in enumerate(options) if o.pareto)
-        if len(front) > 1:
-            line = module.PlotDataItem(
-                [p[0] for p in front],
-                [p[1] for p in front],
-                pen=module.mkPen(palette.series[0], width=1.5),
-            )
-            self._plot.addItem(line)
-        current = [i for i, o in enumerate(options) if app.is_current(o, self.state.training)]
-        self._current_item = None
-        if current:
-            i = current[0]
-            marker = module.ScatterPlotItem(
-                [math.log10(xs[i])],
-                [math.log10(ys[i])],
-                symbol="star",
-                size=18,
-                brush=module.mkBrush(palette.reference),
-                pen=module.mkPen(palette.marker_outline, width=1),
-            )
-            marker.setToolTip("current choice in the Workload tab")
-            marker.setZValue(9)
-            self._plot.addItem(marker)
-            self._current_item = marker
+        self._current_item = current
         self._selected_item = None
 
     def _on_points_clicked(self, _item: Any, points: Any, *_args: Any) -> None:
@@ -584,27 +518,125 @@ class AdvisorDialog(QDialog):
             self.rate.setText(f"{choice.requests_per_s:g}")
 
 
+def pareto_plot(ranking: adv.Ranking) -> Any:
+    """An empty plot styled for a ranking's Pareto front (log axes, time or latency × cost)."""
+    from desktopapp.ui.common.plots import make_plot
+
+    train = ranking.kind == TRAIN
+    return make_plot("", "", "", log_x=True, log_y=True, x_unit="" if train else "s", y_unit="$")
+
+
+def draw_pareto(plot: Any, ranking: adv.Ranking, marked: Any, marked_text: str) -> tuple[Any, Any]:
+    """One marker per option (the Pareto front in the first series colour and joined, those
+    that meet the constraints in the second, the rest faint) and a star on the option for
+    which ``marked(option)`` is true; returns (the scatter, the star or None)."""
+    from desktopapp.ui.common.plots import pg, set_titles
+    from desktopapp.ui.common.theme import COLORS, plot_palette
+
+    train = ranking.kind == TRAIN
+    if train:
+        set_titles(plot, "Pareto front: wall time against cost", "Wall time (days)", "Cost")
+    else:
+        set_titles(
+            plot, "Pareto front: latency against cost", "Time per output token", "Cost per month"
+        )
+    module = pg()
+    palette = plot_palette()
+    plot.clear()
+    options = ranking.options
+    xs = [_x(o) for o in options]
+    ys = [_y(o) for o in options]
+    spots = []
+    for i, o in enumerate(options):
+        if o.pareto:
+            brush, size = module.mkBrush(palette.series[0]), 9
+        elif o.meets_constraints:
+            brush, size = module.mkBrush(palette.series_color(1)), 6
+        else:
+            brush, size = module.mkBrush(COLORS["faint"]), 5
+        spots.append(
+            {
+                "pos": (math.log10(xs[i]), math.log10(ys[i])),
+                "data": i,
+                "brush": brush,
+                "size": size,
+                "pen": None,
+            }
+        )
+    _x_ticks(plot, xs, train)
+    _log_ticks(plot, "left", ys, _money_tick)
+    scatter = module.ScatterPlotItem()
+    scatter.addPoints(spots)
+    plot.addItem(scatter)
+    front = sorted((xs[i], ys[i]) for i, o in enumerate(options) if o.pareto)
+    if len(front) > 1:
+        line = module.PlotDataItem(
+            [p[0] for p in front],
+            [p[1] for p in front],
+            pen=module.mkPen(palette.series[0], width=1.5),
+        )
+        plot.addItem(line)
+    star = None
+    hit = next((i for i, o in enumerate(options) if marked(o)), None)
+    if hit is not None:
+        star = module.ScatterPlotItem(
+            [math.log10(xs[hit])],
+            [math.log10(ys[hit])],
+            symbol="star",
+            size=18,
+            brush=module.mkBrush(palette.reference),
+            pen=module.mkPen(palette.marker_outline, width=1),
+        )
+        star.setToolTip(marked_text)
+        star.setZValue(9)
+        plot.addItem(star)
+    return scatter, star
+
+
+def report_plot(scenario: Any) -> Any:
+    """The report's Pareto plot for a scenario that asked for a ranking (None otherwise): a
+    plot widget for the report to render into ``img://advisor-pareto``."""
+    ranking = app.ranking_for_scenario(scenario)
+    if ranking is None or not ranking.options:
+        return None
+    plot = pareto_plot(ranking)
+    choice = scenario.advisor
+    draw_pareto(plot, ranking, lambda o: app.is_chosen(o, choice), "chosen option")
+    return plot
+
+
 STEPS = (1.0, 2.0, 5.0)
 
 
 def _x_ticks(plot: Any, xs: list[float], train: bool) -> None:
-    """Plain 1-2-5 ticks on the log time axis (days, or milliseconds per token); decades only
-    when the range is wide. pyqtgraph's own crowd into each other on short ranges."""
-    if not xs:
+    """Plain 1-2-5 ticks on the log time axis (days, or milliseconds per token)."""
+    _log_ticks(
+        plot, "bottom", xs, (lambda v: f"{v:,g}") if train else (lambda v: f"{v * 1000:,g} ms")
+    )
+
+
+def _money_tick(v: float) -> str:
+    """``$50k``, ``$2M``: short enough that the axis never drops a label for lack of room."""
+    for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if v >= scale:
+            return f"${v / scale:g}{suffix}"
+    return f"${v:g}"
+
+
+def _log_ticks(plot: Any, axis: str, values: list[float], label: Any) -> None:
+    """1-2-5 ticks over the values' range on a log axis, decades only when the range is
+    wide; pyqtgraph's own crowd into each other on short ranges or vanish on long ones."""
+    if not values:
         return
-    low, high = min(xs), max(xs)
-    candidates = [m * 10.0**k for k in range(-6, 7) for m in STEPS]
+    low, high = min(values), max(values)
+    candidates = [m * 10.0**k for k in range(-6, 13) for m in STEPS]
     picked = [v for v in candidates if low * 0.8 <= v <= high * 1.25]
     if len(picked) > 9:
         picked = [v for v in picked if f"{v:.0e}".startswith("1")]
     if len(picked) < 2:
         return
-
-    def label(v: float) -> str:
-        return f"{v:g}" if train else f"{v * 1000:g} ms"
-
-    axis = plot.getPlotItem().getAxis("bottom")
-    axis.setTicks([[(math.log10(v), label(v)) for v in picked], []])
+    item = plot.getPlotItem().getAxis(axis)
+    item.setTicks([[(math.log10(v), label(v)) for v in picked], []])
 
 
 def _float(text: str) -> float | None:

@@ -89,6 +89,11 @@ def render_images(summaries: Sequence[ScenarioSummary]) -> dict[str, QImage]:
         plot = charts.tornado_plot(metric)
         charts.fill_tornado(plot, result, metric)
         images[f"tornado-{metric}"] = _render(plot, 820, charts.tornado_height(result))
+    from desktopapp.ui.estimate.advisor import report_plot  # issue 24: What to run on
+
+    pareto = report_plot(summaries[0].scenario) if summaries else None
+    if pareto is not None:
+        images["advisor-pareto"] = _render(pareto, 820, 420)
     return images
 
 
