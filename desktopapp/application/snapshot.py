@@ -60,6 +60,7 @@ from desktopapp.model.validation import error_field, user_message
 
 TRAINING, MEMORY, INFERENCE, SERVING, COST = "training", "memory", "inference", "serving", "cost"
 SECONDS_PER_DAY = 86_400.0
+SERVING_GPU_CANDIDATES = (2, 4, 8, 16, 32, 64)  # one node and a few (tensor/pipeline groups)
 DEFAULT_RUNS_PER_MONTH = 1.0
 
 __all__ = [
@@ -516,12 +517,24 @@ def _serving(
     roofline = _attempt(INFERENCE, errors, estimate_inference, inference)
     if roofline is None or not inference.is_language_model:
         return roofline, None, None
-    count_before = len(errors)
     inputs = _attempt(SERVING, errors, serving_inputs, inference, request.serving)
-    served = None if inputs is None else _attempt(SERVING, errors, estimate_serving, inputs)
-    if served is None:
-        if request.serving == ServingOptions() and not request.given("inference.batch_size"):
-            del errors[count_before:]  # e.g. no room for the KV cache: the roofline stands
+    served = None if inputs is None else _attempt(SERVING, [], estimate_serving, inputs)
+    if inputs is not None and served is None and not request.given("inference.gpus"):
+        # the model does not fit one device: the smallest tensor-parallel group that holds it
+        for gpus in SERVING_GPU_CANDIDATES:
+            if gpus <= inputs.gpus or gpus % inputs.pp:
+                continue
+            served = _attempt(SERVING, [], estimate_serving, replace(inputs, gpus=gpus))
+            if served is not None:
+                note = (
+                    f"{gpus} GPUs per replica assumed: the fewest (powers of two) whose memory "
+                    "holds the weights and the KV cache; give --gpus to set it"
+                )
+                served = replace(served, notes=(note, *served.notes))
+                break
+    if inputs is not None and served is None:
+        _attempt(SERVING, errors, estimate_serving, inputs)  # the refusal, as it is
+    if served is None:  # e.g. no room for the KV cache: refused, never another model's figure
         return roofline, None, None
     single = _attempt(SERVING, [], estimate_serving, single_request_inputs(served.inputs))
     return roofline, served, single

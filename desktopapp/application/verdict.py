@@ -8,7 +8,17 @@ from __future__ import annotations
 import html
 
 from desktopapp.model import units
-from desktopapp.model.planning import HYBRID, OWN, RENT, PlanCost, Verdict
+from desktopapp.model.planning import (
+    HYBRID,
+    OWN,
+    RENT,
+    DemandPlan,
+    PlanCost,
+    Verdict,
+    demand_verdict,
+    plan_demand,
+)
+from desktopapp.model.tco import CloudInputs, OnPremInputs
 
 CHOICE_WORDS = {RENT: "Rent", OWN: "Own", HYBRID: "Own some, rent the rest"}
 
@@ -60,3 +70,22 @@ def verdict_html(verdict: Verdict) -> str:
     )
     months = f"<th>over {verdict.horizon_months} months</th>"
     return f"{head}<table><tr><th>plan</th>{months}</tr>{cells}</table>"
+
+
+# --- the demand plan of ``estimate tco`` (the model's one rule, reached through here) ---------
+
+
+def plan_for_demand(
+    onprem: OnPremInputs,
+    cloud: CloudInputs,
+    demand_gpu_hours: float,
+    horizon_months: int,
+    profile: str = "flat",
+) -> DemandPlan:
+    """Owning against one cloud price for a monthly demand (``model.planning.plan_demand``)."""
+    return plan_demand(onprem, cloud, demand_gpu_hours, horizon_months, profile)
+
+
+def verdict_for_demand(plan: DemandPlan, cloud_label: str) -> Verdict | None:
+    """The one verdict for a demand planned against one price (``make_verdict``'s rule)."""
+    return demand_verdict(plan, cloud_label)

@@ -42,7 +42,6 @@ from desktopapp.model.memory import (
     OPTIMIZERS,
     MemoryEstimate,
     MemoryInputs,
-    estimate_memory,
 )
 from desktopapp.model.presets import get_preset, preset_ids
 from desktopapp.model.scenario import (
@@ -940,7 +939,13 @@ def run_train(args: argparse.Namespace) -> int:
 def run_memory(args: argparse.Namespace) -> int:
     inputs = memory_inputs_from_args(args)
     warn_implausible(inputs, quiet=args.json)
-    return _emit(args, estimate_memory(inputs), print_memory)
+    from desktopapp.application.snapshot import WorkloadRequest, compute_snapshot
+
+    snap = compute_snapshot(WorkloadRequest(memory=inputs, with_verdict=False))
+    if snap.memory is None:
+        error = snap.errors[0]
+        _refuse(args, error.section, error.field, error.message)
+    return _emit(args, snap.memory, print_memory)
 
 
 INFERENCE_INTEGER_OPTIONS = (
@@ -993,7 +998,14 @@ def run_inference(args: argparse.Namespace) -> int:
         WorkloadRequest(
             inference=inputs,
             serving=options,
-            user_given=frozenset({"inference.batch_size"} if options.batch_size_given else ()),
+            user_given=frozenset(
+                name
+                for name, given in (
+                    ("inference.batch_size", options.batch_size_given),
+                    ("inference.gpus", args.gpus is not None or args.scenario is not None),
+                )
+                if given
+            ),
             with_verdict=False,
         )
     )

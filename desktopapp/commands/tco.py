@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from desktopapp.application.verdict import verdict_for_demand
 from desktopapp.commands.options import add_command, add_json_option
 from desktopapp.commands.output import print_json, print_key_values, warn_implausible
 from desktopapp.model import units
@@ -29,10 +30,8 @@ from desktopapp.model.catalog import (
 from desktopapp.model.planning import (
     PROFILE_LABELS,
     DemandPlan,
-    demand_verdict,
     format_gpu_hours,
     owning_defaults,
-    plan_demand,
 )
 from desktopapp.model.tco import (
     DEFAULT_FACILITY_USD_PER_KW_MONTH,
@@ -328,7 +327,9 @@ def demand_plan(resolved: ResolvedTco, result: TcoResult, profile: str) -> Deman
     without it), over the same horizon as ``result``."""
     if resolved.gpu_hours_per_month is None:
         return None
-    return plan_demand(
+    from desktopapp.application.verdict import plan_for_demand
+
+    return plan_for_demand(
         resolved.onprem,
         resolved.cloud,
         resolved.gpu_hours_per_month,
@@ -345,7 +346,7 @@ def _verdict_text(
     :mod:`desktopapp.application.verdict`), as the Cost tab and the report lead with it."""
     from desktopapp.application.verdict import verdict_text
 
-    verdict = demand_verdict(plan, cloud_label)
+    verdict = verdict_for_demand(plan, cloud_label)
     if verdict is None:  # nothing to compare: renting everything is the only plan
         hybrid = plan.hybrid
         return "rent", "Rent everything.", 0, hybrid.all_cloud_cost_usd
@@ -415,7 +416,7 @@ def plan_rows(
 def _hybrid_text(plan: DemandPlan, cloud_label: str) -> str:
     """The best plan that owns some GPUs (fewer than the fleet) and rents the rest."""
     hybrid, months = plan.hybrid, plan.plan.horizon_months
-    verdict = demand_verdict(plan, cloud_label)
+    verdict = verdict_for_demand(plan, cloud_label)
     mixed = None
     if verdict is not None:
         mixed = next((p for p in (verdict.best, *verdict.others) if p.choice == "hybrid"), None)

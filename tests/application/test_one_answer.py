@@ -1,0 +1,363 @@
+"""Issue 21: one workload, one answer. Every face (the CLI's --json, ``report --json``,
+Compare's rows, the report HTML and a save/reopen round trip) renders one snapshot
+(:mod:`desktopapp.application.snapshot`); the figures agree after display rounding."""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from desktopapp.application.compare import summarize
+from desktopapp.application.report_html import standalone_html
+from desktopapp.application.snapshot import (
+    WorkloadRequest,
+    compute_snapshot,
+    request_from_preset,
+    request_from_scenario,
+    scenario_from_preset,
+    snapshot_json,
+    training_figures,
+)
+from desktopapp.cli import run_command
+from desktopapp.model import units
+from desktopapp.model.presets import get_preset, preset_ids
+from desktopapp.model.scenario import Scenario, load_scenario
+from desktopapp.model.training import TrainingInputs
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((REPO / "resources" / "examples").glob("*.json"))
+TRAINING_PRESETS = [p for p in preset_ids() if get_preset(p).has_training_estimate]
+
+
+def _cli_json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:
+    capsys.readouterr()
+    status = run_command(argv)
+    out = capsys.readouterr()
+    assert status == 0, out.err
+    return json.loads(out.out)
+
+
+def _rel(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return a == pytest.approx(b, rel=1e-9)
+
+
+# --- parity over the presets and the example scenarios ---------------------------------------
+
+
+@pytest.mark.parametrize("preset", TRAINING_PRESETS)
+def test_cli_report_and_compare_agree_for_every_preset(
+    preset: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = _cli_json(capsys, ["report", "--preset", preset, "--json"])
+    train = _cli_json(capsys, ["estimate", "train", "--preset", preset, "--json"])
+    snap = compute_snapshot(request_from_scenario(scenario_from_preset(preset)))
+    doc = snapshot_json(snap)
+    assert report["training"]["gpu_hours"] == pytest.approx(doc["training"]["gpu_hours"])
+    for key in ("gpu_hours", "wall_days", "cost_usd", "gpus", "mfu", "gpu_hours_high"):
+        assert _rel(train["training"][key], report["training"][key]), key
+    assert train["gpu_hours"] == pytest.approx(report["training"]["gpu_hours"])
+    assert train["training_seconds"] == pytest.approx(report["training"]["wall_seconds"])
+    # the chain adds up: steady × production ÷ goodput = wall
+    t = report["training"]
+    assert t["steady_seconds"] * t["production_factor"] / t["goodput"] == pytest.approx(
+        t["wall_seconds"]
+    )
+    # Compare's rows show the same figures, rounded for display
+    rows = {r.label: r for r in summarize(scenario_from_preset(preset)).rows}
+    assert rows["Wall time"].text == units.format_duration(t["wall_seconds"])
+    if t["cost_usd"] is not None:
+        assert rows["Cost of the run"].text == units.format_money(t["cost_usd"])
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_example_scenarios_agree_everywhere(
+    path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = _cli_json(capsys, ["report", str(path), "--json"])
+    train = _cli_json(capsys, ["estimate", "train", "--scenario", str(path), "--json"])
+    t = report["training"]
+    assert train["training"]["gpu_hours"] == pytest.approx(t["gpu_hours"])
+    assert train["training"]["wall_days"] == pytest.approx(t["wall_days"])
+    # save and reopen: the same figures
+    scenario = load_scenario(path).scenario
+    copy = tmp_path / "copy.json"
+    scenario.save(copy)
+    again = snapshot_json(compute_snapshot(request_from_scenario(Scenario.load(copy))))
+    assert again["training"] == report["training"]
+    assert again["memory"] == report["memory"]
+    assert again["verdict"] == report["verdict"]
+    # the report's HTML shows the snapshot's figures
+    html = standalone_html([summarize(scenario, file_name=path.name)], file_name=path.name)
+    assert units.format_duration(t["wall_seconds"]) in html
+    if report["verdict"] is not None:
+        assert report["verdict"]["text"].split(":")[0] in html
+    assert "linear in the device count" not in html  # no flat 40% model
+    # Compare's rows: the modelled run, not the flat model
+    rows = {r.label: r for r in summarize(scenario).rows}
+    assert rows["Wall time"].text == units.format_duration(t["wall_seconds"])
+    assert rows["GPU-hours"].value == pytest.approx(t["gpu_hours"])
+    assert rows["Rent or buy verdict"].text == report["verdict"]["text"]
+
+
+def test_serving_defaults_are_the_engines_operating_point(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The CLI and the report serve llm-7b at the same operating point (no concurrency 1
+    default); one request's latency is its own figure."""
+    cli = _cli_json(capsys, ["estimate", "inference", "--preset", "llm-7b", "--json"])
+    report = _cli_json(capsys, ["report", "--preset", "llm-7b", "--json"])
+    serving = report["serving"]
+    assert serving["tokens_per_second"] == pytest.approx(cli["tokens_per_second"])
+    assert serving["concurrency"] == cli["concurrency"] > 1
+    assert serving["single_request_latency_seconds"] < serving["latency_seconds"]
+    assert cli["single_request_latency_seconds"] == pytest.approx(
+        serving["single_request_latency_seconds"]
+    )
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    params=st.sampled_from([1.3e9, 7e9, 13e9, 70e9]),
+    tokens=st.sampled_from([2e10, 3e11, 1e12]),
+    gpus=st.sampled_from([8, 16, 64, 256]),
+    accelerator=st.sampled_from(["h100-sxm", "a100-sxm-80gb"]),
+)
+def test_training_figures_match_the_cli(
+    params: float, tokens: float, gpus: int, accelerator: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["estimate", "train", "--params", f"{params:g}", "--tokens", f"{tokens:g}"]
+    argv += ["--gpus", str(gpus), "--accelerator", accelerator, "--price", "2", "--json"]
+    capsys.readouterr()
+    status = run_command(argv)
+    out = capsys.readouterr()
+    training = TrainingInputs(params=params, tokens=tokens, gpus=gpus, accelerator=accelerator)
+    try:
+        fig = training_figures(training.__class__(**{**training.__dict__, "price": 2.0}))
+    except ValueError:
+        assert status == 2 and out.err.startswith("desktopapp estimate: error: --")
+        return
+    assert status == 0, out.err
+    doc = json.loads(out.out)
+    assert doc["training"]["gpu_hours"] == pytest.approx(fig.gpu_hours)
+    assert doc["training"]["cost_usd"] == pytest.approx(fig.cost_usd)
+    assert doc["memory"]["zero_stage"] == doc["parallel_plan"]["zero_stage"]
+    assert doc["memory"]["micro_batch"] == doc["parallel_plan"]["micro_batch"]
+
+
+# --- under-specified questions ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        [],
+        ["--seq-len", "2048", "--layers", "32", "--hidden", "4096", "--heads", "32"],
+        ["--active-params", "1.6B"],
+    ],
+    ids=["no-shape", "shape", "moe"],
+)
+def test_train_without_gpus_answers_and_names_the_assumption(
+    extra: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["estimate", "train", "--params", "6.7B", "--tokens", "1T"]
+    doc = _cli_json(capsys, [*argv, "--accelerator", "a100-sxm-80gb", *extra, "--json"])
+    assert doc["gpus_assumed"] is True and doc["model"] == "modelled run"
+    assert f"{doc['training']['gpus']:,} GPUs assumed" in doc["gpus_rule"]
+    assert doc["training"]["wall_days"] <= 90.0
+    text = capsys.readouterr()
+    run_command([*argv, "--accelerator", "a100-sxm-80gb", *extra])
+    text = capsys.readouterr()
+    assert "GPUs assumed" in text.out and "catalog --accelerator" not in text.err
+
+
+def test_deadline_days_sets_the_fleet(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["estimate", "train", "--params", "7B", "--tokens", "1T", "--accelerator", "h100-sxm"]
+    slow = _cli_json(capsys, [*argv, "--deadline-days", "120", "--json"])
+    fast = _cli_json(capsys, [*argv, "--deadline-days", "10", "--json"])
+    assert fast["training"]["gpus"] > slow["training"]["gpus"]
+    assert fast["training"]["wall_days"] <= 10.0
+    assert "your deadline" in fast["gpus_rule"]
+
+
+def test_default_batch_at_scale_is_near_a_16m_batch(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["estimate", "train", "--params", "405B", "--tokens", "15.6T"]
+    argv += ["--accelerator", "h100-sxm", "--gpus", "16384", "--json"]
+    default = _cli_json(capsys, argv)
+    given16 = _cli_json(capsys, [*argv, "--global-batch-tokens", "16M"])
+    ratio = default["training"]["wall_days"] / given16["training"]["wall_days"]
+    assert 1 / 1.5 <= ratio <= 1.5
+    # a user value always wins
+    small = _cli_json(capsys, [*argv, "--global-batch-tokens", "4M"])
+    assert small["training"]["wall_days"] > default["training"]["wall_days"]
+
+
+# --- scenario plans honoured; refusals -------------------------------------------------------
+
+
+def _scenario_with(tmp_path: Path, **training: object) -> Path:
+    doc = json.loads((REPO / "resources/examples/h100-8x-rented.json").read_text("utf-8"))
+    doc["training"].update(training)
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def test_scenario_plan_fields_are_used(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _scenario_with(tmp_path, tp=2, production_factor=1.0)
+    doc = _cli_json(capsys, ["estimate", "train", "--scenario", str(path), "--json"])
+    assert doc["parallel_plan"]["tp"] == 2 == doc["inputs"]["tp"]
+    assert doc["production_factor"] == 1.0 == doc["inputs"]["production_factor"]
+    over = _cli_json(capsys, ["estimate", "train", "--scenario", str(path), "--tp", "4", "--json"])
+    assert over["parallel_plan"]["tp"] == 4 and over["production_factor"] == 1.0
+
+
+def test_invalid_saved_plan_is_refused_naming_file_and_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _scenario_with(tmp_path, tp=3)
+    capsys.readouterr()
+    assert run_command(["estimate", "train", "--scenario", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "plan.json" in err and "training.tp" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["train", "--params", "7B", "--tokens", "1T", "--accelerator", "h100-sxm",
+          "--global-batch-tokens", "0.5"], "--global-batch-tokens"),
+        (["train", "--params", "7B", "--tokens", "1T", "--accelerator", "h100-sxm",
+          "--global-batch-tokens", "1e-300"], "--global-batch-tokens"),
+        (["train", "--params", "7B", "--tokens", "1T", "--accelerator", "h100-sxm",
+          "--layers", "32.5", "--hidden", "4096", "--heads", "32"], "--layers"),
+        (["inference", "--params", "47B", "--active-params", "13B", "--accelerator",
+          "h100-sxm", "--gpus", "2", "--experts", "1e18"], "--experts"),
+        (["inference", "--params", "47B", "--active-params", "13B", "--accelerator",
+          "h100-sxm", "--gpus", "2", "--moe-top-k", "1e18"], "--moe-top-k"),
+        (["inference", "--params", "47B", "--active-params", "13B", "--accelerator",
+          "h100-sxm", "--gpus", "2", "--experts", "4", "--moe-top-k", "5"], "--moe-top-k"),
+        (["inference", "--params", "7B", "--accelerator", "h100-sxm", "--layers", "1e9",
+          "--hidden", "4096", "--heads", "32"], "--layers"),
+        (["inference", "--params", "7B", "--accelerator", "h100-sxm", "--layers", "32",
+          "--hidden", "4096", "--heads", "32", "--head-dim", "1e18"], "--head-dim"),
+    ],
+)  # fmt: skip
+def test_refusals_name_the_true_cause(
+    argv: list[str], option: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert run_command(["estimate", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]  # after any "warning:" lines
+    assert err.startswith(f"desktopapp estimate: error: {option}:"), err
+    assert "--gpus:" not in err and "--accelerator:" not in err
+
+
+SIZE_OPTIONS = {
+    "--params": ["7B", "1e15", "1e-9"],
+    "--layers": ["32", "1e9", "0"],
+    "--hidden": ["4096", "1e9"],
+    "--heads": ["32", "7"],
+    "--prompt-tokens": ["512", "1e9"],
+    "--head-dim": ["128", "1e18"],
+    "--batch-size": ["1", "1e9", "2.5"],
+}
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(picks=st.dictionaries(st.sampled_from(sorted(SIZE_OPTIONS)), st.integers(0, 2), min_size=1))
+def test_a_refusal_names_an_option_that_was_given(
+    picks: dict[str, int], capsys: pytest.CaptureFixture[str]
+) -> None:  # fmt: skip
+    options: list[str] = []
+    for name, index in picks.items():
+        values = SIZE_OPTIONS[name]
+        options += [name, values[index % len(values)]]
+    if "--params" not in picks:
+        options += ["--params", "7B"]
+    if {"--layers", "--hidden", "--heads"} & set(picks):
+        for name, value in (("--layers", "32"), ("--hidden", "4096"), ("--heads", "32")):
+            if name not in picks:
+                options += [name, value]
+    given_names = set(options[::2]) | {"--accelerator"}
+    capsys.readouterr()
+    try:
+        status = run_command(["estimate", "inference", "--accelerator", "h100-sxm", *options])
+    except SystemExit as exc:  # argparse: a value it cannot read, named by its option
+        status = int(exc.code or 0)
+    err = capsys.readouterr().err
+    if status == 0:
+        return
+    assert status == 2, err
+    last = err.strip().splitlines()[-1]
+    named = last.split("error: ", 1)[1].split(":", 1)[0].split()[-1]
+    assert named in given_names, err
+
+
+# --- the layers -------------------------------------------------------------------------------
+
+ORCHESTRATION = {
+    "estimate_run",
+    "estimate_training",
+    "with_run",
+    "run_inputs_from_training",
+    "estimate_serving",
+    "from_inference",
+    "model_run",
+    "headline_estimate",
+    "plan_demand",
+    "demand_verdict",
+    "estimate_memory",
+    "estimate_inference",
+}
+
+
+def test_model_orchestration_stays_out_of_commands_and_ui() -> None:
+    """commands/ and ui/ render the application's snapshot; they call no model
+    orchestration themselves (issue 21)."""
+    found = []
+    for folder in ("commands", "ui"):
+        for path in sorted((REPO / "desktopapp" / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                name = None
+                if isinstance(node, ast.ImportFrom):
+                    names = {a.name for a in node.names} & ORCHESTRATION
+                    if names:
+                        found.append(f"{path.relative_to(REPO)}: imports {sorted(names)}")
+                elif isinstance(node, ast.Attribute) and node.attr in ORCHESTRATION:
+                    name = node.attr
+                if name:
+                    found.append(f"{path.relative_to(REPO)}:{node.lineno}: {name}")
+    assert found == []
+
+
+def test_request_from_preset_matches_the_preset_scenario() -> None:
+    for preset in TRAINING_PRESETS:
+        a = snapshot_json(compute_snapshot(request_from_preset(preset)))
+        b = snapshot_json(compute_snapshot(request_from_scenario(scenario_from_preset(preset))))
+        assert a["training"] == b["training"], preset
+        assert a["verdict"] == b["verdict"], preset
+
+
+def test_an_invalid_input_makes_the_snapshot_not_current() -> None:
+    training = TrainingInputs(params=7e9, tokens=1e12, gpus=8, accelerator="h100-sxm", tp=3)
+    snap = compute_snapshot(WorkloadRequest(training=training))
+    assert not snap.current and snap.training is None  # never the flat model instead
+    assert [e.field for e in snap.errors] == ["tp"]
