@@ -16,7 +16,6 @@ texts of :mod:`desktopapp.application.cost`.
 
 from __future__ import annotations
 
-import dataclasses
 import html
 from datetime import date
 
@@ -25,9 +24,9 @@ from PySide6.QtWidgets import QLabel, QScrollArea, QWidget
 
 from desktopapp.application import cost as presenter
 from desktopapp.application.cost import option_color
-from desktopapp.model.catalog import PRICING_MODELS, CloudOffer, accelerator_catalog
+from desktopapp.application.cost_controller import CostController
+from desktopapp.model.catalog import CloudOffer, accelerator_catalog
 from desktopapp.model.planning import (
-    CUSTOM_OFFER_KIND,
     DEFAULT_ACCELERATOR,
     DEFAULT_GPU_HOURS_PER_MONTH,
     DEMAND_RUNS,
@@ -36,10 +35,7 @@ from desktopapp.model.planning import (
     CostInputs,
     OptionKey,
     cloud_only,
-    cloud_options,
     compare,
-    default_compared,
-    offers_with_custom,
     owning_defaults,
 )
 from desktopapp.ui.common.layouts import scrolling_column, stack_when_narrow, two_panes
@@ -76,13 +72,8 @@ class CostTab(RecomputingTab):
         self._catalog = accelerator_catalog()
         self._writing = False
         self._marks = FieldMarks(state, "Cost: cannot compare: ")
-        self._owning = presenter.OwningFields()
-        self._demand_source_set_by_user = False
-        self._typed_gpu_hours: float | None = DEFAULT_GPU_HOURS_PER_MONTH
-        self._accelerator_id = DEFAULT_ACCELERATOR
-        self._compared: tuple[OptionKey, ...] = ()
-        self._custom: tuple[CloudOffer, ...] = ()
-        self._hybrid_key: OptionKey | None = None
+        # the tab's policy, Qt-free (application/cost_controller.py)
+        self.policy = CostController()
         self.comparison: CostComparison | None = None
         self.errors: dict[str, str] = {}
 
@@ -171,9 +162,10 @@ class CostTab(RecomputingTab):
 
     # --- defaults and state → widgets ----------------------------------------------------------
     def _set_generic_defaults(self) -> None:
-        self._typed_gpu_hours = DEFAULT_GPU_HOURS_PER_MONTH
-        source = DEMAND_RUNS if self.state.estimate is not None else DEMAND_TYPED
-        self.form.show_generic_defaults(source, self._typed_gpu_hours, self.state.runs_per_month)
+        source = self.policy.generic_defaults(self.state.estimate is not None)
+        self.form.show_generic_defaults(
+            source, DEFAULT_GPU_HOURS_PER_MONTH, self.state.runs_per_month
+        )
         self._refresh_demand_fields()
 
     def _workload_accelerator(self) -> str | None:
@@ -184,17 +176,12 @@ class CostTab(RecomputingTab):
 
     def _set_accelerator(self, acc_id: str) -> None:
         """Switch to an accelerator: its catalog server, power and cloud offers."""
-        acc = self._catalog.find(acc_id)
-        self._accelerator_id = acc.id if acc is not None else acc_id
+        self.policy.switch_accelerator(acc_id)
         self.inputs.accelerator.set_accelerator_id(self._accelerator_id)
-        self._owning = presenter.OwningFields()
         defaults = owning_defaults(self._accelerator_id)
         with blocked(self.inputs.gpus_per_server):
             self.inputs.gpus_per_server.setValue(defaults.gpus_per_server)
         self._apply_owning_defaults()
-        offers = offers_with_custom(self._accelerator_id, self._custom)
-        self._compared = default_compared(offers)
-        self._hybrid_key = None
         self._refresh_offers()
         self._refresh_accelerator_note()
 
@@ -205,21 +192,22 @@ class CostTab(RecomputingTab):
     def _apply_owning_defaults(self) -> None:
         """Catalog server price and power for the GPUs per server, unless typed in."""
         defaults = owning_defaults(self._accelerator_id, self.inputs.gpus_per_server.value())
-        self.form.show_owning(self._owning.view(defaults, COLORS))
+        self.form.show_owning(self.policy.owning.view(defaults, COLORS))
+
+    @property
+    def _accelerator_id(self) -> str:
+        return self.policy.accelerator_id
 
     def _refresh_offers(self) -> None:
-        offers = offers_with_custom(self._accelerator_id, self._custom)
-        self.offers.set_offers(offers, self._accelerator_name())
+        self.offers.set_offers(self.policy.offers(), self._accelerator_name())
         self._show_compared()
 
     def _show_compared(self) -> None:
         colors = {key: option_color(i) for i, key in enumerate(self._existing_compared())}
-        self.offers.set_compared(self._compared, colors)
+        self.offers.set_compared(self.policy.compared, colors)
 
     def _existing_compared(self) -> list[OptionKey]:
-        """Compared keys that are prices of the current offers, in comparison order."""
-        offers = offers_with_custom(self._accelerator_id, self._custom)
-        return [o.key for o in cloud_options(offers, self._compared, 0.0)]
+        return self.policy.existing_compared()
 
     def _refresh_accelerator_note(self) -> None:
         workload = self._workload_accelerator()
@@ -241,19 +229,17 @@ class CostTab(RecomputingTab):
         """Show inputs set from outside (a scenario, another view of the state). Their demand
         source is a choice made there: a workload estimate arriving later does not change it."""
         onprem = inputs.onprem
-        self._custom = inputs.custom_offers
-        self._demand_source_set_by_user = True
-        self._typed_gpu_hours = inputs.typed_gpu_hours
         acc = self._catalog.find(inputs.accelerator_id)
-        self._accelerator_id = acc.id if acc is not None else inputs.accelerator_id
+        acc_id = acc.id if acc is not None else inputs.accelerator_id
+        defaults = owning_defaults(acc_id, onprem.gpus_per_server)
+        self.policy.apply_inputs(
+            inputs,
+            presenter.OwningFields.for_values(
+                defaults, float(onprem.server_price), float(onprem.power_kw)
+            ),
+        )
         self.inputs.accelerator.set_accelerator_id(self._accelerator_id)
         self.form.show_inputs(inputs)
-        defaults = owning_defaults(self._accelerator_id, onprem.gpus_per_server)
-        self._owning = presenter.OwningFields.for_values(
-            defaults, float(onprem.server_price), float(onprem.power_kw)
-        )
-        self._compared = inputs.compared
-        self._hybrid_key = inputs.hybrid_option
         self._apply_owning_defaults()
         self._refresh_offers()
         self._refresh_accelerator_note()
@@ -265,7 +251,7 @@ class CostTab(RecomputingTab):
         self.schedule()
 
     def _on_demand_source_chosen(self, _source: str) -> None:
-        self._demand_source_set_by_user = True
+        self.policy.demand_source_chosen()
         self._refresh_demand_fields()
         self.schedule()
 
@@ -274,22 +260,22 @@ class CostTab(RecomputingTab):
         self.schedule()
 
     def _on_server_price_typed(self) -> None:
-        self._owning = dataclasses.replace(self._owning, price_typed=True)
+        self.policy.server_price_typed(True)
         self._apply_owning_defaults()
         self.schedule()
 
     def _on_server_price_reset(self) -> None:
-        self._owning = dataclasses.replace(self._owning, price_typed=False)
+        self.policy.server_price_typed(False)
         self._apply_owning_defaults()
         self.schedule()
 
     def _on_power_typed(self) -> None:
-        self._owning = dataclasses.replace(self._owning, power_typed=True)
+        self.policy.power_typed(True)
         self._apply_owning_defaults()
         self.schedule()
 
     def _on_power_reset(self) -> None:
-        self._owning = dataclasses.replace(self._owning, power_typed=False)
+        self.policy.power_typed(False)
         self._apply_owning_defaults()
         self.schedule()
 
@@ -298,28 +284,22 @@ class CostTab(RecomputingTab):
 
     def set_compared(self, offer_id: str, pricing: str, checked: bool) -> None:
         """Compare (or stop comparing) one price of one offer."""
-        key = (offer_id, pricing)
-        keys = [k for k in self._compared if k != key]
-        if checked:
-            keys.append(key)
-        self._compared = tuple(keys)
+        self.policy.set_compared((offer_id, pricing), checked)
         self._show_compared()
         self.schedule()
 
     def reset_comparison(self) -> None:
-        self._compared = default_compared(offers_with_custom(self._accelerator_id, self._custom))
+        self.policy.reset_comparison()
         self._show_compared()
         self.schedule()
 
     def _on_hybrid_chosen(self, index: int) -> None:
-        text = str(self.hybrid.option_combo.itemData(index) or "")
-        offer_id, _sep, pricing = text.rpartition("|")
-        self._hybrid_key = (offer_id, pricing) if offer_id else None
+        self.policy.choose_hybrid(str(self.hybrid.option_combo.itemData(index) or ""))
         self.schedule()
 
     def open_add_dialog(self) -> CustomOfferDialog:
         """The dialog for a user's own offer (window-modal); adds the offer when accepted."""
-        existing = [o.id for o in self._custom]
+        existing = [o.id for o in self.policy.custom]
         dialog = CustomOfferDialog(
             self._accelerator_id, self._accelerator_name(), existing, self.today, self
         )
@@ -335,19 +315,13 @@ class CostTab(RecomputingTab):
 
     def add_custom_offer(self, offer: CloudOffer) -> None:
         """Add a user's offer (``kind`` "custom") and compare its first listed price."""
-        if offer.kind != CUSTOM_OFFER_KIND:
-            raise ValueError("kind: only offers of kind 'custom' can be added")
-        self._custom = (*[o for o in self._custom if o.id != offer.id], offer)
-        first = next((p for p in PRICING_MODELS if (offer.price(p) or 0) > 0), None)
-        if first is not None and offer.accelerator_id == self._accelerator_id:
-            self._compared = (*[k for k in self._compared if k[0] != offer.id], (offer.id, first))
+        self.policy.add_custom_offer(offer)
         self._refresh_offers()
         self.state.show_status(f"Added {offer.name} to the cloud prices.")
         self.schedule()
 
     def remove_custom_offer(self, offer_id: str) -> None:
-        self._custom = tuple(o for o in self._custom if o.id != offer_id)
-        self._compared = tuple(k for k in self._compared if k[0] != offer_id)
+        self.policy.remove_custom_offer(offer_id)
         self._refresh_offers()
         self.schedule()
 
@@ -364,10 +338,8 @@ class CostTab(RecomputingTab):
 
     def _on_state_estimate(self, estimate: object) -> None:
         inp = self.inputs
-        if (
-            estimate is not None
-            and not self._demand_source_set_by_user
-            and inp.demand_source.currentData() == DEMAND_TYPED
+        if self.policy.follows_new_estimate(
+            estimate is not None, str(inp.demand_source.currentData())
         ):
             select_data(inp.demand_source, DEMAND_RUNS)
             self._refresh_demand_fields()
@@ -390,29 +362,19 @@ class CostTab(RecomputingTab):
     def build_inputs(self, errors: dict[QWidget, str]) -> CostInputs | None:
         """Read every field into :class:`CostInputs` (None, with ``errors``, when invalid)."""
         inp = self.inputs
-        onprem = self.form.onprem(errors, self._owning)
+        onprem = self.form.onprem(errors, self.policy.owning)
         source = str(inp.demand_source.currentData())
         if source == DEMAND_TYPED:
-            self._typed_gpu_hours = read_quantity(inp.gpu_hours, errors)
+            self.policy.typed_gpu_hours = read_quantity(inp.gpu_hours, errors)
         # With another source the field only shows the demand worked out from the workload:
         # the inputs (and a scenario file) keep the figure last typed in or opened.
-        typed = self._typed_gpu_hours
         if source == DEMAND_RUNS:
             read_quantity(inp.runs_per_month, errors)
         spot = read_quantity(self.offers.spot_overhead, errors)
         if onprem is None or spot is None:
             return None
-        return CostInputs(
-            accelerator_id=self._accelerator_id,
-            onprem=onprem,
-            demand_source=source,
-            typed_gpu_hours=typed,
-            horizon_months=inp.horizon.value(),
-            profile=str(inp.profile.currentData()),
-            spot_overhead=spot / 100.0,
-            compared=self._compared,
-            custom_offers=self._custom,
-            hybrid_option=self._hybrid_key,
+        return self.policy.inputs(
+            onprem, source, inp.horizon.value(), str(inp.profile.currentData()), spot / 100.0
         )
 
     def recompute(self) -> None:
@@ -485,8 +447,8 @@ class CostTab(RecomputingTab):
         spot = self.offers.spot_overhead.value()
         if spot is None:
             return
-        offers = offers_with_custom(self._accelerator_id, self._custom)
-        view = cloud_only(offers, self._compared, spot / 100.0)
+        offers = self.policy.offers()
+        view = cloud_only(offers, self.policy.compared, spot / 100.0)
         colors = {key: option_color(i) for i, key in enumerate(self._existing_compared())}
         shown = presenter.cloud_only_view(view, reason, colors, COLORS["bad"])
         if shown is None:
@@ -508,8 +470,8 @@ class CostTab(RecomputingTab):
 
     @property
     def compared(self) -> tuple[OptionKey, ...]:
-        return self._compared
+        return self.policy.compared
 
     @property
     def custom_offers(self) -> tuple[CloudOffer, ...]:
-        return self._custom
+        return self.policy.custom
