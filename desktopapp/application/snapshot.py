@@ -339,7 +339,7 @@ def choose_gpus(
             f"finishes within {days} and keeps MFU within {MFU_TOLERANCE:.0%} of the best such "
             "fleet; give --gpus to set it"
         )
-        return GpuChoice(n, True, rule, deadline, origin)
+        return GpuChoice(n, True, rule.replace("1 GPUs assumed", "1 GPU assumed"), deadline, origin)
     best = max(r[2] for r in rows)
     pool = [r for r in rows if r[2] >= best * FALLBACK_MFU_SHARE] or rows
     n = min(pool, key=lambda r: (r[1], r[0]))[0]

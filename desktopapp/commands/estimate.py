@@ -349,7 +349,12 @@ def _register_inference(sub: Any) -> None:
     p.add_argument("--hidden", type=count, help="hidden size")
     p.add_argument("--heads", type=count, help="attention heads")
     p.add_argument("--kv-heads", type=count, help="key/value heads (GQA; default = heads)")
-    p.add_argument("--gpus", type=count, help="devices the model is split over (default 1)")
+    p.add_argument(
+        "--gpus",
+        type=count,
+        help="devices one replica is split over (default: the fewest, 1-64, that hold the "
+        "weights and the KV cache; the output says so)",
+    )
     p.add_argument(
         "--utilization", type=quantity, help="compute utilization in (0, 1] (default 0.40)"
     )
@@ -421,17 +426,16 @@ def guarded_run(
     except FileNotFoundError as exc:
         sys.stderr.write(f"{prog}: error: {exc}\n")
         return EXIT_FAILURE
-    except ValueError as exc:
-        raise blame(exc, args) from None
     except (OverflowError, FloatingPointError, NonFiniteResultError) as exc:
         sys.stderr.write(f"{prog}: error: {_overflow_text(args, exc)}\n")
         return EXIT_USAGE
     except MemoryError:
         sys.stderr.write(
-            f"{prog}: error: {_largest_inputs(args)} too large to compute with; "
-            "use realistic values\n"
+            f"{prog}: error: {_largest_inputs(args)} to compute with; use realistic values\n"
         )
         return EXIT_USAGE
+    except ValueError as exc:
+        raise blame(exc, args) from None
     text = buffer.getvalue()
     if not getattr(args, "json", False) and re.search(r"(?<![\w.])-?(inf|nan)(?![\w])", text):
         sys.stderr.write(f"{prog}: error: {_overflow_text(args, None)}\n")
@@ -450,21 +454,30 @@ def _numeric_options(args: argparse.Namespace) -> list[tuple[str, float]]:
     return found
 
 
+def _extremity(value: float) -> float:
+    import math
+
+    return abs(math.log10(abs(value))) if value else 0.0
+
+
 def _largest_inputs(args: argparse.Namespace) -> str:
-    """``--params 1e+300, --tokens 1e+300`` (the three largest numeric options given)."""
-    given = sorted(_numeric_options(args), key=lambda kv: -abs(kv[1]))[:3]
+    """``the inputs (--params 1e+300, --tokens 1e+300) are too large`` (the three most extreme
+    numeric options given: furthest from 1 on a log scale), or "too small" for tiny ones."""
+    given = sorted(_numeric_options(args), key=lambda kv: -_extremity(kv[1]))[:3]
     if not given:
-        return "the inputs are"
+        return "the inputs are too large or too small"
     listed = ", ".join(f"{name} {value:g}" for name, value in given)
-    return f"the inputs ({listed}) are"
+    first = given[0][1]
+    size = "too small" if first and abs(first) < 1.0 else "too large"
+    return f"the inputs ({listed}) are {size}"
 
 
 def _overflow_text(args: argparse.Namespace, exc: BaseException | None) -> str:
     path = getattr(exc, "where", None) if exc is not None else None
     where = f" ({path})" if isinstance(path, str) and path else ""
     return (
-        f"the result is not a finite number{where}: {_largest_inputs(args)} too large "
-        "to compute with; use realistic values"
+        f"the result is not a finite number{where}: {_largest_inputs(args)} to compute "
+        "with; use realistic values"
     )
 
 
