@@ -395,6 +395,25 @@ def recommend(hybrid: HybridResult, gpus_per_server: int) -> Recommendation:
     )
 
 
+def recommendation_of(
+    verdict: Verdict, hybrid: HybridResult, gpus_per_server: int
+) -> Recommendation:
+    """The :class:`Recommendation` a verdict makes (its choice, owned GPUs and totals), so that
+    a hybrid panel never says "own 8 GPUs" beside a "rent" verdict."""
+    plans = {p.choice: p for p in (verdict.best, *verdict.others)}
+    rent, own = plans.get(RENT), plans.get(OWN)
+    best = verdict.best
+    return Recommendation(
+        choice=best.choice,
+        owned_gpus=best.owned_gpus,
+        owned_servers=best.owned_gpus // gpus_per_server,
+        cost_usd=best.cost_usd,
+        all_cloud_usd=rent.cost_usd if rent is not None else hybrid.all_cloud_cost_usd,
+        all_owned_usd=own.cost_usd if own is not None else hybrid.all_owned_cost_usd,
+        all_owned_gpus=own.owned_gpus if own is not None else hybrid.all_owned_gpus,
+    )
+
+
 @dataclass(frozen=True)
 class PlanCost:
     """One way to serve the demand over the horizon: rent it all at one price, own some GPUs and
@@ -819,6 +838,8 @@ class CostComparison:
         """Own, rent or both against the hybrid plan's price (None without a demand)."""
         if self.hybrid is None:
             return None
+        if self.verdict is not None:  # the one rule: what the verdict chose
+            return recommendation_of(self.verdict, self.hybrid, self.onprem.gpus_per_server)
         return recommend(self.hybrid, self.onprem.gpus_per_server)
 
     @property

@@ -361,3 +361,15 @@ def test_an_invalid_input_makes_the_snapshot_not_current() -> None:
     snap = compute_snapshot(WorkloadRequest(training=training))
     assert not snap.current and snap.training is None  # never the flat model instead
     assert [e.field for e in snap.errors] == ["tp"]
+
+
+def test_the_hybrid_panel_follows_the_verdict() -> None:
+    """One rule: the Cost comparison's recommendation is the verdict's choice."""
+    for path in EXAMPLES:
+        snap = compute_snapshot(request_from_scenario(load_scenario(path).scenario))
+        assert snap.cost is not None and snap.verdict is not None
+        advice = snap.cost.recommendation
+        assert advice is not None
+        assert advice.choice == snap.verdict.choice
+        assert advice.owned_gpus == snap.verdict.best.owned_gpus
+        assert advice.cost_usd == snap.verdict.best.cost_usd
