@@ -874,7 +874,18 @@ def _refuse(args: argparse.Namespace, section: str, field: str, message: str) ->
     if scenario is not None and field and not given_here:
         from pathlib import Path
 
+        if section == "serving":  # the file's names for the serving model's fields
+            section = "inference"
+            field = {"ttft_slo_s": "ttft_target_s", "tpot_slo_s": "tpot_target_s"}.get(
+                field, field
+            )
+
         from desktopapp.model.scenario import ScenarioError
+        from desktopapp.model.validation import field_label
+
+        label, sep, rest = message.partition(": ")
+        if sep and label == field_label(field):
+            message = rest  # the file error names the field itself
 
         raise ScenarioError(
             Path(scenario).name, f"{section}.{field}: {message}", f"{section}.{field}"

@@ -373,3 +373,16 @@ def test_the_hybrid_panel_follows_the_verdict() -> None:
         assert advice.choice == snap.verdict.choice
         assert advice.owned_gpus == snap.verdict.best.owned_gpus
         assert advice.cost_usd == snap.verdict.best.cost_usd
+
+
+def test_a_bad_latency_target_in_a_file_names_the_file_and_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = json.loads((REPO / "resources/examples/h100-8x-rented.json").read_text("utf-8"))
+    doc["inference"] = {"params": 7e9, "accelerator": "h100-sxm", "ttft_target_s": 1e-12}
+    path = tmp_path / "serve.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    capsys.readouterr()
+    assert run_command(["estimate", "inference", "--scenario", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "serve.json" in err and "inference.ttft_target_s" in err
