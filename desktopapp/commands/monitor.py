@@ -135,11 +135,34 @@ def run(args: argparse.Namespace) -> int:
     from desktopapp.devices.sampler import RealSampler
 
     if args.serve_metrics is not None:
+        _refuse_with_serve_metrics(args)
         return _serve_metrics(args.serve_metrics, duration, as_json=args.json)
     sampler = RealSampler(include_processes=not args.no_processes, prime=True)
     if args.once:
         return _once(sampler, args)
     return _loop(sampler, args, interval, duration, idle_config)
+
+
+def _refuse_with_serve_metrics(args: argparse.Namespace) -> None:
+    """--serve-metrics answers scrapes until Ctrl-C or --duration: --once, --record and --csv
+    have no meaning with it and are refused (named), not ignored."""
+    from desktopapp.devices.exporter import parse_address
+
+    parse_address(args.serve_metrics)  # a bad address first: it names --serve-metrics
+    given = [
+        name
+        for name, on in (
+            ("--once", args.once),
+            ("--record", args.record),
+            ("--csv", args.csv is not None),
+        )
+        if on
+    ]
+    if given:
+        raise ValueError(
+            f"serve_metrics: cannot be combined with {' or '.join(given)} (it serves samples "
+            "to scrapers until Ctrl-C or --duration); run those without --serve-metrics"
+        )
 
 
 def _serve_metrics(address: str, duration: float | None, as_json: bool = False) -> int:

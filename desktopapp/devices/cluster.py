@@ -223,11 +223,11 @@ class PrometheusClient:
         target = urllib.parse.urlsplit(full_url)
         conn, absolute = self._connection(target, remaining)
         expired = threading.Event()
+        held: list[socket.socket] = []  # http.client drops conn.sock on "Connection: close"
 
         def watchdog() -> None:
             expired.set()
-            sock = conn.sock
-            if sock is not None:
+            for sock in held or ([conn.sock] if conn.sock is not None else []):
                 with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
 
@@ -243,6 +243,8 @@ class PrometheusClient:
             else (target.path or "/") + (f"?{target.query}" if target.query else "")
         )
         try:
+            conn.connect()
+            held.append(conn.sock)
             conn.request("GET", path, headers=headers)
             response = conn.getresponse()
             length = response.getheader("Content-Length")
@@ -250,7 +252,7 @@ class PrometheusClient:
                 raise self._too_large()
             body = bytearray()
             while True:
-                chunk = response.read(65536)
+                chunk = response.read1(65536)
                 if not chunk:
                     break
                 body += chunk

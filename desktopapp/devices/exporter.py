@@ -49,8 +49,18 @@ def parse_address(text: str) -> tuple[str, int]:
     if not sep:
         host, port_text = DEFAULT_HOST, text
     host = host.strip("[]") or DEFAULT_HOST
+    shown = repr(text[:40]) + ("…" if len(text) > 40 else "")
+    if any(ch.isspace() or not ch.isprintable() for ch in host):
+        raise ValueError(
+            f"serve_metrics: the host must not hold spaces or control characters, got {shown}"
+        )
     if not (port_text.isascii() and port_text.isdigit()):
-        raise ValueError(f"serve_metrics: HOST:PORT with a port number, got {text[:40]!r}")
+        raise ValueError(f"serve_metrics: HOST:PORT with a port number, got {shown}")
+    if len(port_text.lstrip("0")) > 5:  # never int() of thousands of digits
+        raise ValueError(
+            f"serve_metrics: port must be 0-65535 (0: any free port), got a {len(port_text):,}-"
+            "digit number"
+        )
     port = int(port_text)
     if not 0 <= port <= 65535:
         raise ValueError(f"serve_metrics: port must be 0-65535 (0: any free port), got {port}")
