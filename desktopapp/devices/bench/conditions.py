@@ -229,8 +229,9 @@ def read_gpu(index: int, own_pids: frozenset[int] | None = None) -> GpuReading |
 
 
 def _own_pids() -> frozenset[int]:
-    """This process and its children (the collective benchmark's ranks are ours)."""
-    pids = {os.getpid()}
+    """This process, its children (the collective benchmark's ranks) and its parent (the
+    desktop app, which runs benchmarks in a child process and may hold a CUDA context)."""
+    pids = {os.getpid(), os.getppid()}
     try:
         import psutil
 
