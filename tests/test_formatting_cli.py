@@ -50,8 +50,8 @@ def test_a_bad_scenario_file_names_its_key_and_label(tmp_path, capsys):
                 "200T",
                 "--tokens",
                 "1T",
-                "--accelerator",
-                "h100-sxm",
+                "--peak-tflops",  # no plan fits 200T on a catalog GPU: refused (issue 21)
+                "989",
             ],
             "warning: parameters",
         ),

@@ -323,12 +323,10 @@ def choose_gpus(
             rows.append((n, est.training_seconds, est.utilization))
     days = f"{deadline:g} days ({source})"
     if not rows:
-        return GpuChoice(
-            1,
-            True,
-            f"1 GPU assumed: no fleet of up to {GPU_CANDIDATES[-1]:,} GPUs has a plan that "
-            "fits this model; give --gpus",
-            deadline,
+        raise _Refused(
+            "params",
+            f"no fleet of up to {GPU_CANDIDATES[-1]:,} GPUs has a parallel plan that fits this "
+            "model in memory; give --gpus to see what one plan needs",
         )
     meets = [r for r in rows if r[1] <= limit]
     if meets:

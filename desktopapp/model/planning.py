@@ -838,8 +838,6 @@ class CostComparison:
         """Own, rent or both against the hybrid plan's price (None without a demand)."""
         if self.hybrid is None:
             return None
-        if self.verdict is not None:  # the one rule: what the verdict chose
-            return recommendation_of(self.verdict, self.hybrid, self.onprem.gpus_per_server)
         return recommend(self.hybrid, self.onprem.gpus_per_server)
 
     @property

@@ -3,19 +3,20 @@
 
 from __future__ import annotations
 
-from desktopapp.application import workload
 from desktopapp.application.compare import summarize
+from desktopapp.application.snapshot import compute_snapshot, request_from_scenario
 from desktopapp.model import units
 from desktopapp.model.inference import InferenceInputs, estimate_inference
 from desktopapp.model.scenario import Scenario
-from desktopapp.model.serving import estimate_serving
 
 SERVE = InferenceInputs(params=8e9, accelerator="h100-sxm", batch_size=16, price=2.0)
 
 
 def test_language_models_are_summarized_with_the_serving_model() -> None:
     summary = summarize(Scenario(name="serve", inference=SERVE))
-    tab = estimate_serving(workload.serving_inputs(SERVE))
+    # the Workload tab renders the scenario's snapshot too (issue 21)
+    tab = compute_snapshot(request_from_scenario(Scenario(name="serve", inference=SERVE))).serving
+    assert tab is not None and tab.concurrency == 16  # the saved batch: sequences at once
     assert summary.serving is not None
     assert summary.serving.tokens_per_second == tab.tokens_per_second
     labels = {r.label: r for r in summary.rows}

@@ -363,12 +363,14 @@ def test_an_invalid_input_makes_the_snapshot_not_current() -> None:
     assert [e.field for e in snap.errors] == ["tp"]
 
 
-def test_the_hybrid_panel_follows_the_verdict() -> None:
-    """One rule: the Cost comparison's recommendation is the verdict's choice."""
+def test_the_recommendation_of_a_verdict_is_the_verdicts_choice() -> None:
+    """One rule: a hybrid panel built with ``recommendation_of`` says what the verdict says."""
+    from desktopapp.model.planning import recommendation_of
+
     for path in EXAMPLES:
         snap = compute_snapshot(request_from_scenario(load_scenario(path).scenario))
-        assert snap.cost is not None and snap.verdict is not None
-        advice = snap.cost.recommendation
+        assert snap.cost is not None and snap.verdict is not None and snap.cost.hybrid is not None
+        advice = recommendation_of(snap.verdict, snap.cost.hybrid, 8)
         assert advice is not None
         assert advice.choice == snap.verdict.choice
         assert advice.owned_gpus == snap.verdict.best.owned_gpus

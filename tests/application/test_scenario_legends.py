@@ -48,6 +48,9 @@ def test_a_problem_speaks_the_field_label(monkeypatch) -> None:
     def refuse(_inputs: object) -> None:
         raise InputError("gpu_hours_per_month", "must be 0 or more")
 
+    from desktopapp.application import snapshot
+
     monkeypatch.setattr(training_model, "estimate_training", refuse)
+    monkeypatch.setattr(snapshot, "estimate_training", refuse)  # Compare renders the snapshot
     broken = summarize(Scenario(name="x", training=TRAINING))
     assert broken.problems == ("Training: GPU-hours per month: must be 0 or more",)
