@@ -115,10 +115,26 @@ def display_problem(environ: dict[str, str] | None = None) -> str | None:
         return unknown
     if not sys.platform.startswith("linux"):
         return None
-    platform = env.get("QT_QPA_PLATFORM", "")
+    platforms = [
+        part.split(":")[0].strip()
+        for part in env.get("QT_QPA_PLATFORM", "").split(";")
+        if part.strip()
+    ]
+    if any(name in ("offscreen", "minimal", "vnc") for name in platforms):
+        return None  # these need no screen: Qt falls back to them in the order given
+    platform = platforms[0] if platforms else ""
+    if platform.startswith("wayland") or (not platform and env.get("WAYLAND_DISPLAY")):
+        return _wayland_problem(env)
+    if platform in ("eglfs", "linuxfb", "minimalegl", "vkkhrdisplay"):
+        device = "/dev/fb0" if platform == "linuxfb" else "/dev/dri"
+        if not Path(device).exists():
+            return (
+                f"QT_QPA_PLATFORM={platform} needs {device}, which this machine lacks. To "
+                "render without a screen use --screenshot FILE.png or set "
+                "QT_QPA_PLATFORM=offscreen"
+            )
+        return None
     if platform and not platform.startswith("xcb"):
-        return None  # offscreen, wayland, vnc …: Qt's own choice, nothing to check here
-    if not platform and env.get("WAYLAND_DISPLAY"):
         return None
     if not env.get("DISPLAY"):
         return (
@@ -126,6 +142,15 @@ def display_problem(environ: dict[str, str] | None = None) -> str | None:
             "--screenshot FILE.png or set QT_QPA_PLATFORM=offscreen; for a window, run it on a "
             "desktop or under Xvfb"
         )
+    local = env["DISPLAY"].strip()
+    if local.startswith(":"):
+        number = local[1:].split(".")[0]
+        if number.isdigit() and not Path(f"/tmp/.X11-unix/X{number}").exists():
+            return (
+                f"no X server answers on DISPLAY={local[:20]!r} (no /tmp/.X11-unix/X{number}). "
+                "To render without a screen use --screenshot FILE.png or set "
+                "QT_QPA_PLATFORM=offscreen"
+            )
     import ctypes.util
 
     missing = [pkg for pkg, lib in X11_PACKAGES.items() if ctypes.util.find_library(lib) is None]
@@ -136,6 +161,20 @@ def display_problem(environ: dict[str, str] | None = None) -> str | None:
             "or render without a screen with --screenshot FILE.png"
         )
     return None
+
+
+def _wayland_problem(env: dict[str, str] | os._Environ[str]) -> str | None:
+    if env.get("WAYLAND_DISPLAY"):
+        return None  # named by the session: Qt's to check
+    name = "wayland-0"
+    runtime = env.get("XDG_RUNTIME_DIR", "")
+    socket_path = Path(name) if name.startswith("/") else Path(runtime or "/nonexistent") / name
+    if socket_path.exists():
+        return None
+    return (
+        f"no Wayland compositor found ({name[:40]!r} is not a socket in XDG_RUNTIME_DIR). To "
+        "render without a screen use --screenshot FILE.png or set QT_QPA_PLATFORM=offscreen"
+    )
 
 
 def unknown_qt_platform(environ: dict[str, str] | os._Environ[str]) -> str | None:
@@ -305,6 +344,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unknown is not None:
             sys.stderr.write(f"desktopapp: error: {unknown}\n")
             return EXIT_FAILURE
+        problem = display_problem()
+        if problem is not None:  # a screenshot needs no screen: render offscreen, say so
+            wanted = os.environ.get("QT_QPA_PLATFORM", "")[:40]
+            sys.stderr.write(
+                f"desktopapp: note: QT_QPA_PLATFORM={wanted!r} cannot open here; rendering "
+                "the screenshot offscreen\n"
+            )
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"
     else:
         problem = display_problem()
         if problem is not None:
