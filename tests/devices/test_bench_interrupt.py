@@ -18,6 +18,19 @@ from desktopapp.devices.bench.core import BenchResult
 from desktopapp.devices.results_store import ResultsStore
 
 
+@pytest.fixture(autouse=True)
+def python_sigint_handler():
+    """These tests send SIGINT to this process: they set Python's own handler instead of relying
+    on the parent's (a suite started as a background job inherits SIGINT ignored)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _result(size: int) -> BenchResult:
     return BenchResult(
         "matmul", "cpu", "fp32", size, 0.5, 1e-3, None, None, metric="TFLOP/s", value=0.5
@@ -87,6 +100,9 @@ def test_ctrl_c_on_a_real_run(tmp_path, signum):
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        # the child starts with SIGINT's default action, as from a terminal, even when this
+        # suite runs as a background job (SIGINT inherited as ignored)
+        preexec_fn=_default_sigint,
     )
     assert proc.stderr is not None
     deadline = time.monotonic() + 120

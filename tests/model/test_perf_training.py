@@ -239,6 +239,9 @@ def test_chosen_plan_always_fits_memory(run):
 
 
 def test_build_check_covers_the_new_resources():
+    reference = REPO.parent / "shared" / "reference"
+    if not (reference / "accelerators.csv").is_file():
+        pytest.skip(f"reference tables not present at {reference} (a clone outside the work tree)")
     done = subprocess.run(
         [sys.executable, str(REPO / "scripts" / "build_catalogs.py"), "--check"],
         capture_output=True,
