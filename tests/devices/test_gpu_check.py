@@ -72,7 +72,11 @@ def test_quick_cpu_run_writes_one_summary(tmp_path: Path) -> None:
     matmul = data["steps"]["matmul"]["by_dtype"]["fp32"]
     assert matmul["tflops"] > 0 and matmul["tflops_best"] >= matmul["tflops"]
     amp = data["steps"]["amp"]["by_precision"]
-    assert amp["fp32"]["repeats"] >= 5 and amp["fp32"]["tokens_per_s"] > 0
+    assert set(amp) == {"fp32", "bf16"}
+    for figures in amp.values():  # issue 23: repeats, model size, tokens/s, TFLOP/s per mode
+        assert figures["repeats"] >= 5 and figures["tokens_per_s"] > 0
+        assert figures["params"] > 0 and figures["model"] and figures["tflops"] > 0
+    assert amp["bf16"]["speedup_vs_fp32"] > 0
     assert data["steps"]["exporter"]["series"] > 0
     assert data["steps"]["collectives"]["world_size"] == 1
     assert "GPU check on cpu" in proc.stdout
