@@ -101,12 +101,37 @@ def apply_workload(state: PlanState, scenario: Scenario, preset_id: str | None =
 
 def refresh_estimates(state: PlanState) -> None:
     """Estimates for the state's inputs where the state holds none for exactly these inputs."""
+    from desktopapp.application.snapshot import Snapshot, WorkloadRequest, compute_snapshot
     from desktopapp.model.inference import estimate_inference
-    from desktopapp.model.memory import estimate_memory
-    from desktopapp.model.training import estimate_training
 
-    _refresh(state.training, state.estimate, estimate_training, state.set_estimate)
-    _refresh(state.memory, state.memory_estimate, estimate_memory, state.set_memory_estimate)
+    # the training headline and the plan's memory as the Workload tab shows them (issue 21:
+    # one snapshot), also while that tab is not built
+    snap: list[Snapshot] = []
+
+    def snapshot(_inputs: Any) -> Snapshot:
+        if not snap:
+            request = WorkloadRequest(
+                training=state.training,
+                memory=state.memory,
+                preset_id=state.preset_id,
+                measured_busbw=state.measured_busbw,
+                with_verdict=False,
+            )
+            snap.append(compute_snapshot(request))
+        return snap[0]
+
+    _refresh(
+        state.training,
+        state.estimate,
+        lambda t: snapshot(t).training_estimate,
+        state.set_estimate,
+    )
+    _refresh(
+        state.memory,
+        state.memory_estimate,
+        lambda m: snapshot(m).memory,
+        state.set_memory_estimate,
+    )
     _refresh(
         state.inference,
         state.inference_estimate,
