@@ -220,8 +220,10 @@ class PlotsPanel(Section):
         util_plot.addItem(parts["util_marker"])
         util_plot.addItem(parts["util_band"])
         for plot in (time_plot, cost_plot):
-            plot.setXRange(0, 3.62, padding=0.02)  # log10(1) … log10(4096)
+            # log10(1) … log10(4096) with room for the end labels, all drawn (issue 25)
+            plot.setXRange(-0.12, 3.95, padding=0.0)
             plots.set_log_ticks(plot, (1, 8, 64, 512, 4096))
+            plot.getPlotItem().getAxis("bottom").setStyle(hideOverlappingLabels=False)
         util_plot.setXRange(5, 80, padding=0.02)
         for plot in (time_plot, cost_plot, util_plot):
             plot.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
