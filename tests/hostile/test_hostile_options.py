@@ -76,7 +76,16 @@ BASES: dict[str, list[str]] = {
     "bench cluster-command": ["--nodes", "2", "--gpus-per-node", "8"],
     "bench import": ["no-such-run.json"],
     "report": ["--preset", "llm-7b", "--json"],
-}
+    # one accelerator, one price, four fleet sizes: the sweep stays fast
+    "plan train": [
+        "--params", "7B", "--tokens", "100B", "--include", "h100-sxm", "--pricing", "spot",
+        "--max-gpus", "8",
+    ],
+    "plan serve": [
+        "--params", "7B", "--requests-per-s", "2", "--include", "h100-sxm", "--pricing", "spot",
+        "--max-gpus", "8",
+    ],
+}  # fmt: skip
 # Commands whose output is text only (no --json option).
 TEXT_ONLY = {"bench cluster-command"}
 # --forward-flops and --samples replace --params/--tokens as the source of compute.
