@@ -960,7 +960,22 @@ def run_train(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+MEMORY_INTEGER_OPTIONS = (
+    "layers",
+    "hidden",
+    "heads",
+    "kv_heads",
+    "seq_len",
+    "batch_size",
+    "zero_stage",
+    "gpus",
+    "ffn_hidden",
+    "vocab",
+)
+
+
 def run_memory(args: argparse.Namespace) -> int:
+    _check_integer_options(args, MEMORY_INTEGER_OPTIONS)
     inputs = memory_inputs_from_args(args)
     warn_implausible(inputs, quiet=args.json)
     from desktopapp.application.snapshot import WorkloadRequest, compute_snapshot
