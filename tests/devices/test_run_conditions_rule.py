@@ -110,3 +110,37 @@ def test_other_cpu_load_and_far_low_clocks_are_disturbed() -> None:
     unknown = judge_gpu(GpuReading(reasons=("power cap",)))
     assert not unknown.disturbed
     assert math.isnan(GpuReading().power_w)
+
+
+def test_the_bench_keeps_the_reading_under_load_not_the_idle_one_after_it() -> None:
+    """At the end of a run the GPU is idle again; the conditions come from the readings taken
+    during it (the busiest one), with every reason seen."""
+    import threading
+
+    loaded = GpuReading(power_w=692, power_limit_w=700, default_power_limit_w=700,
+                        sm_clock_mhz=1490, reasons=("power cap",))  # fmt: skip
+    idle = GpuReading(power_w=80, power_limit_w=700, default_power_limit_w=700,
+                      sm_clock_mhz=345, reasons=("idle",))  # fmt: skip
+    calls: list[int] = []
+    during = threading.Event()
+
+    def reader(index: int) -> GpuReading:
+        calls.append(index)
+        if len(calls) >= 2:
+            during.set()
+        return loaded
+
+    probe = ConditionsProbe(
+        gpu_index=0,
+        cpus=2,
+        gpu_reader=reader,
+        gpu_interval_s=0.01,
+        cpu_reader=lambda: CpuTimes(0.0, 0.0),  # no other load
+    )
+    probe.start()
+    assert during.wait(30)
+    probe._gpu_reader = lambda index: idle  # the run ended: the GPU idles
+    data = probe.finish().to_dict()
+    assert data["gpu"]["power_w"] == pytest.approx(692) and data["gpu"]["sm_clock_mhz"] == 1490
+    assert data["gpu"]["reasons"] == ["power cap"]
+    assert data["state"] == "normal" and data["normal_limits"]

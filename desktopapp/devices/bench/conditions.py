@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from desktopapp.model.run_conditions import (
@@ -252,8 +253,16 @@ class ConditionsProbe:
         cpu_reader: Callable[[], CpuTimes] = read_cpu_times,
         gpu_reader: Callable[[int], GpuReading | None] = read_gpu,
         clock: Callable[[], float] = time.monotonic,
+        gpu_interval_s: float | None = None,
     ) -> None:
         self.gpu_index = gpu_index
+        # GPU readings during the run (a background thread), not only after it: at the end the
+        # GPU is idle again and its power-cap reason and load clocks are gone. None: only at
+        # the end (tests with scripted readers).
+        self.gpu_interval_s = gpu_interval_s
+        self._gpu_samples: list[GpuReading] = []
+        self._stop_sampling = threading.Event()
+        self._sampler: threading.Thread | None = None
         self.cpus = cpus or os.cpu_count() or 1
         self._cpu_reader = cpu_reader
         self._gpu_reader = gpu_reader
@@ -272,7 +281,35 @@ class ConditionsProbe:
     def start(self) -> ConditionsProbe:
         self._t0 = self._clock()
         self._start = self._read()
+        if self.gpu_index is not None and self.gpu_interval_s:
+            self._sampler = threading.Thread(
+                target=self._sample_gpu, name="bench-gpu-conditions", daemon=True
+            )
+            self._sampler.start()
         return self
+
+    def _sample_gpu(self) -> None:
+        assert self.gpu_index is not None and self.gpu_interval_s
+        while not self._stop_sampling.wait(self.gpu_interval_s):
+            try:
+                reading = self._gpu_reader(self.gpu_index)
+            except Exception:  # a sensor never stops a run; the final reading reports problems
+                continue
+            if reading is not None:
+                self._gpu_samples.append(reading)
+
+    def _merged_gpu(self, last: GpuReading | None) -> GpuReading | None:
+        """The reading under the heaviest load (highest power draw) of the run, with every
+        clock reason and foreign process seen at any time."""
+        samples = [*self._gpu_samples, *([last] if last is not None else [])]
+        if not samples:
+            return None
+        busiest = max(samples, key=lambda g: g.power_w if math.isfinite(g.power_w) else -1.0)
+        reasons = tuple(
+            dict.fromkeys(r for g in samples for r in g.reasons if "idle" not in r.lower())
+        )
+        foreign = tuple(dict.fromkeys(p for g in samples for p in g.foreign_processes))
+        return replace(busiest, reasons=reasons, foreign_processes=foreign)
 
     def finish(self) -> RunConditions:
         seconds = max(self._clock() - self._t0, 0.0) if math.isfinite(self._t0) else NAN
@@ -286,11 +323,15 @@ class ConditionsProbe:
             own = min(own_s / capacity, 1.0)
             other = min(max(busy_s - own_s, 0.0) / capacity, 1.0)
         gpu: GpuReading | None = None
+        if self._sampler is not None:
+            self._stop_sampling.set()
+            self._sampler.join(timeout=5)
         if self.gpu_index is not None:
             try:
                 gpu = self._gpu_reader(self.gpu_index)
             except Exception as exc:
                 self._problems.append(f"GPU readings unavailable because {exc}")
+            gpu = self._merged_gpu(gpu)
         return RunConditions(
             seconds=seconds,
             cpus=self.cpus,

@@ -220,7 +220,9 @@ def _run(
     config: BenchConfig, target: BenchDevice, token: CancelToken
 ) -> Generator[ProgressEvent, None, None]:
     start = time.perf_counter()
-    probe = ConditionsProbe(gpu_index=target.index if target.kind == "cuda" else None).start()
+    probe = ConditionsProbe(
+        gpu_index=target.index if target.kind == "cuda" else None, gpu_interval_s=1.0
+    ).start()
     suites = list(dict.fromkeys(config.suites))
     costs = {name: _suite_cost(name, config, target) for name in suites}
     total = sum(costs.values()) or 1.0
