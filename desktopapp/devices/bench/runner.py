@@ -133,7 +133,7 @@ def _suite_cost(name: str, config: BenchConfig, target: BenchDevice) -> float:
         return (len(dtypes) + extra) * len(config.matmul_sizes(target)) * b * 0.6
     return {
         "bandwidth": b * (5 if target.kind == "cuda" else 1),
-        "amp": b * 3,
+        "amp": b * 15,  # amp.BUDGET_FACTOR: sizing the model and ≥5 steps per precision
         "batching": b * 3,
         "quantization": b * 2.5,
         "profile": b * 3,
