@@ -20,7 +20,12 @@ from desktopapp.model.units import DASH
 # Suites the panel offers, in display order, with a line for each tooltip.
 SUITE_INFO: tuple[tuple[str, str, str], ...] = (
     ("matmul", "Matmul", "Matrix-multiply TFLOP/s over a size sweep, per precision"),
-    ("amp", "Mixed precision", "One training step in fp32 and under autocast: the speed-up"),
+    (
+        "amp",
+        "Mixed precision",
+        "Training steps of a model sized to fill this device, in fp32, TF32, bf16 and fp16: "
+        "tokens/s, MFU and the speed-ups",
+    ),
     ("bandwidth", "Bandwidth", "Memory copy GB/s (and host↔device transfers on CUDA)"),
     ("batching", "Batching", "Inference throughput and latency as the batch grows"),
     ("quantization", "Quantization", "int8 dynamic quantization against fp32 inference"),
