@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
 from typing import Any
@@ -955,15 +955,6 @@ def is_current(option: Any, training: TrainingInputs | None) -> bool:
         and training.price is not None
         and math.isclose(training.price, option.price_usd_per_gpu_hour, rel_tol=1e-9)
     )
-
-
-@dataclass(frozen=True)
-class PlanRequest:
-    """What the GUI view asks (kept with the scenario): the constraints and the chosen
-    option's key."""
-
-    constraints: adv.Constraints = field(default_factory=adv.Constraints)
-    chosen: tuple[str, int, str] | None = None
 
 
 # --- the report's page ------------------------------------------------------------------------
