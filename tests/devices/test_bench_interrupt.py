@@ -93,7 +93,7 @@ def test_ctrl_c_on_a_real_run(tmp_path, signum):
             "--dtype",
             "fp32",
             "--budget-s",
-            "0.5",
+            "60",  # long enough that the signal, not the budget, ends the run
             "--json",
         ],
         stdout=subprocess.PIPE,
