@@ -23,6 +23,14 @@ class FittingHelpFormatter(argparse.HelpFormatter):
     wrapping (which indents under the program name) leaves a line too wide, the usage is
     packed again under a four-space indent, never splitting an ``[--option VALUE]`` group."""
 
+    def _format_action_invocation(self, action: argparse.Action) -> str:
+        # "--long, --alias VALUE" (the value once, as Python 3.13 writes it), not
+        # "--long VALUE, --alias VALUE", which runs past 80 columns with two long names.
+        if not action.option_strings or action.nargs == 0:
+            return super()._format_action_invocation(action)
+        default = self._get_default_metavar_for_optional(action)
+        return f"{', '.join(action.option_strings)} {self._format_args(action, default)}"
+
     def _format_usage(self, usage: Any, actions: Any, groups: Any, prefix: Any) -> str:
         text = super()._format_usage(usage, actions, groups, prefix)
         lines = text.rstrip("\n").splitlines()
