@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from desktopapp.commands.output import print_json, print_table
+from desktopapp.commands.output import print_bullet, print_json, print_table
 from desktopapp.model.units import format_duration
 
 MODULE = "desktopapp.devices.bench.collective"
@@ -182,9 +182,11 @@ def _report(run: Any, args: argparse.Namespace, accelerator: str | None) -> int:
         payload["saved_to"] = saved_to
         print_json(payload)
         return 0 if run.results or run.cancelled else 1
-    print(
-        f"{run.device_name or run.backend}: {run.world_size} ranks, {run.backend}, "
-        f"{run.nodes} node(s); time = median over iterations of the slowest rank"
+    print_bullet(
+        f"{run.device_name or run.backend}: {run.world_size} "
+        f"rank{'s' if run.world_size != 1 else ''}, {run.backend}, "
+        f"{run.nodes} node(s); time = median over iterations of the slowest rank",
+        bullet="",
     )
     one_rank = run.world_size == 1
     print_table(
@@ -202,9 +204,11 @@ def _report(run: Any, args: argparse.Namespace, accelerator: str | None) -> int:
         + ([] if one_rank else ["busbw GB/s"]),
     )
     for line in interpretation:
-        print(f"  - {line}")
+        print_bullet(line)
     for note in notes:
-        print(f"  note: {note}")
+        if run.world_size == 1 and note.startswith("one rank:"):
+            continue  # said in the interpretation above
+        print_bullet(note, bullet="  note: ")
     if run_id is not None:
         print(f"\nSaved as run #{run_id} in {saved_to}")
     if run.cancelled:
