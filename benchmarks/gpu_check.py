@@ -381,6 +381,56 @@ def step_collectives(plan: Plan, timeout_s: float, gpu_count: int) -> dict[str, 
     }
 
 
+# --- the yardstick: plain PyTorch figures measured on an H200 ------------------------------------
+
+
+def _reference_rows() -> list[dict[str, str]]:
+    import csv
+
+    for base in (REPO / "shared", REPO.parent / "shared"):
+        path = base / "reference" / "measured_h200.csv"
+        if path.exists():
+            with path.open(newline="", encoding="utf-8") as handle:
+                return list(csv.DictReader(handle))
+    return []
+
+
+def yardstick(summary: dict[str, Any]) -> dict[str, Any]:
+    """The app's figures against a plain PyTorch loop on an H200 (shared/reference), on CUDA
+    only: matmul TFLOP/s at 8192 and the AMP speed-ups (bf16 over fp32 and over TF32)."""
+    rows = _reference_rows()
+    if not rows or not str(summary.get("device", "")).startswith("cuda"):
+        return {"skipped": "no reference file or not a CUDA run"}
+    out: dict[str, Any] = {"source": "shared/reference/measured_h200.csv (plain PyTorch, H200)"}
+    matmul = (summary["steps"].get("matmul") or {}).get("results") or []
+    at_8192 = {r.get("dtype"): r.get("tflops") for r in matmul if r.get("size") == 8192}
+    for row in rows:
+        if row["kind"] == "matmul" and row["precision"] in at_8192 and at_8192[row["precision"]]:
+            ref = float(row["value"])
+            out[f"matmul_{row['precision']}_vs_plain_torch"] = at_8192[row["precision"]] / ref
+    tokens = {
+        row["precision"]: float(row["value"])
+        for row in rows
+        if row["kind"] == "train_step"
+        and row["model"] == "dense-1.36B"
+        and row["micro_batch"] == "8"
+        and row["metric"] == "tokens_per_second"
+    }
+    amp = (summary["steps"].get("amp") or {}).get("by_precision") or {}
+    bf16 = amp.get("bf16") or {}
+    if "bf16-autocast" in tokens and "fp32" in tokens and bf16.get("speedup_vs_fp32"):
+        ref = tokens["bf16-autocast"] / tokens["fp32"]
+        out["amp_bf16_vs_fp32"] = {"app": bf16["speedup_vs_fp32"], "plain_torch": ref,
+                                   "ratio": bf16["speedup_vs_fp32"] / ref}  # fmt: skip
+    if "bf16-autocast" in tokens and "tf32" in tokens and bf16.get("speedup_vs_tf32"):
+        ref = tokens["bf16-autocast"] / tokens["tf32"]
+        out["amp_bf16_vs_tf32"] = {"app": bf16["speedup_vs_tf32"], "plain_torch": ref,
+                                   "ratio": bf16["speedup_vs_tf32"] / ref}  # fmt: skip
+    if bf16.get("tokens_per_s") and "bf16-autocast" in tokens:
+        out["amp_bf16_tokens_per_s_vs_1_36b"] = bf16["tokens_per_s"] / tokens["bf16-autocast"]
+    return out
+
+
 # --- the run ----------------------------------------------------------------------------------
 
 
@@ -433,6 +483,10 @@ def run(plan: Plan, steps: tuple[str, ...]) -> dict[str, Any]:
         print(f"gpu_check: {name} {status} in {record['seconds']:.1f} s", file=sys.stderr)
     summary["seconds"] = round(time.monotonic() - start, 1)
     summary["failed"] = [n for n, r in summary["steps"].items() if not r["ok"]]
+    try:
+        summary["yardstick"] = yardstick(summary)
+    except Exception as exc:  # the summary is written whatever happens here
+        summary["yardstick"] = {"error": f"{type(exc).__name__}: {exc}"}
     return summary
 
 
@@ -489,6 +543,14 @@ def human(summary: dict[str, Any]) -> list[str]:
         lines.extend(
             textwrap.wrap(text, 78, initial_indent=f"  {name:<12} ", subsequent_indent=" " * 15)
         )
+    stick = summary.get("yardstick") or {}
+    for key in ("amp_bf16_vs_fp32", "amp_bf16_vs_tf32"):
+        if isinstance(stick.get(key), dict):
+            v = stick[key]
+            lines.append(
+                f"  yardstick    {key}: app {v['app']:.2f}× vs plain PyTorch "
+                f"{v['plain_torch']:.2f}× (ratio {v['ratio']:.2f})"
+            )
     if summary["failed"]:
         lines.append(f"failed steps: {', '.join(summary['failed'])}")
     return lines

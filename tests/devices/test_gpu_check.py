@@ -80,3 +80,28 @@ def test_quick_cpu_run_writes_one_summary(tmp_path: Path) -> None:
     assert data["steps"]["exporter"]["series"] > 0
     assert data["steps"]["collectives"]["world_size"] == 1
     assert "GPU check on cpu" in proc.stdout
+
+
+def test_yardstick_compares_with_plain_pytorch_on_cuda_only(monkeypatch) -> None:
+    gc = _module()
+    rows = [
+        {"kind": "train_step", "model": "dense-1.36B", "micro_batch": "8", "precision": p,
+         "metric": "tokens_per_second", "value": v}
+        for p, v in (("bf16-autocast", "50000"), ("tf32", "20000"), ("fp32", "5000"))
+    ] + [{"kind": "matmul", "model": "square-8192", "micro_batch": "", "precision": "bf16",
+          "metric": "tflops", "value": "800"}]  # fmt: skip
+    monkeypatch.setattr(gc, "_reference_rows", lambda: rows)
+    amp = {"bf16": {"speedup_vs_fp32": 8.0, "speedup_vs_tf32": 2.0, "tokens_per_s": 40000.0}}
+    summary = {
+        "device": "cuda",
+        "steps": {
+            "amp": {"by_precision": amp},
+            "matmul": {"results": [{"dtype": "bf16", "size": 8192, "tflops": 760.0}]},
+        },
+    }
+    stick = gc.yardstick(summary)
+    assert stick["amp_bf16_vs_fp32"]["plain_torch"] == 10.0
+    assert stick["amp_bf16_vs_fp32"]["ratio"] == 0.8
+    assert stick["amp_bf16_vs_tf32"]["ratio"] == 0.8
+    assert stick["matmul_bf16_vs_plain_torch"] == 0.95
+    assert "skipped" in gc.yardstick(summary | {"device": "cpu"})
