@@ -100,6 +100,13 @@ PRODUCTION_SOURCE = (
 )
 DEFAULT_GLOBAL_BATCH_TOKENS = 4 * 1024 * 1024
 GLOBAL_BATCH_SOURCE = "Llama 2 (Touvron et al. 2023, arXiv 2307.09288, §2.2): 4M tokens per step"
+BATCH_ROUNDING_TOLERANCE = 0.10
+BATCH_ROUNDING_SOURCE = (
+    "a step holds whole sequences and DP × micro-batch × micro-batches of them: the batch "
+    "(given or default) is a target in tokens, rounded per plan to the nearest whole multiple "
+    f"of DP × micro-batch; plans within ±{0.10:.0%} of the target are preferred, otherwise "
+    "the nearest feasible (never above the target by more than that)"
+)
 LARGE_GLOBAL_BATCH_TOKENS = 64e6  # DeepSeek-V3 (the largest published) used 15360 × 4096 ≈ 63M
 DEFAULT_SEQ_LEN = 4096
 SEQ_LEN_SOURCE = "Llama 2 context length (Touvron et al. 2023, Table 1)"
@@ -719,7 +726,7 @@ class _Problem:
     kv_heads: int
     seq: int
     vocab: int
-    seqs_per_step: float  # global batch in sequences
+    seqs_per_step: float  # global batch in sequences (the target; the chosen plan's after it)
     lin_flops_tok: float  # 6·N_active (the MFU convention)
     attn_flops_tok: float  # 12·L·h·s (the MFU convention, PaLM)
     counted_attn: bool  # attention in the model FLOPs (shape given)
@@ -742,6 +749,7 @@ class _Problem:
     weight_grad_bytes: float
     act_terms: ActivationTerms | None = None  # memory model: saved bytes per token (1 GPU)
     act_terms16: ActivationTerms | None = None  # sharded over several GPUs: bf16 model
+    target_seqs: float = 0.0  # the global batch asked for, in sequences (given or default)
 
 
 _PLAN_BPP = bytes_per_param("mixed", "adamw")
@@ -850,6 +858,7 @@ def _problem(
         seq=seq,
         vocab=inp.vocab or DEFAULT_VOCAB,
         seqs_per_step=max(1.0, gbt / seq),
+        target_seqs=max(1.0, gbt / seq),
         lin_flops_tok=6.0 * n_act,
         attn_flops_tok=12.0 * layers * hidden * seq,
         counted_attn=inp.has_shape,
@@ -1069,7 +1078,15 @@ def _evaluate(pb: _Problem, c: _Cands, n: FloatArray, idx: Any = None) -> dict[s
     tp, pp, cp, mb, zero, v, act, t_mb = t.tp, t.pp, t.cp, t.mb, t.zero, t.v, t.act, t.t_mb
     # --- per (candidate, GPU count) ---
     dp = n / t.shard
-    m = pb.seqs_per_step / (dp * mb)
+    # whole sequences per step, a whole number of micro-batches of DP × micro-batch each: the
+    # nearest multiple of the target if within the tolerance, else the largest one below it
+    target = pb.target_seqs or pb.seqs_per_step
+    unit = dp * mb
+    m_near = np.maximum(np.round(target / unit), 1.0)
+    near_ok = np.abs(m_near * unit / target - 1.0) <= BATCH_ROUNDING_TOLERANCE + 1e-12
+    # (a batch below DP × micro-batch gives m = 0: invalid below; kept tiny, not 0, for speed)
+    m = np.maximum(np.where(near_ok, m_near, np.floor(target / unit + 1e-9)), 1e-9)
+    seqs = np.maximum(m * unit, 1e-9)  # m = 0 (invalid below) keeps the ratios finite
     if pb.moe:  # expert parallel: 4 all-to-alls per layer per micro-batch
         ep = np.minimum(dp, float(EXPERT_PARALLEL))
         ep_bw = np.where(tp * cp * ep <= pb.domain, pb.su_bw, pb.so_bw)
@@ -1151,6 +1168,8 @@ def _evaluate(pb: _Problem, c: _Cands, n: FloatArray, idx: Any = None) -> dict[s
         "dp": t_dp,
         "dpdeg": dp,
         "m": m,
+        "seqs": seqs,
+        "in_tolerance": near_ok,
         "ep_deg": ep,
         "rc": rc,
         "mem": mem,
@@ -1185,9 +1204,33 @@ def _choose(pb: _Problem, inp: RunInputs) -> tuple[_Cands, dict[str, FloatArray]
             f"{pb.seqs_per_step:.0f} sequences is smaller than the data-parallel degree; "
             "add GPUs or give a larger --global-batch-tokens"
         )
-    step = np.where(valid, out["step"], np.inf)
-    best = int(np.argmin(step))
+    # the plans that keep the batch within the tolerance of the target, if any; the fastest
+    # per sequence (plans may round the batch differently)
+    pref = np.logical_and(valid, out["in_tolerance"])
+    if pref.any():
+        valid = pref
+    per_seq = np.where(valid, out["step"] / out["seqs"], np.inf)
+    best = int(np.argmin(per_seq))
     return cands, out, best, int(valid.sum())
+
+
+def _as_chosen(pb: _Problem, out: dict[str, FloatArray], i: int) -> _Problem:
+    """The problem with the global batch the chosen plan runs (whole sequences)."""
+    return replace(pb, seqs_per_step=float(out["seqs"][i]))
+
+
+def batch_text(pb: _Problem) -> str:
+    """The global batch used, and the target it was rounded from when that differs."""
+    used = pb.seqs_per_step * pb.seq
+    text = f"{used / 1e6:.3g}M tokens ({pb.seqs_per_step:,.0f} sequences of {pb.seq:,})"
+    target = pb.target_seqs or pb.seqs_per_step
+    if abs(target - pb.seqs_per_step) > 1e-6 * target:
+        text = (
+            f"{target * pb.seq / 1e6:.3g}M tokens asked → {pb.seqs_per_step:,.0f} sequences "
+            f"= {used / 1e6:.3g}M tokens ({pb.seqs_per_step / target - 1.0:+.1%}, whole "
+            "micro-batches of DP × micro-batch)"
+        )
+    return text
 
 
 def _refusal(pb: _Problem, inp: RunInputs, c: _Cands, out: dict[str, FloatArray]) -> str:
@@ -1234,7 +1277,7 @@ def _fastest(
 ) -> tuple[_Problem, dict[str, FloatArray], int]:
     pb = _problem(inp, k_ovh, a_attn, ic, table)
     _, out, i, _ = _choose(pb, inp)
-    return pb, out, i
+    return _as_chosen(pb, out, i), out, i
 
 
 def steady_gpu_hours(
@@ -1273,6 +1316,7 @@ def estimate_run(inp: RunInputs) -> RunEstimate:
     pb = _problem(inp)
     acc = get_accelerator(inp.accelerator)
     c, out, i, tried = _choose(pb, inp)
+    pb = _as_chosen(pb, out, i)
     plan = _plan_from(pb, c, out, i)
     parts = StepBreakdown(
         compute=float(out["compute"][i]),
@@ -1471,8 +1515,10 @@ def _assumptions(
         Assumption("gradient bytes", f"{GRAD_BYTES:g} B/param", GRAD_BYTES_SOURCE),
         Assumption(
             "global batch",
-            f"{pb.seqs_per_step * pb.seq / 1e6:.3g}M tokens",
-            "given" if inp.global_batch_tokens else GLOBAL_BATCH_RULE_SOURCE,
+            batch_text(pb),
+            ("given" if inp.global_batch_tokens else GLOBAL_BATCH_RULE_SOURCE)
+            + "; "
+            + BATCH_ROUNDING_SOURCE,
         ),
         Assumption("sequence length", f"{pb.seq}", "given" if inp.seq_len else SEQ_LEN_SOURCE),
         Assumption("memory fit", f"{MEMORY_HEADROOM:.0%} of device memory", MEMORY_HEADROOM_SOURCE),
@@ -1603,7 +1649,8 @@ def scaling_sweep(inp: RunInputs, max_gpus: int = MAX_GPUS_SWEEP) -> ScalingSwee
     n = (mult * q[idx]).astype(float)
     out = _evaluate(pb, base, n, idx)
     step = np.where(out["valid"], out["step"], np.inf)
-    order = np.lexsort((step, n))
+    # per GPU count: plans within the batch tolerance first, then the fastest per sequence
+    order = np.lexsort((step / out["seqs"], np.logical_not(out["in_tolerance"]), n))
     n_sorted = n[order]
     first = np.concatenate(([True], n_sorted[1:] != n_sorted[:-1]))
     pick = order[first]
@@ -1611,6 +1658,8 @@ def scaling_sweep(inp: RunInputs, max_gpus: int = MAX_GPUS_SWEEP) -> ScalingSwee
     best = np.full(max_gpus, np.inf)
     where = n[pick].astype(np.int64) - 1
     best[where] = step[pick]
+    seqs = np.full(max_gpus, np.nan)
+    seqs[where] = out["seqs"][pick]
     tp = np.full(max_gpus, np.nan)
     pp = np.full(max_gpus, np.nan)
     dp = np.full(max_gpus, np.nan)
@@ -1620,9 +1669,9 @@ def scaling_sweep(inp: RunInputs, max_gpus: int = MAX_GPUS_SWEEP) -> ScalingSwee
     best = np.where(ok, best, np.nan)
     tp, pp, dp = (np.where(ok, a, np.nan) for a in (tp, pp, dp))
     total_tokens = inp.tokens * inp.epochs
-    steps = total_tokens / (pb.seqs_per_step * pb.seq)
+    steps = total_tokens / (seqs * pb.seq)
     seconds = steps * best * production_factor(inp) / inp.goodput
-    mfu = _step_flops(pb) / (best * counts * pb.peak)
+    mfu = seqs * pb.seq * _flops_per_token(pb) / (best * counts * pb.peak)
     if inp.utilization is not None:
         scale = mfu / inp.utilization
         seconds = seconds * scale

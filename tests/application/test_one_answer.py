@@ -203,6 +203,40 @@ def test_default_batch_at_scale_is_near_a_16m_batch(capsys: pytest.CaptureFixtur
     assert small["training"]["wall_days"] > default["training"]["wall_days"]
 
 
+LLAMA3_405B_SHAPE = ["--layers", "126", "--hidden", "16384", "--heads", "128", "--kv-heads", "8"]
+LLAMA3_405B_SHAPE += ["--seq-len", "8192"]
+
+
+def test_shaped_405b_default_batch_is_near_a_16m_batch(capsys: pytest.CaptureFixture[str]) -> None:
+    """With the Llama 3 shape, "16M" (16e6 tokens = 1,953 sequences, just under the 2,048 that
+    DP × micro-batch plans need) once left only poor plans: 1.56× the default batch's time."""
+    argv = ["estimate", "train", "--params", "405B", "--tokens", "15.6T"]
+    argv += ["--accelerator", "h100-sxm", "--gpus", "16384", *LLAMA3_405B_SHAPE, "--json"]
+    default = _cli_json(capsys, argv)
+    given16 = _cli_json(capsys, [*argv, "--global-batch-tokens", "16M"])
+    ratio = given16["training"]["wall_days"] / default["training"]["wall_days"]
+    assert 1 / 1.5 <= ratio <= 1.5
+    assert given16["training"]["mfu"] >= 0.9 * default["training"]["mfu"]
+
+
+def test_a_given_batch_is_rounded_to_whole_micro_batches_and_says_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["estimate", "train", "--params", "405B", "--tokens", "15.6T"]
+    argv += ["--accelerator", "h100-sxm", "--gpus", "16384", *LLAMA3_405B_SHAPE, "--json"]
+    out = _cli_json(capsys, [*argv, "--global-batch-tokens", "16M"])
+    plan = out["parallel_plan"]
+    m = plan["micro_batches_per_step"]
+    assert m == int(m)  # whole micro-batches
+    sequences = plan["dp"] * plan["micro_batch"] * int(m)
+    assert sequences == 2048  # the nearest whole multiple of DP × micro-batch to 1,953
+    batch = next(a for a in out["assumptions"] if a["name"] == "global batch")
+    assert "16M tokens asked → 2,048 sequences = 16.8M tokens" in batch["value"]
+    assert "±10%" in batch["source"]
+    # steps follow the batch actually run
+    assert out["steps"] == pytest.approx(15.6e12 / (2048 * 8192))
+
+
 # --- scenario plans honoured; refusals -------------------------------------------------------
 
 
