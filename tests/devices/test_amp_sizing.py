@@ -116,3 +116,37 @@ def test_the_yardstick_model_is_on_the_ladder() -> None:
     assert yardstick.params == pytest.approx(1.36e9, rel=0.03)
     assert "1.34B-parameter model" in yardstick.describe()
     assert MIN_REPEATS >= 5
+
+
+def test_the_sizing_sentence_states_what_was_measured_and_the_timed_share_beside_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # On an H200 the sentence said "reached 82% of the measured matmul rate" beside a timed
+    # bf16 step of 362 TFLOP/s: the 82% was a one-step sizing probe against the suite's own
+    # 4096² matmul (446 TFLOP/s), not the matmul suite's 785. A fake device whose probe step
+    # reaches 80 of 100 TFLOP/s and whose timed steps reach 40: both shares must be reported,
+    # and the sentence must name the probe, its precision and the rate it was measured against.
+    from desktopapp.devices.bench import amp
+    from desktopapp.devices.bench.target import BenchDevice
+
+    def time_steps(target, shape, mode, *, budget_s, token, min_repeats, warmups=1):
+        rate = (80.0 if min_repeats == 1 else 40.0) * 1e12  # probe faster than the timed steps
+        seconds = shape.flop_per_step / rate
+        return amp._Timed(seconds, seconds, (seconds,) * max(min_repeats, MIN_REPEATS), 1.0)
+
+    monkeypatch.setattr(amp, "_matmul_rate", lambda target, mode, token: 100.0)
+    monkeypatch.setattr(amp, "_time_steps", time_steps)
+    monkeypatch.setattr(amp, "_memory_budget", lambda target: 1e12)
+    monkeypatch.setattr(amp, "empty_cache", lambda target: None)
+    target = BenchDevice(spec="cpu", kind="cpu", index=0, name="fake CPU")
+    results = [e.result for e in amp.amp_suite(target, budget_s=1.0) if e.result is not None]
+    assert results
+    for r in results:
+        sentence = r.extra["sizing"]
+        assert r.extra["matmul_tflops"] == 100.0
+        assert r.extra["matmul_share"] == pytest.approx(r.tflops / 100.0)
+        assert r.extra["matmul_share"] == pytest.approx(0.40)
+        assert r.extra["sizing_share"] == pytest.approx(0.80)
+        assert sentence.startswith("compute-bound")
+        assert f"{r.extra['sizing_share']:.0%}" in sentence and "100 TFLOP/s" in sentence
+        assert "one bf16 sizing step" in sentence and "384×384 matmul" in sentence
