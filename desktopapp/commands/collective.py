@@ -138,8 +138,8 @@ def _interpretation(run: Any, accelerator: str | None) -> tuple[str, ...]:
     if run.world_size == 1:
         from desktopapp.devices.bench.collective import ONE_RANK_NOTE
 
-        copy = max((r.algbw_gbs for r in run.results), default=0.0)
-        return (f"{ONE_RANK_NOTE}; fastest local copy {copy:,.3g} GB/s",)
+        copy = max((r.copy_gbs or 0.0 for r in run.results), default=0.0)
+        return (f"{ONE_RANK_NOTE}; fastest local copy {copy:,.0f} GB/s",)
     rows = [(r.op, r.bytes, r.busbw_gbs * 1e9) for r in run.results]
     lines = interpret(rows, nodes=run.nodes, gpus_per_node=run.gpus_per_node, advertised=advertised)
     if run.backend == "gloo":
@@ -195,7 +195,7 @@ def _report(run: Any, args: argparse.Namespace, accelerator: str | None) -> int:
                 r.op,
                 r.bytes,
                 format_duration(r.seconds),
-                f"{r.algbw_gbs:.3f}",
+                f"{r.copy_gbs or 0.0:.3f}" if one_rank else f"{r.algbw_gbs:.3f}",
                 *(() if one_rank else (f"{r.busbw_gbs:.3f}",)),
             ]
             for r in run.results

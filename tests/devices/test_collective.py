@@ -252,3 +252,69 @@ def test_import_refuses_other_files(tmp_path: Path) -> None:
     result = _cli("bench", "import", str(other), home=tmp_path)
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "collective benchmark file" in result.stderr
+
+
+def _one_rank_rows(monkeypatch: pytest.MonkeyPatch, copy_seconds: float) -> list[dict]:
+    """Rank 0 of a world of one (Gloo, in this process) with a no-op collective and the local
+    copy timing replaced by a known figure; the result rows it reports."""
+    import desktopapp.devices.bench.collective as collective
+    from desktopapp.devices.bench.collective import free_loopback_port, run_rank
+
+    copied: list[int] = []
+
+    def copy_timing(nbytes: int, *_: object) -> float:
+        copied.append(nbytes)
+        return copy_seconds
+
+    monkeypatch.setattr(collective, "_collective", lambda *a: lambda: None)
+    monkeypatch.setattr(collective, "_copy_seconds", copy_timing)
+    events: list[dict] = []
+    config = CollectiveConfig(
+        device="cpu", nproc=1, ops=("all_reduce", "broadcast"), max_bytes=64 * 1024,
+        budget_s=30.0, warmup=0, iters=2,
+    )  # fmt: skip
+    run_rank(
+        0, 1, config, init_method=f"tcp://127.0.0.1:{free_loopback_port()}", emit=events.append
+    )
+    rows = [e["row"] for e in events if e["kind"] == "result"]
+    assert rows and copied == [r["bytes"] for r in rows]  # one real copy timed per row
+    return rows
+
+
+def test_one_rank_copy_rate_comes_from_a_timed_copy_not_the_no_op(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # all-reduce and broadcast on one rank do nothing; their near-zero time must not become
+    # a copy rate (an H200 "reached" 23,900 GB/s of all-reduce against 4,800 GB/s of HBM)
+    rows = _one_rank_rows(monkeypatch, copy_seconds=0.5)
+    for row in rows:
+        assert row["busbw_gbs"] is None
+        assert row["copy_seconds"] == 0.5
+        # bytes read + bytes written, as the bandwidth suite counts a device copy
+        assert row["copy_gbs"] == pytest.approx(2 * row["bytes"] / 0.5 / 1e9)
+        assert row["copy_gbs"] != pytest.approx(row["algbw_gbs"])
+        stored = CollectiveResult.from_dict(row).to_bench_result("cpu")
+        assert stored.metric == "GB/s local copy" and stored.value == pytest.approx(row["copy_gbs"])
+        back = collective_rows_from_store(stored)
+        assert back.copy_gbs == pytest.approx(row["copy_gbs"])
+
+
+def collective_rows_from_store(stored: object) -> CollectiveResult:
+    from desktopapp.devices.bench.collective import runs_from_stored
+
+    (row,) = runs_from_stored([stored])  # type: ignore[list-item]
+    return row
+
+
+def test_one_rank_real_copy_timing_is_consistent() -> None:
+    # the real helper copies the message and its time gives the reported figure
+    from desktopapp.devices.bench.collective import _copy_seconds
+
+    seconds = _copy_seconds(1 << 20, "cpu", 1, 3, lambda: None)
+    assert seconds > 0
+    row = CollectiveResult("all_reduce", 1 << 20, 1e-9, 1e-9, 1, "gloo", 3, copy_seconds=seconds)
+    assert row.copy_gbs == pytest.approx(2 * (1 << 20) / seconds / 1e9)
+    several = CollectiveResult("all_reduce", 1 << 20, 1e-3, 1e-3, 2, "gloo", 3, copy_seconds=1.0)
+    assert several.copy_gbs is None  # several ranks: bus bandwidth, no copy rate
+    old = CollectiveResult("all_reduce", 1 << 20, 1e-9, 1e-9, 1, "gloo", 3)
+    assert old.copy_gbs is None  # never the no-op's own time

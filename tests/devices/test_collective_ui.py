@@ -115,7 +115,10 @@ def test_busbw_choice_ignores_other_ops() -> None:
 
 def _one_rank_run() -> CollectiveRun:
     rows = tuple(
-        CollectiveResult("all_reduce", size, size / 2000e9, size / 2100e9, 1, "nccl", 5)
+        # the op "took" almost nothing (in place on one rank); the real copy took 2·size/2000 GB/s
+        CollectiveResult(
+            "all_reduce", size, 1e-6, 1e-6, 1, "nccl", 5, copy_seconds=2 * size / 2000e9
+        )
         for size in (1 << 20, 1 << 28)
     )
     return CollectiveRun(

@@ -48,6 +48,9 @@ STATISTIC = (
     "median over the timed iterations of the per-iteration time of the slowest rank (every "
     "iteration starts after a barrier and is timed on each rank; the maximum over ranks is kept)"
 )
+# A copy reads the message once and writes it once: the bandwidth suite's device copy counts
+# both, so the one-rank copy rate does too.
+COPY_TRAFFIC = 2
 START_TIMEOUT_S = 120.0  # process start + torch import + rendezvous
 _STOP, _GO, _BUDGET = 0, 1, 2
 
@@ -135,6 +138,10 @@ class CollectiveResult:
     world_size: int
     backend: str
     iterations: int
+    # One rank: the median time of a real local copy (``dst.copy_(src)``) of the message,
+    # timed like the op. The op itself is in place and moves nothing (all-reduce, broadcast),
+    # so its own time is never a copy rate. None with several ranks or in older files.
+    copy_seconds: float | None = None
 
     @property
     def algbw_gbs(self) -> float:
@@ -146,13 +153,16 @@ class CollectiveResult:
 
     @property
     def one_rank(self) -> bool:
-        """One rank moves nothing over a bus: the op is a local copy on the device."""
+        """One rank moves nothing over a bus (all-reduce and broadcast do nothing in place)."""
         return self.world_size == 1
 
     @property
     def copy_gbs(self) -> float | None:
-        """With one rank, the local copy rate (message bytes per second); else None."""
-        return self.algbw_gbs if self.one_rank else None
+        """With one rank, the local copy rate a real copy of the message measured, counted as
+        the bandwidth suite counts (bytes read + bytes written per second, GB/s); else None."""
+        if not self.one_rank or not self.copy_seconds:
+            return None
+        return COPY_TRAFFIC * self.bytes / self.copy_seconds / 1e9
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -164,6 +174,7 @@ class CollectiveResult:
             # one rank: no bus traffic to measure (None, not 0); the local copy rate instead
             "busbw_gbs": None if self.one_rank else self.busbw_gbs,
             "copy_gbs": self.copy_gbs,
+            "copy_seconds": self.copy_seconds,
             "world_size": self.world_size,
             "backend": self.backend,
             "iterations": self.iterations,
@@ -181,6 +192,7 @@ class CollectiveResult:
                 world_size=int(data["world_size"]),
                 backend=str(data["backend"]),
                 iterations=int(data.get("iterations", 1)),
+                copy_seconds=_positive_or_none(data.get("copy_seconds")),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"results: a row lacks a usable {exc} field") from None
@@ -206,6 +218,7 @@ class CollectiveResult:
                 "algbw_gbs": self.algbw_gbs,
                 "busbw_gbs": None if self.one_rank else self.busbw_gbs,
                 "copy_gbs": self.copy_gbs,
+                "copy_s": self.copy_seconds,
                 "world_size": self.world_size,
                 "backend": self.backend,
                 "iterations": self.iterations,
@@ -214,8 +227,15 @@ class CollectiveResult:
             },
             variant=self.op,
             metric="GB/s local copy" if self.one_rank else "GB/s busbw",
-            value=self.algbw_gbs if self.one_rank else self.busbw_gbs,
+            value=self.copy_gbs if self.one_rank else self.busbw_gbs,
         )
+
+
+def _positive_or_none(value: Any) -> float | None:
+    if value is None:
+        return None
+    seconds = float(value)
+    return seconds if math.isfinite(seconds) and seconds > 0 else None
 
 
 @dataclass(frozen=True)
@@ -329,6 +349,31 @@ def _collective(dist: Any, op: str, nbytes: int, world: int, device: Any) -> Cal
     return lambda: scatter(part, full)
 
 
+def _copy_seconds(
+    nbytes: int, device: Any, warmup: int, iters: int, sync: Callable[[], None]
+) -> float:
+    """Median seconds of a real local copy of ``nbytes`` (``dst.copy_(src)``, fp32), timed like
+    the collectives: warm-up, then each iteration synchronised before and after."""
+    import statistics
+
+    import torch
+
+    count = max(1, nbytes // 4)
+    src = torch.ones(count, dtype=torch.float32, device=device)
+    dst = torch.empty_like(src)
+    for _ in range(warmup):
+        dst.copy_(src)
+    samples = []
+    for _ in range(iters):
+        sync()
+        start = time.perf_counter()
+        dst.copy_(src)
+        sync()
+        samples.append(time.perf_counter() - start)
+    del src, dst
+    return float(statistics.median(samples))
+
+
 def run_rank(
     rank: int,
     world: int,
@@ -421,16 +466,27 @@ def run_rank(
                 dist.all_reduce(times, op=dist.ReduceOp.MAX)
                 samples = [float(t) for t in times.cpu()]
                 del run
+                size = max(world, nbytes // 4 // world * world) * 4
+                copy_seconds = None
+                if world == 1:  # the op moves nothing: time a real copy of the message instead
+                    try:
+                        copy_seconds = _copy_seconds(
+                            size, device, config.warmup, config.iters, sync
+                        )
+                    except RuntimeError as exc:  # out of memory for the second buffer
+                        why = f"local copy at {size} bytes: {exc}".splitlines()[0]
+                        send("warning", message=why)
                 last_step, last_size = time.perf_counter() - t0, nbytes
                 spent += last_step
                 result = CollectiveResult(
                     op=op,
-                    bytes=max(world, nbytes // 4 // world * world) * 4,
+                    bytes=size,
                     seconds=statistics.median(samples),
                     min_seconds=min(samples),
                     world_size=world,
                     backend=config.backend,
                     iterations=config.iters,
+                    copy_seconds=copy_seconds,
                 )
                 send("result", row=result.to_dict(), fraction=spent / op_budget)
             if cancelled:
@@ -497,8 +553,10 @@ def _rank_command(output: str | None, config: CollectiveConfig, stop_file: Path)
 
 
 ONE_RANK_NOTE = (
-    "one rank: there is no bus traffic to measure; each op is a local copy on this device, "
-    "reported as its copy rate (message bytes per second), not as bus bandwidth"
+    "one rank: there is no bus traffic to measure (all-reduce and broadcast do nothing in "
+    "place); reported instead: the local copy rate of a timed copy of each message size on "
+    "this device (bytes read + written per second, as the bandwidth suite counts), not bus "
+    "bandwidth"
 )
 
 
@@ -604,7 +662,7 @@ def collective_suite(
                     min(fraction, 0.99),
                     f"{row.op} {row.bytes} B: "
                     + (
-                        f"local copy {row.algbw_gbs:.3g} GB/s"
+                        f"local copy {row.copy_gbs or 0.0:,.0f} GB/s"
                         if row.one_rank
                         else f"busbw {row.busbw_gbs:.3g} GB/s"
                     ),
@@ -719,6 +777,7 @@ def _row_from_bench(result: BenchResult) -> CollectiveResult:
         world_size=int(extra["world_size"]),
         backend=str(extra["backend"]),
         iterations=int(extra.get("iterations", 1)),
+        copy_seconds=_positive_or_none(extra.get("copy_s")),
     )
 
 
@@ -862,7 +921,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 + (
                     f"busbw {row['busbw_gbs']:8.2f} GB/s"
                     if row.get("busbw_gbs") is not None
-                    else "(one rank: local copy, no bus traffic)"
+                    else f"local copy {row.get('copy_gbs') or 0.0:8.2f} GB/s (one rank, "
+                    "read + written; no bus traffic)"
                 ),
                 file=sys.stderr,
                 flush=True,

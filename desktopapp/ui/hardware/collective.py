@@ -275,7 +275,7 @@ class CollectivePanel(QWidget):
                     format_bytes(r.bytes),
                     format_duration(r.seconds),
                     f"{r.algbw_gbs:.3f} GB/s",
-                    f"{(r.algbw_gbs if one_rank else r.busbw_gbs):.3f} GB/s",
+                    f"{((r.copy_gbs or 0.0) if one_rank else r.busbw_gbs):.3f} GB/s",
                 )
             ):
                 self.table.setItem(i, j, QTableWidgetItem(text))
@@ -319,7 +319,7 @@ class CollectivePanel(QWidget):
             if rows:
                 self.plot.plot(
                     [r.bytes for r in rows],
-                    [(r.algbw_gbs if one_rank else r.busbw_gbs) * 1e9 for r in rows],
+                    [((r.copy_gbs or 0.0) if one_rank else r.busbw_gbs) * 1e9 for r in rows],
                     pen=pen(index),
                     symbol="o",
                     symbolSize=5,
@@ -336,8 +336,8 @@ class CollectivePanel(QWidget):
             )
             item.addItem(self.advertised_line)
         if one_rank:
-            copy = max((r.algbw_gbs for r in run.results), default=0.0)
-            lines: tuple[str, ...] = (f"{ONE_RANK_NOTE}; fastest local copy {copy:,.3g} GB/s",)
+            copy = max((r.copy_gbs or 0.0 for r in run.results), default=0.0)
+            lines: tuple[str, ...] = (f"{ONE_RANK_NOTE}; fastest local copy {copy:,.0f} GB/s",)
         else:
             lines = interpret(
                 [(r.op, r.bytes, r.busbw_gbs * 1e9) for r in run.results],
