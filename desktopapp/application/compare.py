@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from desktopapp.application.snapshot import headline_sensitivity, headline_utilization_curve
 from desktopapp.application.text import implausible_inputs
 from desktopapp.application.workload import DEVICE_SWEEP, UTILIZATION_SWEEP
 from desktopapp.model import units
@@ -124,7 +125,12 @@ class ScenarioSummary:
             by_devices = _modelled_sweep(self.snapshot) or training_sweep_devices(
                 training, DEVICE_SWEEP
             )
-            by_util = training_sweep_utilization(training, UTILIZATION_SWEEP)
+            fig = None if self.snapshot is None else self.snapshot.training
+            by_util = (
+                training_sweep_utilization(training, UTILIZATION_SWEEP)
+                if fig is None
+                else headline_utilization_curve(fig, UTILIZATION_SWEEP)
+            )
         onprem_curve = None
         plan = self.scenario.cost
         if plan.on_prem is not None:
@@ -142,6 +148,8 @@ class ScenarioSummary:
         if self.scenario.training is None or self.training is None:
             return None
         try:
+            if self.snapshot is not None and self.snapshot.training is not None:
+                return headline_sensitivity(self.snapshot)
             return training_sensitivity(self.scenario.training)
         except ValueError:
             return None

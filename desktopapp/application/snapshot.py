@@ -53,8 +53,20 @@ from desktopapp.model import perf_training, units
 from desktopapp.model.inference import InferenceEstimate, InferenceInputs, estimate_inference
 from desktopapp.model.memory import MemoryEstimate, MemoryInputs, estimate_memory
 from desktopapp.model.planning import CostComparison, CostInputs, Verdict, compare
+from desktopapp.model.sensitivity import (
+    DEFAULT_STEP,
+    Outcome,
+    SensitivityResult,
+    training_sensitivity,
+    utilization_curve,
+)
 from desktopapp.model.serving import ServingEstimate, estimate_serving
-from desktopapp.model.training import TrainingEstimate, TrainingInputs, estimate_training
+from desktopapp.model.training import (
+    TrainingEstimate,
+    TrainingInputs,
+    TrainingSweep,
+    estimate_training,
+)
 from desktopapp.model.training_defaults import fleet_outgrows_batch
 from desktopapp.model.validation import error_field, user_message
 
@@ -379,6 +391,50 @@ def training_figures(
         )
         training = replace(training, gpus=choice.gpus)
     return _figures(training, opts, measured_matmul_efficiency, user_util, choice)
+
+
+def headline_outcome(figures: TrainingFigures) -> Outcome:
+    """The headline as the sensitivity model reads it: wall time, cost, MFU and peak."""
+    run = figures.run
+    modelled = figures.modelled.sets_headline and run is not None
+    peak = run.peak_tflops if modelled and run is not None else figures.estimate.peak_tflops
+    return Outcome(
+        figures.wall_seconds / units.SECONDS_PER_HOUR, figures.cost_usd, figures.mfu, peak
+    )
+
+
+def headline_sensitivity(
+    snapshot: Snapshot, step: float = DEFAULT_STEP
+) -> SensitivityResult | None:
+    """The tornado of one snapshot: each input moved by ±step through :func:`training_figures`
+    with the snapshot's own run options (shape, plan, batch, measured device), so the base is
+    the headline (the modelled run where it sets the headline). None without training."""
+    figures = snapshot.training
+    if figures is None:
+        return None
+    request = snapshot.request
+    options = _run_options(request)
+    efficiency = _efficiency(request)
+    user_util = request.utilization_is_user_set
+
+    def evaluate(inputs: TrainingInputs) -> Outcome:
+        if inputs is figures.inputs:
+            return headline_outcome(figures)
+        moved = training_figures(
+            inputs,
+            options,
+            utilization_user_set=user_util,
+            measured_matmul_efficiency=efficiency,
+        )
+        return headline_outcome(moved)
+
+    return training_sensitivity(figures.inputs, step, evaluate)
+
+
+def headline_utilization_curve(figures: TrainingFigures, utilizations: Any) -> TrainingSweep:
+    """Wall time, GPU-hours and cost against the MFU for the headline's run (time ∝ 1 / MFU):
+    the curve passes through the headline at its MFU, modelled or flat."""
+    return utilization_curve(headline_outcome(figures), figures.gpus.gpus, utilizations)
 
 
 # --- memory for the plan ---------------------------------------------------------------------

@@ -36,12 +36,12 @@ from desktopapp.model.assumptions import Assumption
 from desktopapp.model.inference import InferenceEstimate, InferenceInputs, inference_sweep_batch
 from desktopapp.model.memory import MemoryEstimate
 from desktopapp.model.perf_training import RunEstimate, estimate_run
+from desktopapp.model.sensitivity import Outcome, utilization_curve
 from desktopapp.model.serving import ServingEstimate
 from desktopapp.model.training import (
     TrainingEstimate,
     TrainingInputs,
     training_sweep_devices,
-    training_sweep_utilization,
 )
 
 FloatArray = npt.NDArray[np.float64]
@@ -198,7 +198,11 @@ def training_view(est: TrainingEstimate, inputs: TrainingInputs) -> TrainingView
 
 def training_curves(est: TrainingEstimate, inputs: TrainingInputs) -> TrainingCurves:
     by_devices = training_sweep_devices(inputs, DEVICE_SWEEP)
-    by_util = training_sweep_utilization(inputs, UTILIZATION_SWEEP)
+    # through the headline (modelled or flat) at its MFU: time ∝ 1 / MFU
+    headline = Outcome(
+        est.training_hours, est.estimated_cost_usd, est.utilization, est.peak_tflops
+    )
+    by_util = utilization_curve(headline, est.devices, UTILIZATION_SWEEP)
     return TrainingCurves(
         devices=by_devices.values,
         hours=by_devices.training_hours,

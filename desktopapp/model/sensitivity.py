@@ -13,6 +13,14 @@ Rules for the inputs that cannot take any value:
 - An input that is not set (no price) or is 0 (no goodput overhead) has nothing to move and
   is left out.
 - The peak is moved through ``peak_tflops`` (the resolved datasheet peak when none is given).
+
+With ``evaluate`` (the application's headline function, e.g. the modelled run the snapshot
+shows) the base and every moved input go through it instead of the flat
+``estimate_training``, so the tornado's base is the headline. The utilization (MFU) and the
+peak are rates, not inputs of the modelled run: wall time = C / (devices × peak × MFU) ×
+production ÷ goodput, so moving either by ±step scales the base's time and cost by
+1 / (1 ± step) exactly. A moved input the headline function refuses (a plan that no longer
+fits, say) leaves its bar out, with the reason in ``left_out``.
 """
 
 from __future__ import annotations
@@ -23,7 +31,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from desktopapp.model import units
-from desktopapp.model.training import TrainingEstimate, TrainingInputs, estimate_training
+from desktopapp.model.training import (
+    TrainingInputs,
+    TrainingSweep,
+    estimate_training,
+)
 from desktopapp.model.validation import InputError
 
 DEFAULT_STEP = 0.25
@@ -41,6 +53,29 @@ LABELS: dict[str, str] = {
     "price": "Price per GPU-hour",
     "goodput_overhead": "Goodput overhead",
 }
+
+
+RATE_FIELDS = ("utilization", "peak_tflops")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one evaluation of the training headline gives: wall time, cost (None without a
+    price), and the rates the time follows (MFU and peak per device, TFLOP/s)."""
+
+    hours: float
+    cost: float | None
+    utilization: float
+    peak_tflops: float
+
+
+Evaluate = Callable[[TrainingInputs], Outcome]
+
+
+def flat_outcome(inputs: TrainingInputs) -> Outcome:
+    """The flat ``C / (peak × U × devices)`` rule of :func:`estimate_training`."""
+    est = estimate_training(inputs)
+    return Outcome(est.training_hours, est.estimated_cost_usd, est.utilization, est.peak_tflops)
 
 
 @dataclass(frozen=True)
@@ -80,17 +115,18 @@ class SensitivityBar:
 @dataclass(frozen=True)
 class SensitivityResult:
     inputs: TrainingInputs
-    estimate: TrainingEstimate
+    base_outcome: Outcome  # the headline the bars move away from
     step: float
     bars: tuple[SensitivityBar, ...]  # in input order; see ranked()
+    left_out: tuple[str, ...] = ()  # "Label: why" of inputs whose moved run was refused
 
     @property
     def base_hours(self) -> float:
-        return self.estimate.training_hours
+        return self.base_outcome.hours
 
     @property
     def base_cost(self) -> float | None:
-        return self.estimate.estimated_cost_usd
+        return self.base_outcome.cost
 
     def base(self, metric: str) -> float | None:
         _check_metric(metric)
@@ -137,9 +173,10 @@ def _formatter(name: str) -> Callable[[float], str]:
     return lambda v: f"{v:g}"
 
 
-def _varied_fields(inputs: TrainingInputs, estimate: TrainingEstimate) -> list[tuple[str, float]]:
+def _varied_fields(inputs: TrainingInputs, estimate: Outcome) -> list[tuple[str, float]]:
     """(field, current value) of every input worth moving, in a fixed order."""
-    rule = ("params", "tokens") if estimate.method == "6nd" else ("forward_flops", "samples")
+    method = inputs._auto_method() if inputs.method == "auto" else inputs.method
+    rule = ("params", "tokens") if method == "6nd" else ("forward_flops", "samples")
     out: list[tuple[str, float]] = []
     for name in rule:
         value = getattr(inputs, name)
@@ -156,22 +193,39 @@ def _varied_fields(inputs: TrainingInputs, estimate: TrainingEstimate) -> list[t
     return out
 
 
-def training_sensitivity(inputs: TrainingInputs, step: float = DEFAULT_STEP) -> SensitivityResult:
-    """Move each input by ``±step`` (a fraction, 0 < step < 1) and re-run the estimate.
+def training_sensitivity(
+    inputs: TrainingInputs, step: float = DEFAULT_STEP, evaluate: Evaluate | None = None
+) -> SensitivityResult:
+    """Move each input by ``±step`` (a fraction, 0 < step < 1) and re-run ``evaluate`` (the
+    flat :func:`estimate_training` when None; see the module docstring).
 
     Raises ``ValueError("step: …")`` for a bad step and the model's own ``ValueError`` when the
     inputs cannot be estimated.
     """
     if isinstance(step, bool) or not isinstance(step, int | float) or not 0 < step < 1:
         raise InputError("step", f"must be a fraction between 0 and 1, got {step!r}")
-    estimate = estimate_training(inputs)
+    flat = evaluate is None
+    run: Evaluate = flat_outcome if evaluate is None else evaluate
+    base = run(inputs)
     bars: list[SensitivityBar] = []
-    for name, value in _varied_fields(inputs, estimate):
+    left_out: list[str] = []
+    for name, value in _varied_fields(inputs, base):
         low_value, high_value = _moved(name, value, float(step))
-        outcomes: list[TrainingEstimate] = []
+        outcomes: list[Outcome] = []
         for moved in (low_value, high_value):
+            if not flat and name in RATE_FIELDS:
+                ratio = value / moved  # time ∝ 1 / (peak × MFU)
+                cost = None if base.cost is None else base.cost * ratio
+                outcomes.append(replace(base, hours=base.hours * ratio, cost=cost))
+                continue
             changes: dict[str, Any] = {name: int(moved) if name == "gpus" else moved}
-            outcomes.append(estimate_training(replace(inputs, **changes)))
+            try:
+                outcomes.append(run(replace(inputs, **changes)))
+            except ValueError as exc:
+                left_out.append(f"{LABELS[name]}: {exc}")
+                break
+        if len(outcomes) < 2:
+            continue
         fmt = _formatter(name)
         bars.append(
             SensitivityBar(
@@ -183,10 +237,24 @@ def training_sensitivity(inputs: TrainingInputs, step: float = DEFAULT_STEP) -> 
                 low_text=fmt(low_value),
                 high_text=fmt(high_value),
                 base_text=fmt(value),
-                low_hours=outcomes[0].training_hours,
-                high_hours=outcomes[1].training_hours,
-                low_cost=outcomes[0].estimated_cost_usd,
-                high_cost=outcomes[1].estimated_cost_usd,
+                low_hours=outcomes[0].hours,
+                high_hours=outcomes[1].hours,
+                low_cost=outcomes[0].cost,
+                high_cost=outcomes[1].cost,
             )
         )
-    return SensitivityResult(inputs, estimate, float(step), tuple(bars))
+    return SensitivityResult(inputs, base, float(step), tuple(bars), tuple(left_out))
+
+
+def utilization_curve(base: Outcome, gpus: int, utilizations: Any) -> TrainingSweep:
+    """Wall time, GPU-hours and cost of the headline ``base`` at each MFU in (0, 1], the rest
+    of the run unchanged (time ∝ 1 / MFU): the curve passes through the headline at its MFU."""
+    from desktopapp.model.training import _sweep_array
+
+    utils = _sweep_array("utilization", utilizations)
+    if (utils <= 0).any() or (utils > 1).any():
+        raise InputError("utilization", "sweep values must be in (0, 1]")
+    ratio = base.utilization / utils
+    hours = base.hours * ratio
+    cost = None if base.cost is None else base.cost * ratio
+    return TrainingSweep("utilization", utils, hours, hours * gpus, cost)

@@ -8,6 +8,7 @@ import ast
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -422,3 +423,44 @@ def test_a_bad_latency_target_in_a_file_names_the_file_and_field(
     assert run_command(["estimate", "inference", "--scenario", str(path)]) == 2
     err = capsys.readouterr().err
     assert "serve.json" in err and "inference.ttft_target_s" in err
+
+
+# --- the tornado and the utilization curve start from the headline ---------------------------
+
+
+@pytest.mark.parametrize("preset", ["foundation-175b", "llm-7b", "bert-base"])
+def test_the_tornado_base_is_the_snapshots_headline(preset: str) -> None:
+    """Compare's and the PDF's sensitivity once ran the flat 40% model (9.00 days for the 175B
+    preset beside the headline's 10.2): its base is now the snapshot's wall time and cost."""
+    summary = summarize(scenario_from_preset(preset))
+    fig = summary.snapshot.training
+    result = summary.sensitivity()
+    assert result is not None and fig is not None
+    assert result.base_hours == pytest.approx(fig.wall_seconds / 3600.0, rel=1e-9)
+    assert _rel(result.base_cost, fig.cost_usd)
+    bars = {bar.name: bar for bar in result.bars}
+    # every input moved through the headline's own model: more GPUs never take longer here,
+    # and the MFU bar scales the headline's time by 1 / (1 ± 25%)
+    assert bars["gpus"].high_hours < result.base_hours < bars["gpus"].low_hours
+    util = bars["utilization"]
+    assert util.base_value == pytest.approx(fig.mfu)
+    assert util.low_hours == pytest.approx(result.base_hours / 0.75)
+    assert util.high_hours == pytest.approx(result.base_hours * util.base_value / util.high_value)
+    # the cost-vs-utilization curve passes through the headline at its MFU
+    curve = summary.curves().utilization
+    assert curve is not None and curve.cost_usd is not None and fig.cost_usd is not None
+    at = float(np.interp(fig.mfu, curve.values, curve.cost_usd * curve.values)) / fig.mfu
+    assert at == pytest.approx(fig.cost_usd, rel=1e-9)
+
+
+def test_the_workload_tabs_utilization_curve_passes_through_the_headline() -> None:
+    from desktopapp.application.workload import training_curves
+
+    snap = compute_snapshot(request_from_preset("foundation-175b"))
+    fig = snap.training
+    assert fig is not None and fig.modelled.sets_headline
+    curves = training_curves(fig.estimate, fig.inputs)
+    assert curves.cost_by_utilization is not None and fig.cost_usd is not None
+    pct = curves.current_utilization_pct
+    # cost × utilization is constant along the curve (time ∝ 1 / MFU)
+    assert np.allclose(curves.cost_by_utilization * curves.utilization_pct, fig.cost_usd * pct)
