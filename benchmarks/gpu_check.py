@@ -236,6 +236,8 @@ def step_amp(plan: Plan, timeout_s: float) -> dict[str, Any]:
                 "mfu",
                 "tflops_best",
                 "matmul_tflops",
+                "matmul_share",
+                "sizing_share",
             )
         }
         | {"tflops": r.get("tflops")}
@@ -494,6 +496,18 @@ def _fmt(value: Any, spec: str = ",.1f") -> str:
     return format(value, spec) if isinstance(value, int | float) else "—"
 
 
+def _num(value: Any) -> str:
+    """A rate as people read it: ``1,463``, ``23,900``, ``51.2`` (thousands grouped, at least
+    three significant digits, never ``1.46e+03``)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return "—"
+    if str(REPO) not in sys.path:  # run as a script: benchmarks/ is on the path, not the repo
+        sys.path.insert(0, str(REPO))
+    from desktopapp.model.units import format_number
+
+    return format_number(float(value))
+
+
 def human(summary: dict[str, Any]) -> list[str]:
     """A short summary a person can read at 80 columns."""
     steps = summary["steps"]
@@ -510,13 +524,12 @@ def human(summary: dict[str, Any]) -> list[str]:
             text = gpus
         elif name == "matmul":
             text = "; ".join(
-                f"{d} {_fmt(v['tflops'], ',.4g')} median, {_fmt(v['tflops_best'], ',.4g')} best "
-                "TFLOP/s"
+                f"{d} {_num(v['tflops'])} median, {_num(v['tflops_best'])} best TFLOP/s"
                 for d, v in rec["by_dtype"].items()
             )
         elif name == "bandwidth":
             text = "; ".join(
-                f"{k} {_fmt(v['value'], ',.3g')} {v['metric']}" for k, v in rec["by_kind"].items()
+                f"{k} {_num(v['value'])} {v['metric']}" for k, v in rec["by_kind"].items()
             )
         elif name == "amp":
             parts = []
@@ -536,9 +549,12 @@ def human(summary: dict[str, Any]) -> list[str]:
         else:
             ar = rec["largest_message"].get("all_reduce", {})
             if ar.get("busbw_gbs") is None and ar.get("copy_gbs") is not None:
-                rate = f"{_fmt(ar.get('copy_gbs'), ',.3g')} GB/s local copy (no bus traffic)"
+                rate = (
+                    f"{_num(ar.get('copy_gbs'))} GB/s local copy (a timed copy, read + written; "
+                    "no bus traffic)"
+                )
             else:
-                rate = f"{_fmt(ar.get('busbw_gbs'), ',.3g')} GB/s busbw"
+                rate = f"{_num(ar.get('busbw_gbs'))} GB/s busbw"
             text = f"{rec['world_size']} rank(s) {rec['backend']}; all_reduce {rate}"
         lines.extend(
             textwrap.wrap(text, 78, initial_indent=f"  {name:<12} ", subsequent_indent=" " * 15)

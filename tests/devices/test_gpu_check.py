@@ -105,3 +105,38 @@ def test_yardstick_compares_with_plain_pytorch_on_cuda_only(monkeypatch) -> None
     assert stick["amp_bf16_vs_tf32"]["ratio"] == 0.8
     assert stick["matmul_bf16_vs_plain_torch"] == 0.95
     assert "skipped" in gc.yardstick(summary | {"device": "cpu"})
+
+
+def test_human_summary_prints_plain_thousands_not_exponents() -> None:
+    # the H200 run printed "fp8 1.44e+03 (best 1.46e+03) TFLOP/s" and "all_reduce 2.39e+04 GB/s"
+    gc = _module()
+    summary = {
+        "device": "cuda",
+        "quick": False,
+        "seconds": 300.0,
+        "failed": [],
+        "steps": {
+            "matmul": {
+                "ok": True,
+                "by_dtype": {
+                    "fp8": {"tflops": 1440.3, "tflops_best": 1463.2},
+                    "fp32": {"tflops": 51.24, "tflops_best": 51.9},
+                },
+            },
+            "bandwidth": {
+                "ok": True,
+                "by_kind": {"device copy": {"value": 4185.2, "metric": "GB/s"}},
+            },
+            "collectives": {
+                "ok": True,
+                "world_size": 1,
+                "backend": "nccl",
+                "largest_message": {"all_reduce": {"busbw_gbs": None, "copy_gbs": 23900.5}},
+            },
+        },
+    }
+    text = " ".join(" ".join(gc.human(summary)).split())  # wrapped lines joined
+    assert "e+0" not in text
+    assert "fp8 1,440 median, 1,463 best" in text and "fp32 51.2 median, 51.9 best" in text
+    assert "device copy 4,185 GB/s" in text
+    assert "all_reduce 23,900 GB/s local copy" in text
