@@ -108,6 +108,38 @@ def test_train_text_table_has_units(capsys):
     assert "Formula:" in out and "Assumptions:" in out
 
 
+SHAPED_405B = ["estimate", "train", "--params", "405B", "--tokens", "15.6T", "--accelerator"]
+SHAPED_405B += ["h100-sxm", "--gpus", "16384", "--layers", "126", "--hidden", "16384"]
+SHAPED_405B += ["--heads", "128", "--kv-heads", "8", "--seq-len", "8192"]
+
+
+@pytest.mark.parametrize("width", [80, 120])
+def test_train_prints_the_answer_before_formula_and_assumptions(width, capsys, monkeypatch):
+    """Issue 25: the headline, chain, plan, MFU, likely range and step breakdown come first
+    (they once followed ~80 lines of assumptions), and no line is wider than the terminal."""
+    monkeypatch.setenv("COLUMNS", str(width))
+    assert run_command(SHAPED_405B) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line for line in lines if len(line) > width] == []
+    assert lines[1].startswith("405B params on 16,384 × NVIDIA H100") and "about" in lines[1]
+
+    def first(prefix: str) -> int:
+        return next(i for i, line in enumerate(lines) if line.startswith(prefix))
+
+    formula = first("Formula:")
+    assert first("Assumptions:") > formula
+    for key in ("wall time chain", "likely range", "parallel plan", "MFU / HFU", "step time"):
+        assert first(key) < formula, key
+    assert first("  compute") < formula  # the step breakdown
+    assert formula < 45
+
+
+def test_train_json_keeps_its_keys_and_order(capsys):
+    doc = _json(capsys, SHAPED_405B)
+    assert list(doc)[:4] == ["mfu", "hfu", "step_seconds", "step_breakdown"]
+    assert doc["training"]["chain"].startswith("steady state")
+
+
 def test_memory_json(capsys):
     doc = _json(
         capsys,

@@ -20,6 +20,7 @@ from desktopapp.commands.output import (
     output_width,
     print_json,
     print_key_values,
+    print_paragraph,
     print_table,
     warn_implausible,
 )
@@ -930,34 +931,68 @@ def run_train(args: argparse.Namespace) -> int:
             doc["memory"] = memory_json(snap.memory, True)
         print_json(doc)
         return EXIT_OK
-    if fig.gpus.assumed:
-        print(fig.gpus.rule)
-        print()
-    print_training(est)
-    if run is None:
-        if fig.modelled.reason:
-            print(fig.modelled.reason)
-        return EXIT_OK
-    print_key_values(
-        [
-            ("MFU / HFU", f"{run.mfu:.1%} / {run.hfu:.1%}"),
-            ("step time", units.format_duration(run.step_seconds)),
-            ("wall time chain", fig.chain),
-            ("parallel plan", run.plan_reason),
-            (
-                "likely GPU-hours",
-                f"{units.format_number(fig.gpu_hours_low or 0.0)} … "
-                f"{units.format_number(fig.gpu_hours_high or 0.0)} ({run.range_meaning})",
-            ),
-            *[
-                (f"  {k.replace('_', ' ')}", units.format_duration(v))
-                for k, v in run.breakdown.to_dict().items()
-                if v > 0
-            ],
-            *[("warning", w) for w in fig.warnings],
-        ]
-    )
+    # the answer first (headline, chain, plan, MFU, likely range, step breakdown), then the
+    # figures it rests on, then Formula and Assumptions (issue 25: the key result first)
+    assumed = fig.gpus.rule if fig.gpus.assumed else ""
+    print_training(est, _modelled_rows(fig), _headline(fig), assumed)  # warnings: why not modelled
+    print_training_footer(est)
     return EXIT_OK
+
+
+def _headline(fig: Any) -> str:
+    """ "405B params on 16,384 × NVIDIA H100 SXM5 80GB: about 134 days, $82.3M (likely
+    $51.9M-$126M)": the answer in one sentence, as the Workload tab's hero line."""
+    est = fig.estimate
+    what = (
+        f"{units.format_big_count(est.inputs.params)} params"
+        if est.method == "6nd" and est.inputs.params
+        else "This run"
+    )
+    gpus = fig.gpus.gpus
+    fleet = (
+        f"{gpus:,} × {est.accelerator_name}"
+        if est.accelerator_name
+        else f"{gpus:,} device{'' if gpus == 1 else 's'} at the given peak"
+    )
+    wall = units.format_duration(fig.wall_seconds)
+    text = f"{what} on {fleet}: about {wall}"
+    if fig.cost_usd is not None:
+        text += f", {units.format_money(fig.cost_usd)}"
+        if fig.cost_low_usd is not None and fig.cost_high_usd is not None:
+            text += (
+                f" (likely {units.format_money(fig.cost_low_usd)}-"
+                f"{units.format_money(fig.cost_high_usd)})"
+            )
+    return text
+
+
+def _modelled_rows(fig: Any) -> list[tuple[str, str]]:
+    """The modelled run's summary rows (only the warnings when the run was not modelled)."""
+    run = fig.modelled.run
+    if run is None:
+        return [("warning", w) for w in fig.warnings]
+    likely = (
+        f"{units.format_number(fig.gpu_hours_low or 0.0)} … "
+        f"{units.format_number(fig.gpu_hours_high or 0.0)} GPU-h"
+    )
+    if fig.cost_low_usd is not None and fig.cost_high_usd is not None:
+        likely += (
+            f"; {units.format_money(fig.cost_low_usd)} … {units.format_money(fig.cost_high_usd)}"
+        )
+    likely += " (its meaning: Assumptions, likely range)"
+    return [
+        ("wall time chain", fig.chain),
+        ("likely range", likely),
+        ("parallel plan", run.plan_reason),
+        ("MFU / HFU", f"{run.mfu:.1%} / {run.hfu:.1%}"),
+        ("step time", units.format_duration(run.step_seconds)),
+        *[
+            (f"  {k.replace('_', ' ')}", units.format_duration(v))
+            for k, v in run.breakdown.to_dict().items()
+            if v > 0
+        ],
+        *[("warning", w) for w in fig.warnings],
+    ]
 
 
 MEMORY_INTEGER_OPTIONS = (
@@ -1154,9 +1189,23 @@ def _print_wrapped(text: str, width: int | None, indent: str) -> None:
     print(textwrap.fill(text, width, subsequent_indent=indent, break_on_hyphens=False))
 
 
-def print_training(e: TrainingEstimate) -> None:
+def print_training(
+    e: TrainingEstimate,
+    modelled: Sequence[tuple[str, str]] = (),
+    headline: str = "",
+    assumed: str = "",
+) -> None:
+    """The training answer: title, the ``headline`` sentence, the ``modelled`` run's rows
+    (chain, range, plan, MFU, breakdown), then the figures; Formula and Assumptions follow
+    from :func:`print_training_footer`. ``assumed``: how the GPU count was chosen, if it was."""
     rule = "C = 6·N·D" if e.method == "6nd" else "C = 3 × forward × samples × epochs"
     print(f"Training estimate ({rule})")
+    if headline:
+        print_paragraph(headline)
+    if assumed:
+        print_paragraph(assumed)
+    if headline or assumed:
+        print()
     device = e.accelerator_name or "given peak"
     cost = units.format_money(e.estimated_cost_usd)
     if e.price_per_gpu_hour is not None:
@@ -1167,12 +1216,12 @@ def print_training(e: TrainingEstimate) -> None:
     high_cost = units.format_money(e.planning_high_cost_usd)
     rows = [
         ("total compute", units.format_flops(e.total_flops)),
-        ("device", f"{e.devices} × {device}"),
+        ("device", f"{e.devices:,} × {device}"),
         (
             "peak per device",
             f"{units.format_plain(e.peak_tflops, 4)} TFLOP/s ({e.inputs.precision}, dense)",
         ),
-        ("utilization", units.format_percent(e.utilization)),
+        *([] if modelled else [("utilization", units.format_percent(e.utilization))]),
         (
             "training time",
             f"{units.format_duration(e.training_seconds)} "
@@ -1188,7 +1237,11 @@ def print_training(e: TrainingEstimate) -> None:
     ]
     if e.price_per_gpu_hour is not None and e.price_source not in ("", "given"):
         rows.append(("price source", e.price_source))
-    print_key_values(rows)
+    print_key_values([*modelled, *rows])
+
+
+def print_training_footer(e: TrainingEstimate) -> None:
+    """Formula and Assumptions of a training estimate, wrapped to the terminal."""
     _print_footer(e.formula, e.assumptions)
 
 
