@@ -32,6 +32,9 @@ NAN = math.nan
 
 DISTURBED_CPU_SHARE = 0.15  # other processes' share of all CPUs that makes a run disturbed
 LOWERED_LIMIT_SHARE = 0.03  # a limit more than 3% under the default counts as lowered
+# a power-capped GPU whose sampled draw is at least this share of its limit is "held" at it;
+# below, the cap bit in bursts (NVML power readings are averages over about a second)
+HELD_DRAW_SHARE = 0.9
 FAR_BELOW_CLOCK_SHARE = 0.7  # SM clock under 70% of the application clock, no power reason
 
 THERMAL_WORDS = ("thermal",)
@@ -180,11 +183,23 @@ def judge_gpu(reading: GpuReading, *, several: bool = False) -> ConditionsVerdic
             and reading.power_limit_w >= reading.default_power_limit_w * (1 - LOWERED_LIMIT_SHARE)
             else ""
         )
-        draw = f", drawing {_w(reading.power_w)}" if math.isfinite(reading.power_w) else ""
-        notes.append(
-            f"{name} held at {limit}{default}{draw}: normal under sustained load, "
-            "re-running changes nothing"
+        held = (
+            math.isfinite(reading.power_w)
+            and math.isfinite(reading.power_limit_w)
+            and reading.power_w >= HELD_DRAW_SHARE * reading.power_limit_w
         )
+        if held or not math.isfinite(reading.power_w):
+            draw = f", drawing {_w(reading.power_w)}" if math.isfinite(reading.power_w) else ""
+            notes.append(
+                f"{name} held at {limit}{default}{draw}: normal under sustained load, "
+                "re-running changes nothing"
+            )
+        else:  # the power-cap reason was set, but the sampled draw stayed well below the limit
+            notes.append(
+                f"{name} reached {limit}{default} in bursts (power-cap clock reason set; highest "
+                f"sampled draw {_w(reading.power_w)}): normal under load, re-running changes "
+                "nothing"
+            )
     return ConditionsVerdict(tuple(causes), tuple(notes))
 
 

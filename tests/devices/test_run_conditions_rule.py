@@ -144,3 +144,22 @@ def test_the_bench_keeps_the_reading_under_load_not_the_idle_one_after_it() -> N
     assert data["gpu"]["power_w"] == pytest.approx(692) and data["gpu"]["sm_clock_mhz"] == 1490
     assert data["gpu"]["reasons"] == ["power cap"]
     assert data["state"] == "normal" and data["normal_limits"]
+
+
+def test_a_power_cap_seen_in_bursts_is_not_called_held() -> None:
+    # H200 matmul sweep: the power-cap reason was set while the sampled draw was 357 W of
+    # 700 W; "held at its power limit, drawing 357 W" contradicted itself
+    from desktopapp.model.run_conditions import GpuReading, judge_gpu
+
+    reading = GpuReading(
+        power_w=357.0,
+        power_limit_w=700.0,
+        default_power_limit_w=700.0,
+        sm_clock_mhz=1965.0,
+        reasons=("power cap",),
+    )
+    verdict = judge_gpu(reading)
+    text = " ".join(verdict.notes)
+    assert "held at" not in text
+    assert "in bursts" in text and "357 W" in text
+    assert not verdict.causes
