@@ -1376,6 +1376,8 @@ def estimate_run(inp: RunInputs) -> RunEstimate:
         if inp.user_plan
         else f"fastest of {tried} plans that fit memory and the global batch"
     )
+    if abs(pb.target_seqs - pb.seqs_per_step) > 1e-6 * pb.target_seqs:
+        reason += f"; global batch {batch_text(pb)}"
     fig = units.format_plain
     formula = (
         f"step = compute {fig(parts.compute)} s + recompute {fig(parts.recompute)} s + "

@@ -234,6 +234,7 @@ def test_a_given_batch_is_rounded_to_whole_micro_batches_and_says_so(
     batch = next(a for a in out["assumptions"] if a["name"] == "global batch")
     assert "16M tokens asked → 2,048 sequences = 16.8M tokens" in batch["value"]
     assert "±10%" in batch["source"]
+    assert "16M tokens asked → 2,048 sequences" in plan["reason"]
     # steps follow the batch actually run
     assert out["steps"] == pytest.approx(15.6e12 / (2048 * 8192))
 
