@@ -3,6 +3,8 @@ inference cards equal the model's figures, formatted by model.units."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -86,9 +88,15 @@ def test_inference_cards_of_a_language_model_show_serving() -> None:
     from desktopapp.model.serving import estimate_serving
 
     inputs = InferenceInputs(params=7e9, accelerator="h100-sxm", batch_size=8, price=2.0)
-    view = workload.inference_view(estimate_inference(inputs), inputs, (None, 0.040))
+    from desktopapp.application.defaults import serving_inputs
+
+    serving = estimate_serving(serving_inputs(replace(inputs, tpot_target_s=0.040)))
+    # the view renders the snapshot's serving point (issue 21: one answer), it no longer
+    # computes one of its own; without it the roofline's cards are shown
+    view = workload.inference_view(
+        estimate_inference(inputs), inputs, (None, 0.040), served=serving
+    )
     assert view.captions == workload.SERVING_CAPTIONS
-    serving = estimate_serving(workload.serving_inputs(inputs, (None, 0.040)))
     assert view.latency.value == units.format_duration(serving.ttft_seconds)
     assert view.bound.value == units.format_duration(serving.tpot_seconds)
     assert view.bound.detail.endswith("✓") and serving.tpot_seconds <= 0.040
