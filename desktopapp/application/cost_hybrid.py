@@ -9,10 +9,23 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 from desktopapp.application.text import CardView, assumption_rows, formula_tooltip, plural
 from desktopapp.model import units
-from desktopapp.model.planning import CostComparison
+from desktopapp.model.planning import (
+    HYBRID,
+    OWN,
+    PROFILE_LABELS,
+    RENT,
+    CostComparison,
+    format_gpu_hours,
+)
 from desktopapp.model.tco import IdleWaste, onprem_cost_per_useful_hour
+from desktopapp.model.units import HOURS_PER_MONTH
+
+FloatArray = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -20,67 +33,65 @@ class HybridView:
     summary: str  # rich text
     tooltip: str
     saving: CardView
+    owned_gpu_hours: FloatArray  # per month, for the bars: the hybrid's owned GPUs
+    rented_gpu_hours: FloatArray  # per month: the rest, rented
 
 
 def hybrid_view(comparison: CostComparison, muted: str) -> HybridView | str:
-    """The hybrid plan's summary and saving card, or the reason it cannot be shown."""
+    """The hybrid plan the verdict weighs (own K whole servers, fewer than the fleet, and rent
+    the rest) and its saving, like with like: against renting all of the same demand and
+    against owning the fleet sized for the same demand (issue 25), or the reason it cannot be
+    shown."""
     chosen = comparison.hybrid_option
     hybrid = comparison.hybrid
-    if hybrid is None or chosen is None:
+    verdict = comparison.verdict
+    profile = comparison.profile_gpu_hours
+    fleet = comparison.fleet
+    if hybrid is None or chosen is None or verdict is None or profile is None or fleet is None:
         if chosen is None:
             return "Needs the demand per month and at least one cloud price."
         return comparison.demand.rule
+    mixed, rent, own = verdict.plan(HYBRID), verdict.plan(RENT), verdict.plan(OWN)
+    if mixed is None or rent is None or own is None:
+        return (
+            f"No mix of owned and rented GPUs for this demand: the fleet sized for it is "
+            f"{plural(fleet.servers, 'server')} ({fleet.gpus} GPUs), and owning means whole "
+            "servers."
+        )
     months = comparison.inputs.horizon_months
-    servers = hybrid.best_gpus // comparison.onprem.gpus_per_server
-    # Measured against the CHEAPEST all-cloud plan, not all-cloud at the hybrid's own price.
-    cheapest = comparison.cheapest_rent
-    profile = comparison.profile_gpu_hours
-    if cheapest is not None and profile is not None:
-        all_cloud = float(profile.sum()) * cheapest.per_useful_hour
-        all_cloud_label = html.escape(cheapest.option.label)
-    else:
-        all_cloud, all_cloud_label = hybrid.all_cloud_cost_usd, html.escape(chosen.option.label)
+    per_server = comparison.onprem.gpus_per_server
+    owned = np.minimum(profile, mixed.owned_gpus * HOURS_PER_MONTH)
     tip = formula_tooltip("Hybrid plan", hybrid.formula, assumption_rows(hybrid.assumptions))
-    label = html.escape(chosen.option.label)
-    if hybrid.best_gpus == 0:
-        lead = (
-            f"<b>Rent everything</b> on {label}: owned GPUs would "
-            f"sit idle too often for this demand profile."
-        )
-        detail = "renting everything is cheapest"
-    elif hybrid.best_gpus >= hybrid.all_owned_gpus:
-        lead = (
-            f"<b>Own it all: {hybrid.best_gpus} GPUs</b> ({plural(servers, 'server')}) cover "
-            "even the busiest month."
-        )
-        detail = "owning for the busiest month is cheapest"
-    else:
-        lead = (
-            f"<b>Own {hybrid.best_gpus} GPUs</b> ({plural(servers, 'server')}) and rent the "
-            f"rest on {label}."
-        )
-        detail = (
-            f"and {units.format_money(hybrid.saving_vs_all_owned_usd)} less than owning "
-            "for the busiest month"
-        )
-    owning = comparison.owning_horizon_usd
-    fleet = comparison.fleet
-    own_text = (
-        f" and {units.format_money(owning)} owning the fleet ({fleet.gpus} GPUs)"
-        if owning is not None and fleet is not None
-        else ""
+    demand = format_gpu_hours(comparison.demand.gpu_hours_per_month)
+    shape = PROFILE_LABELS.get(comparison.inputs.profile, comparison.inputs.profile)
+    rent_words = f"renting all of it on {rent.label}"
+    own_words = f"owning the {fleet.gpus}-GPU fleet sized for it"
+    servers = plural(mixed.owned_gpus // per_server, "server")
+    rented = float(np.sum(profile - owned))
+    rest = (
+        f" and rent the rest on {html.escape(mixed.label)}"
+        if rented > 0
+        else ": they serve every month, nothing is left to rent"
     )
     summary = (
-        f"{lead}<br><span style='color:{muted}'>Over {months} months: "
-        f"<b>{units.format_money(hybrid.best_cost_usd)}</b>, against "
-        f"{units.format_money(all_cloud)} renting everything on {all_cloud_label} "
-        f"(the cheapest price){own_text}.</span>"
+        f"<b>Own {mixed.owned_gpus} GPUs</b> ({servers}){rest}: "
+        f"<b>{units.format_money(mixed.cost_usd)}</b> over {months} months."
+        f"<br><span style='color:{muted}'>The same demand ({html.escape(demand)} a month, "
+        f"{html.escape(shape.split(':')[0].lower())}): {html.escape(rent_words)} "
+        f"{units.format_money(rent.cost_usd)}; {html.escape(own_words)} "
+        f"{units.format_money(own.cost_usd)}.</span>"
     )
-    saving_usd = all_cloud - hybrid.best_cost_usd
-    if saving_usd < 0:
-        detail = f"renting everything on {all_cloud_label} costs less"
+    what = f"{mixed.owned_gpus} owned GPUs" + (" + rented bursts" if rented > 0 else "")
+    other, other_words = (rent, rent_words) if rent.cost_usd <= own.cost_usd else (own, own_words)
+    saving_usd = other.cost_usd - mixed.cost_usd
+    if saving_usd >= 0:
+        detail = f"the hybrid ({what}) costs less than {other_words}, the cheaper of the two"
+    else:
+        detail = (
+            f"the hybrid ({what}) costs {units.format_money(-saving_usd)} more than {other_words}"
+        )
     saving = CardView(units.format_money(saving_usd), detail, tip)
-    return HybridView(summary, tip, saving)
+    return HybridView(summary, tip, saving, owned, profile - owned)
 
 
 def owned_idle_view(comparison: CostComparison) -> tuple[str, str]:

@@ -28,6 +28,7 @@ from desktopapp.model.catalog import (
     tco_defaults,
 )
 from desktopapp.model.planning import (
+    PRICING_LABELS,
     PROFILE_LABELS,
     DemandPlan,
     format_gpu_hours,
@@ -546,7 +547,9 @@ def _cloud_label(resolved: ResolvedTco) -> str:
     """The rented price in the user's words: the catalog offer, or the price typed in."""
     price = resolved.price
     if price is not None and price.offer is not None:
-        pricing = price.pricing.replace("_", "-")
+        # the Cost tab's label for the same price (``CloudOption.label``), so that both write
+        # the same verdict sentence
+        pricing = PRICING_LABELS.get(price.pricing, price.pricing)
         return f"{price.offer.provider} {price.offer.instance} · {pricing}"
     return f"the cloud at {units.format_money(float(resolved.cloud.cloud_price))}/GPU-h"
 

@@ -439,6 +439,10 @@ class Verdict:
     def choice(self) -> str:
         return self.best.choice
 
+    def plan(self, choice: str) -> PlanCost | None:
+        """The plan of one kind (rent, hybrid, own) among the compared ones, or None."""
+        return next((p for p in (self.best, *self.others) if p.choice == choice), None)
+
     def describe(self, plan: PlanCost) -> str:
         if plan.choice == RENT:
             return f"renting on {plan.label}"
@@ -721,9 +725,9 @@ class CostInputs:
     """Everything the Cost tab plans with (valid model inputs only).
 
     ``onprem`` is one server at the chosen utilization; the fleet is sized from the demand when
-    the comparison is made. ``hybrid_option`` None means the cheapest hyperscaler on-demand
-    price compared (where bursts are usually rented), else the cheapest on-demand, else the
-    cheapest price.
+    the comparison is made. ``hybrid_option`` None means the cheapest compared price per
+    useful GPU-hour, the one renting everything is costed at (``estimate tco`` rents at its
+    one price, so both give the same hybrid for the same prices).
     """
 
     accelerator_id: str
@@ -835,10 +839,13 @@ class CostComparison:
 
     @property
     def recommendation(self) -> Recommendation | None:
-        """Own, rent or both against the hybrid plan's price (None without a demand)."""
+        """Own, rent or both: the one verdict's (``make_verdict``), so that the hybrid panel,
+        the headline, the CLI and the report agree (None without a demand)."""
         if self.hybrid is None:
             return None
-        return recommend(self.hybrid, self.onprem.gpus_per_server)
+        if self.verdict is None:
+            return recommend(self.hybrid, self.onprem.gpus_per_server)
+        return recommendation_of(self.verdict, self.hybrid, self.onprem.gpus_per_server)
 
     @property
     def cheapest(self) -> OptionResult | None:
@@ -849,14 +856,14 @@ class CostComparison:
 
 
 def _pick_hybrid(options: Sequence[OptionResult], wanted: OptionKey | None) -> OptionResult | None:
+    """The price the hybrid rents its bursts at: the one the user picked, else the cheapest
+    compared price per useful GPU-hour, the price renting everything is costed at. One rule
+    for the Cost tab, the report and ``estimate tco`` (which rents at its one price)."""
     if wanted is not None:
         found = next((r for r in options if r.option.key == wanted), None)
         if found is not None:
             return found
-    on_demand = [r for r in options if r.option.pricing == "on_demand"]
-    hyperscaler = [r for r in on_demand if r.option.offer.kind == "hyperscaler"]
-    pool = hyperscaler or on_demand or list(options)
-    return min(pool, key=lambda r: r.per_useful_hour, default=None)
+    return min(options, key=lambda r: r.per_useful_hour, default=None)
 
 
 def compare(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from desktopapp.application import cost as presenter
@@ -86,20 +87,31 @@ def test_break_even_card_spans_the_paying_prices() -> None:
 
 
 def test_hybrid_view_states_the_plan() -> None:
+    """Issue 25: the hybrid saving compares like with like. The panel shows the verdict's hybrid
+    (fewer owned GPUs than the fleet, the rest rented) and its saving against the cheaper of
+    renting all of the same demand and owning the fleet sized for it, both named in words (it
+    used to compare the unrestricted best hybrid with all-cloud only)."""
     result = comparison()
     view = hybrid_presenter.hybrid_view(result, COLORS["muted"])
     assert not isinstance(view, str)
-    hybrid = result.hybrid
-    assert hybrid is not None
-    assert units.format_money(hybrid.best_cost_usd) in view.summary
-    # Issue 16: the saving is measured against the CHEAPEST all-cloud plan.
-    assert result.cheapest_rent is not None and result.profile_gpu_hours is not None
-    all_cloud = float(result.profile_gpu_hours.sum()) * result.cheapest_rent.per_useful_hour
-    assert view.saving.value == units.format_money(all_cloud - hybrid.best_cost_usd)
+    verdict, fleet = result.verdict, result.fleet
+    assert verdict is not None and fleet is not None
+    mixed, rent, own = (verdict.plan(c) for c in (planning.HYBRID, planning.RENT, planning.OWN))
+    assert mixed is not None and rent is not None and own is not None
+    assert 0 < mixed.owned_gpus < fleet.gpus and own.owned_gpus == fleet.gpus
+    assert f"Own {mixed.owned_gpus} GPUs" in view.summary
+    for total in (mixed.cost_usd, rent.cost_usd, own.cost_usd):
+        assert units.format_money(total) in view.summary
+    assert f"owning the {fleet.gpus}-GPU fleet sized for it" in view.summary
+    saving = min(rent.cost_usd, own.cost_usd) - mixed.cost_usd
+    assert view.saving.value == units.format_money(saving)
+    assert "renting all of it" in view.saving.detail or "fleet sized for it" in view.saving.detail
+    # the bars are the verdict's hybrid: at most its owned GPUs' hours each month
+    assert result.profile_gpu_hours is not None
+    assert np.allclose(view.owned_gpu_hours + view.rented_gpu_hours, result.profile_gpu_hours)
+    assert float(view.owned_gpu_hours.max()) <= mixed.owned_gpus * units.HOURS_PER_MONTH + 1e-6
     advice = result.recommendation
-    assert advice is not None
-    lead = {"rent": "Rent everything", "own": "Own it all", "hybrid": "and rent the"}
-    assert lead[advice.choice] in view.summary
+    assert advice is not None and advice.choice == verdict.choice
 
 
 def test_idle_texts() -> None:

@@ -231,7 +231,7 @@ class HybridPanel(Section):
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.add(self.summary)
-        self.saving_card = ResultCard("Hybrid saving vs all-cloud")
+        self.saving_card = ResultCard("Hybrid saving vs the cheaper alternative")
         self.add(self.saving_card)
         self.note = QLabel(HYBRID_NOTE)
         self.note.setTextFormat(Qt.TextFormat.RichText)

@@ -157,7 +157,7 @@ class ComparisonView:
         panel.summary.setToolTip(view.tooltip)
         panel.saving_card.show_view(view.saving)
         panel.set_bars(
-            hybrid.owned_gpu_hours, hybrid.cloud_gpu_hours, option_color(chosen.color_index)
+            view.owned_gpu_hours, view.rented_gpu_hours, option_color(chosen.color_index)
         )
         panel.plot.setToolTip(
             formula_tooltip(
