@@ -272,21 +272,26 @@ def test_hybrid_and_idle_cost_come_from_the_model(tab: CostTab) -> None:
         "flat", planning.DEFAULT_HORIZON_MONTHS, planning.DEFAULT_GPU_HOURS_PER_MONTH / 730.5
     )
     expected = hybrid_plan(onprem, hybrid_cloud, profile, gpu_step=onprem.gpus_per_server)
-    # The saving is measured against the CHEAPEST all-cloud plan (issue 16), not against
-    # renting everything at the hybrid's own (hyperscaler) price.
+    # Issue 25: the panel shows the verdict's hybrid (owning fewer GPUs than the fleet) and its
+    # saving against the cheaper of renting all of the same demand (at the cheapest price) and
+    # owning the fleet sized for it (it used to be the unrestricted best hybrid against
+    # all-cloud only, at a hyperscaler's price).
+    assert comparison.fleet is not None and comparison.owning_horizon_usd is not None
     cheapest = min(comparison.options, key=lambda r: r.per_useful_hour)
     all_cloud = float(sum(profile)) * cheapest.per_useful_hour
+    mixed = min(
+        (float(c), int(g))
+        for g, c in zip(expected.gpus_grid, expected.cost_grid, strict=True)
+        if 0 < g < comparison.fleet.gpus
+    )
     assert tab.hybrid.saving_card.value_text() == units.format_money(
-        all_cloud - expected.best_cost_usd
+        min(all_cloud, comparison.owning_horizon_usd) - mixed[0]
     )
     assert cheapest.option.label in tab.hybrid.summary.text()
-    # The default hybrid rents the rest on the cheapest hyperscaler on-demand price compared.
-    hyperscaler = [
-        r
-        for r in comparison.options
-        if r.option.offer.kind == "hyperscaler" and r.option.pricing == "on_demand"
-    ]
-    assert comparison.hybrid_option is min(hyperscaler, key=lambda r: r.per_useful_hour)
+    assert f"Own {mixed[1]} GPUs" in tab.hybrid.summary.text()
+    # One rule (issue 21): the default hybrid rents at the cheapest compared price, the one
+    # renting everything is costed at (as ``estimate tco`` rents at its one price).
+    assert comparison.hybrid_option is cheapest
 
     prices = sorted(r.option.cloud.cloud_price for r in comparison.options)
     low, high = monthly_idle_waste(prices[0]), monthly_idle_waste(prices[-1])
