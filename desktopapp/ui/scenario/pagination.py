@@ -197,6 +197,14 @@ def _first_problem(items: list[Element], page_height: float) -> tuple[str, Eleme
             continue
         if element.kind != "heading" or element.block is None:
             continue
+        before = items[index - 1] if index else None
+        if (
+            _has_break(element.block)
+            and before is not None
+            and element.page(page_height) > before.last_page(page_height) + 1
+        ):
+            # Qt broke twice (the content before ends at a page's foot): a blank page
+            return "blank", element
         # The heading, an intro paragraph after it, and the start of what they introduce.
         following = items[index + 1 : index + 3]
         if not following:
@@ -217,6 +225,28 @@ def _first_problem(items: list[Element], page_height: float) -> tuple[str, Eleme
 def _has_break(block: QTextBlock) -> bool:
     policy = block.blockFormat().pageBreakPolicy()
     return bool(policy & QTextFormat.PageBreakFlag.PageBreak_AlwaysBefore)
+
+
+def _clear_break(block: QTextBlock) -> None:
+    cursor = QTextCursor(block)
+    fmt = block.blockFormat()
+    fmt.setPageBreakPolicy(QTextFormat.PageBreakFlag.PageBreak_Auto)
+    cursor.setBlockFormat(fmt)
+
+
+def _push_heading(
+    doc: QTextDocument, block: QTextBlock, page_height: float, device_per_unit: float
+) -> None:
+    """Qt broke twice before ``block`` (a blank page): drop its break and move it to the next
+    page with top margin instead, as a row is moved."""
+    _clear_break(block)
+    top, _bottom = _line_span(doc, block, block)
+    page = int((top + EDGE) // page_height)
+    missing = (page + 1) * page_height - top
+    cursor = QTextCursor(block)
+    fmt = block.blockFormat()
+    fmt.setTopMargin(fmt.topMargin() + missing / device_per_unit + 1.0)
+    cursor.setBlockFormat(fmt)
 
 
 def _clear_breaks_after(items: list[Element], heading: Element) -> None:
@@ -247,6 +277,9 @@ def paginate(doc: QTextDocument, page_height: float, device_per_unit: float = 1.
         kind, element = problem
         if kind == "row":
             _push_row(element, page_height, device_per_unit)
+        elif kind == "blank":
+            assert element.block is not None
+            _push_heading(doc, element.block, page_height, device_per_unit)
         else:
             assert element.block is not None
             _break_before(element.block)
