@@ -525,8 +525,23 @@ def _inference_rows(section: str, i_est: InferenceEstimate) -> list[Row]:
             f"{big_count(rate)} {i_est.unit}s/s",
             rate,
             "higher",
+            detail=""
+            if i_est.input_tokens_per_second is None
+            else f"{big_count(i_est.input_tokens_per_second)} tokens/s read, one forward pass "
+            "per sequence (an encoder: no token generation)",
         )
     ]
+    if i_est.unit == "sequence":  # an encoder answers a request in one forward pass
+        latency = i_est.latency_seconds
+        rows.append(
+            Row(
+                section,
+                "Latency per request",
+                units.format_duration(latency),
+                latency,
+                "lower",
+            )
+        )
     cost = i_est.cost_per_million
     if cost is not None:
         label = f"Cost per million {i_est.unit}s"

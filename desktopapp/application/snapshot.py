@@ -738,6 +738,9 @@ def serving_json(
             "latency_seconds": roofline.latency_seconds,
             "cost_per_million": roofline.cost_per_million,
             "batch_size": roofline.inputs.batch_size,
+            "architecture": roofline.inputs.architecture,
+            "sequences_per_second": roofline.sequences_per_second,
+            "input_tokens_per_second": roofline.input_tokens_per_second,
         }
     return {
         "model": "serving engine",
@@ -859,6 +862,10 @@ def request_from_preset(
             base["forward_flops"] = preset.forward_flops
         elif preset.layers is not None:
             base.update(layers=preset.layers, hidden=preset.hidden, heads=preset.heads)
+        if preset.method != "forward" and preset.architecture == "encoder":
+            base["architecture"] = "encoder"  # one forward pass per sequence, no decoding
+            if preset.seq_len is not None:
+                base["prompt_tokens"] = preset.seq_len
         try:
             inference = inference_price(InferenceInputs(**base), pricing)
         except ValueError:

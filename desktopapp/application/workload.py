@@ -199,9 +199,7 @@ def training_view(est: TrainingEstimate, inputs: TrainingInputs) -> TrainingView
 def training_curves(est: TrainingEstimate, inputs: TrainingInputs) -> TrainingCurves:
     by_devices = training_sweep_devices(inputs, DEVICE_SWEEP)
     # through the headline (modelled or flat) at its MFU: time ∝ 1 / MFU
-    headline = Outcome(
-        est.training_hours, est.estimated_cost_usd, est.utilization, est.peak_tflops
-    )
+    headline = Outcome(est.training_hours, est.estimated_cost_usd, est.utilization, est.peak_tflops)
     by_util = utilization_curve(headline, est.devices, UTILIZATION_SWEEP)
     return TrainingCurves(
         devices=by_devices.values,
@@ -332,6 +330,13 @@ class InferenceCurve:
 
 
 ROOFLINE_CAPTIONS = ("Throughput", "Latency per request", "Cost per million", "Roofline bound")
+# an encoder (BERT): one forward pass per request; no token timings
+ENCODER_CAPTIONS = (
+    "Sequences per second",
+    "Latency per request",
+    "Cost per million",
+    "Roofline bound",
+)
 SERVING_CAPTIONS = (
     "Throughput",
     "Time to first token",
@@ -500,12 +505,18 @@ def inference_view(
         return serving_view(served, targets)
     unit = est.unit
     tip = formula_tooltip("Inference (roofline)", est.formula, assumption_rows(est.assumptions))
-    detail = (
-        f"prefill {units.format_duration(est.prefill_seconds)} + "
-        f"{inputs.output_tokens} × {units.format_duration(est.step_seconds)}"
-        if unit == "token"
-        else f"one step of {plural(inputs.batch_size, 'sample')}"
-    )
+    if unit == "token":
+        detail = (
+            f"prefill {units.format_duration(est.prefill_seconds)} + "
+            f"{inputs.output_tokens} × {units.format_duration(est.step_seconds)}"
+        )
+    elif unit == "sequence":
+        detail = (
+            f"one forward pass of {plural(inputs.prompt_tokens, 'token')} × "
+            f"{plural(inputs.batch_size, 'sequence')}"
+        )
+    else:
+        detail = f"one step of {plural(inputs.batch_size, 'sample')}"
     switch = (
         f"compute-bound from batch ≈ {est.compute_bound_batch_size:,.0f}"
         if est.compute_bound_batch_size is not None
@@ -520,13 +531,27 @@ def inference_view(
     elif est.fits:
         note += f" of {units.format_bytes(est.device_memory_bytes)}."
     sweep = inference_sweep_batch(inputs, np.union1d(BATCH_SWEEP, [inputs.batch_size]))
+    rate = units.format_count(est.throughput_per_second).replace(" ", "")
+    headline = ""
+    if unit == "sequence" and est.input_tokens_per_second is not None:
+        # an encoder: sequences (requests) per second and the tokens they read, no decoding
+        rate_detail = (
+            f"{units.format_count(est.input_tokens_per_second).replace(' ', '')} tokens/s "
+            f"read · batch {inputs.batch_size:,}"
+        )
+        headline = (
+            f"{rate} sequences/s ({units.format_count(est.input_tokens_per_second)} tokens/s) "
+            f"at {units.format_duration(est.latency_seconds)} per request"
+            + (
+                ""
+                if est.cost_per_million is None
+                else f", {units.format_money(est.cost_per_million)} per million sequences"
+            )
+        )
+    else:
+        rate_detail = f"{units.format_plain(est.requests_per_second, 3)} requests/s"
     return InferenceView(
-        throughput=CardView(
-            units.format_count(est.throughput_per_second).replace(" ", ""),
-            f"{units.format_plain(est.requests_per_second, 3)} requests/s",
-            tip,
-            unit=f"{unit}s/s",
-        ),
+        throughput=CardView(rate, rate_detail, tip, unit=f"{unit}s/s"),
         latency=CardView(units.format_duration(est.latency_seconds), detail, tip),
         cost=None
         if est.cost_per_million is None
@@ -542,6 +567,8 @@ def inference_view(
             unit,
             (float(inputs.batch_size), est.throughput_per_second),
         ),
+        captions=ENCODER_CAPTIONS if unit == "sequence" else ROOFLINE_CAPTIONS,
+        headline=headline,
     )
 
 

@@ -345,6 +345,12 @@ def _register_inference(sub: Any) -> None:
     p.add_argument("--precision", help=_choices_help("default bf16", INFERENCE_PRECISIONS))
     p.add_argument("--batch-size", type=count, help="concurrent sequences (default 1)")
     p.add_argument("--prompt-tokens", type=count, help="prompt length (default 512)")
+    p.add_argument(
+        "--architecture",
+        choices=("decoder", "encoder"),
+        help="decoder: generates tokens (default); encoder (BERT): one forward pass of "
+        "--prompt-tokens per request",
+    )
     p.add_argument("--output-tokens", type=count, help="generated tokens (default 256)")
     p.add_argument("--layers", type=count, help="layers (adds the KV cache)")
     p.add_argument("--hidden", type=count, help="hidden size")
@@ -731,6 +737,7 @@ INFERENCE_OPTIONS = (
     "utilization",
     "bandwidth_efficiency",
     "price",
+    "architecture",
 )
 
 
@@ -750,6 +757,10 @@ def inference_inputs_from_args(args: argparse.Namespace) -> InferenceInputs:
             base["forward_flops"] = preset.forward_flops
         elif preset.layers is not None:
             base.update(layers=preset.layers, hidden=preset.hidden, heads=preset.heads)
+        if preset.method != "forward" and preset.architecture == "encoder":
+            base["architecture"] = "encoder"  # BERT: one forward pass over its sequence
+            if preset.seq_len is not None:
+                base["prompt_tokens"] = preset.seq_len
         if "peak_tflops" in given and "bandwidth_gbs" in given and "accelerator" not in given:
             base["accelerator"] = None
         given = base | given

@@ -34,6 +34,9 @@ from desktopapp.model.validation import (
 )
 
 INFERENCE_PRECISIONS: tuple[str, ...] = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
+# decoder: generates tokens one by one (prefill, then decode steps: TTFT/TPOT apply);
+# encoder (BERT): one forward pass over the whole sequence per request, nothing generated
+ARCHITECTURES: tuple[str, ...] = ("decoder", "encoder")
 DEFAULT_BANDWIDTH_EFFICIENCY = 0.8
 BANDWIDTH_EFFICIENCY_SOURCE = (
     "streaming benchmarks (e.g. BabelStream) reach about 80-90% of the datasheet HBM bandwidth; "
@@ -97,10 +100,14 @@ class InferenceInputs:
     # Mixture of experts: parameters each token uses (FLOPs 2·N_active per token; the weights
     # read are all N in the roofline, the experts a batch touches in the serving model).
     active_params: float | None = None
+    # "encoder": one forward pass of 2·N FLOPs per token over prompt_tokens (the sequence
+    # length) per request; no decoding, so no time to first token or per output token
+    architecture: str = "decoder"
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
         set_(self, "params", require_positive("params", self.params))
+        require_choice("architecture", self.architecture, ARCHITECTURES)
         names = ("forward_flops", "peak_tflops", "bandwidth_gbs", "price")
         for name in (*names, "ttft_target_s", "tpot_target_s", "active_params"):
             set_(self, name, _optional_positive(name, getattr(self, name)))
@@ -116,6 +123,8 @@ class InferenceInputs:
             "output_tokens",
             require_int("output_tokens", self.output_tokens, minimum=1, maximum=MAX_TOKENS),
         )
+        if self.is_encoder and self.prompt_tokens < 1:
+            raise InputError("prompt_tokens", "an encoder reads a sequence: give at least 1 token")
         for name in ("layers", "hidden", "heads", "kv_heads"):
             set_(self, name, _optional_int(name, getattr(self, name)))
         set_(self, "gpus", require_int("gpus", self.gpus, maximum=MAX_GPUS))
@@ -178,10 +187,24 @@ class InferenceInputs:
 
     @property
     def is_language_model(self) -> bool:
-        return self.forward_flops is None
+        """A decoder that generates tokens (the serving model applies)."""
+        return self.forward_flops is None and self.architecture == "decoder"
+
+    @property
+    def is_encoder(self) -> bool:
+        return self.forward_flops is None and self.architecture == "encoder"
+
+    @property
+    def sample_flops(self) -> float:
+        """FLOPs of one forward pass per sample (an encoder's: 2·N per token × sequence)."""
+        if self.is_encoder:
+            return 2.0 * self.compute_params * self.prompt_tokens
+        return float(self.forward_flops or 0.0)
 
     @property
     def unit(self) -> str:
+        if self.is_encoder:
+            return "sequence"
         return "token" if self.is_language_model else "prediction"
 
     def to_dict(self) -> dict[str, Any]:
@@ -193,7 +216,10 @@ class InferenceInputs:
             "bandwidth_gbs": self.bandwidth_gbs,
             "precision": self.precision,
             "batch_size": self.batch_size,
-            "prompt_tokens": self.prompt_tokens if self.is_language_model else None,
+            "architecture": self.architecture,
+            "prompt_tokens": self.prompt_tokens
+            if self.is_language_model or self.is_encoder
+            else None,
             "output_tokens": self.output_tokens if self.is_language_model else None,
             "layers": self.layers,
             "hidden": self.hidden,
@@ -340,8 +366,7 @@ def roofline_arrays(inputs: InferenceInputs, batch_sizes: Any) -> Roofline:
         decode_rate = b / step
         resident = w + kv_tok * (p + t) * b
     else:
-        assert inputs.forward_flops is not None
-        flops = inputs.forward_flops * b
+        flops = inputs.sample_flops * b
         nbytes = np.full_like(b, w)
         compute, memory, step = _step_time(flops, nbytes, hw, inputs)
         prefill = np.zeros_like(b)
@@ -416,6 +441,17 @@ class InferenceEstimate:
         return self.throughput_per_second if self.unit == "prediction" else None
 
     @property
+    def sequences_per_second(self) -> float | None:
+        """An encoder's requests served per second (forward passes over a whole sequence)."""
+        return self.throughput_per_second if self.unit == "sequence" else None
+
+    @property
+    def input_tokens_per_second(self) -> float | None:
+        """An encoder's tokens read per second (sequences/s × sequence length)."""
+        rate = self.sequences_per_second
+        return None if rate is None else rate * self.inputs.prompt_tokens
+
+    @property
     def cost_per_million_tokens(self) -> float | None:
         return self.cost_per_million if self.unit == "token" else None
 
@@ -446,6 +482,9 @@ class InferenceEstimate:
                 self.decode_tokens_per_second if self.unit == "token" else None
             ),
             "predictions_per_second": self.predictions_per_second,
+            "architecture": self.inputs.architecture,
+            "sequences_per_second": self.sequences_per_second,
+            "input_tokens_per_second": self.input_tokens_per_second,
             "requests_per_second": self.requests_per_second,
             "cost_per_million": self.cost_per_million,
             "cost_per_million_tokens": self.cost_per_million_tokens,
@@ -475,9 +514,7 @@ def _compute_bound_batch(inputs: InferenceInputs, hw: _Hardware) -> float | None
     """Smallest batch (real-valued) at which the decode step is compute-bound, if any."""
     g = float(inputs.gpus)
     c_per_seq = (
-        2.0 * inputs.compute_params
-        if inputs.is_language_model
-        else float(inputs.forward_flops or 0.0)
+        2.0 * inputs.compute_params if inputs.is_language_model else inputs.sample_flops
     ) / (hw.peak_flops * hw.utilization * g)
     bw = hw.bandwidth * inputs.bandwidth_efficiency * g
     w = weight_bytes(inputs)
@@ -557,6 +594,13 @@ def _with_formula(e: InferenceEstimate) -> InferenceEstimate:
                 f"bytes read per step = weights {units.format_bytes(e.bytes_per_step)} (KV cache "
                 "not counted: give layers, hidden size and heads)"
             )
+    elif inp.is_encoder:
+        lines.append(
+            f"step FLOPs = 2 × N × sequence × B = 2 × "
+            f"{units.format_big_count(inp.compute_params)} × {inp.prompt_tokens} × "
+            f"{inp.batch_size} = {units.format_flops(e.flops_per_step, 4)}"
+        )
+        lines.append(f"bytes read per step = weights = {units.format_bytes(e.bytes_per_step)}")
     else:
         lines.append(
             f"step FLOPs = forward × B = {units.format_flops(inp.forward_flops)} × "
@@ -588,7 +632,7 @@ def _with_formula(e: InferenceEstimate) -> InferenceEstimate:
         )
     else:
         rate = units.format_plain(e.throughput_per_second, 4)
-        lines.append(f"throughput = B / step = {rate} predictions/s")
+        lines.append(f"throughput = B / step = {rate} {e.unit}s/s")
     if e.cost_per_million is not None and inp.price is not None:
         lines.append(
             f"cost per million {e.unit}s = {units.format_money(inp.price)}/GPU-h × {inp.gpus} / "

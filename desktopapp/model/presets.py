@@ -65,6 +65,9 @@ class Preset:
     mlp: str | None = None  # swiglu | gelu (memory model; None: its default)
     ffn_hidden: int | None = None
     vocab: int | None = None
+    # "decoder" generates tokens (serving: TTFT, TPOT); "encoder" (BERT) reads a sequence in
+    # one forward pass per request
+    architecture: str = "decoder"
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -73,6 +76,7 @@ class Preset:
             if not isinstance(value, str) or not value.strip():
                 raise ValueError(f"{name}: must be a non-empty text, got {value!r}")
         require_choice("method", self.method, PRESET_METHODS)
+        require_choice("architecture", self.architecture, ("decoder", "encoder"))
         for name in ("params", "tokens", "forward_flops", "samples"):
             set_(self, name, _opt_positive(name, getattr(self, name)))
         set_(self, "epochs", require_positive("epochs", self.epochs))
@@ -171,6 +175,7 @@ class Preset:
             "checkpointing": self.checkpointing,
             "flash_attention": self.flash_attention,
             "zero_stage": self.zero_stage,
+            "architecture": self.architecture,
             "hardware": self.hardware,
             "memory_range": self.memory_range,
             "source": self.source,

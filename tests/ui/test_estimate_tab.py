@@ -155,24 +155,28 @@ def test_memory_and_inference_match_the_model(tab: EstimateTab) -> None:
             hidden=768,
             heads=12,
             price=tab.inputs.price.value(),
+            architecture="encoder",
         )
     )
     assert inference.throughput_per_second == pytest.approx(expected.throughput_per_second)
     assert inference.latency_seconds == pytest.approx(expected.latency_seconds)
     assert inference.cost_per_million == pytest.approx(expected.cost_per_million)
-    # a language model: the cards show the serving model (TTFT, TPOT; issue 14) at the
-    # snapshot's operating point, the one the CLI prints (issue 21)
-    assert snap.serving is not None and tab.snapshot is not None
-    shown = tab.snapshot.serving
-    assert shown is not None
-    assert (shown.concurrency, shown.tokens_per_second, shown.tpot_seconds) == (
-        snap.serving.concurrency,
-        snap.serving.tokens_per_second,
-        snap.serving.tpot_seconds,
+    # BERT is an encoder (issue 25): one forward pass per request, no serving model and no
+    # time-to-first-token cards; sequences per second and the latency per request instead
+    assert snap.serving is None and tab.snapshot is not None and tab.snapshot.serving is None
+    view = workload.inference_view(expected, expected.inputs)
+    panel = tab.inference_panel
+    assert panel.latency_card.value_text() == view.latency.value
+    assert panel.throughput_card.value_text() == f"{view.throughput.value} sequences/s"
+    captions = [card.caption for card in panel.cards]
+    assert captions == [c.upper() for c in workload.ENCODER_CAPTIONS]
+    assert not tab.inputs.ttft_target.isVisibleTo(tab) and not tab.inputs.targets_label.isVisibleTo(
+        tab
     )
-    serving = workload.serving_view(snap.serving)
-    assert tab.inference_panel.latency_card.value_text() == serving.latency.value
-    assert tab.inference_panel.bound_card.value_text() == serving.bound.value
+    assert not tab.inputs.output_tokens.isVisibleTo(tab)
+    tab.apply_preset("llm-7b")  # a decoder: the token timings and their targets come back
+    assert [c.caption for c in panel.cards] == [c.upper() for c in workload.SERVING_CAPTIONS]
+    assert tab.inputs.ttft_target.isVisibleTo(tab) and tab.inputs.output_tokens.isVisibleTo(tab)
 
 
 @pytest.mark.parametrize("preset", [p.id for p in load_presets()])

@@ -33,6 +33,8 @@ class WorkloadForm:
 
     def __init__(self, inputs: InputsPanel) -> None:
         self.inputs = inputs
+        # decoder | encoder: set by the preset or the scenario (BERT is an encoder)
+        self.architecture = "decoder"
 
     def training_widgets(self) -> Mapping[str, QWidget]:
         inp = self.inputs
@@ -254,6 +256,7 @@ class WorkloadForm:
             # the training field: the same model serves (None for a dense one)
             "active_params": None if training is None else training.active_params,
             "tpot_target_s": inp.tpot_target.value() / 1000.0 or None,
+            "architecture": self.architecture,
         }
         if inp.method() == METHOD_FORWARD:
             forward = inp.forward_flops.value()
@@ -285,6 +288,11 @@ class WorkloadForm:
     def fill_from_preset(self, preset: Preset, catalog: AcceleratorCatalog) -> None:
         """Every input a workload class sets (signals blocked; the tab recomputes)."""
         inp = self.inputs
+        self.architecture = preset.architecture
+        inp.show_architecture(self.architecture)
+        if preset.architecture == "encoder" and preset.seq_len:
+            with blocked(inp.prompt_tokens):  # an encoder reads its whole sequence per request
+                inp.prompt_tokens.setValue(preset.seq_len)
         with blocked(inp.devices, inp.micro_batch, inp.seq_len, inp.layers, inp.hidden, inp.heads):
             inp.set_method(METHOD_FORWARD if preset.method == "forward" else METHOD_6ND)
             inp.params.set_value(preset.params)
@@ -317,6 +325,8 @@ class WorkloadForm:
     ) -> None:
         """The inputs of a workload set from outside (a scenario), signals blocked."""
         inp = self.inputs
+        self.architecture = "decoder" if inference is None else inference.architecture
+        inp.show_architecture(self.architecture)
         widgets = (inp.devices, inp.micro_batch, inp.seq_len, inp.layers, inp.hidden, inp.heads)
         targets = (inp.ttft_target, inp.tpot_target)
         with blocked(*widgets, inp.kv_heads, inp.inference_batch, inp.prompt_tokens, *targets):

@@ -360,14 +360,13 @@ class InputsPanel(InputsColumn):
         )
         self.inference_precision = small_combo(chars=6)
         self.inference_precision.setToolTip("Weight precision when serving")
-        section.add_row(
+        self.concurrency_label = section.add_row(
             "Concurrency", field_pair(self.inference_batch, "Precision", self.inference_precision)
         )
         self.prompt_tokens = spin_box(0, 10_000_000, 512, "Prompt (input) tokens per request")
         self.output_tokens = spin_box(1, 10_000_000, 256, "Generated tokens per request")
-        self.prompt_label = section.add_row(
-            "Prompt tokens", field_pair(self.prompt_tokens, "Output", self.output_tokens)
-        )
+        self._prompt_row = field_pair(self.prompt_tokens, "Output", self.output_tokens)
+        self.prompt_label = section.add_row("Prompt tokens", self._prompt_row)
         self.inference_devices = spin_box(
             1, MAX_DEVICES, 1, "Devices serving one copy of the model (tensor parallel)"
         )
@@ -383,7 +382,8 @@ class InputsPanel(InputsColumn):
             suffix=" ms",
             special="none",
         )
-        section.add_row("Target TTFT", field_pair(self.ttft_target, "TPOT", self.tpot_target))
+        self._targets_row = field_pair(self.ttft_target, "TPOT", self.tpot_target)
+        self.targets_label = section.add_row("Target TTFT", self._targets_row)
         self.ttft_target.valueChanged.connect(lambda _v: self.edited.emit())
         self.tpot_target.valueChanged.connect(lambda _v: self.edited.emit())
         self.inference_devices.valueChanged.connect(lambda _v: self.edited.emit())
@@ -436,6 +436,21 @@ class InputsPanel(InputsColumn):
         for name, widget in names.items():
             widget.setObjectName(name)
             widget.setAccessibleName(name.replace("_", " "))
+
+    # --- decoder or encoder -------------------------------------------------------------------
+    def show_architecture(self, architecture: str) -> None:
+        """An encoder (BERT) reads one sequence per request and generates nothing: no output
+        tokens and no TTFT/TPOT targets; the prompt is its sequence and the batch its size."""
+        encoder = architecture == "encoder"
+        self.concurrency_label.setText("Batch" if encoder else "Concurrency")
+        self.prompt_label.setText("Sequence tokens" if encoder else "Prompt tokens")
+        self.targets_label.setVisible(not encoder)
+        for row, first in ((self._targets_row, 0), (self._prompt_row, 1)):
+            for index in range(first, row.count()):
+                item = row.itemAt(index)
+                widget = None if item is None else item.widget()
+                if widget is not None:
+                    widget.setVisible(not encoder)
 
     # --- method switch ------------------------------------------------------------------------
     def method(self) -> str:
