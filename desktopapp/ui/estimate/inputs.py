@@ -11,6 +11,7 @@ import html
 from collections.abc import Mapping
 
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -19,6 +20,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QRadioButton,
+    QSpinBox,
     QWidget,
 )
 
@@ -40,6 +42,47 @@ from desktopapp.ui.common.layouts import flow_grid
 from desktopapp.ui.common.quantity_edit import QuantityEdit
 from desktopapp.ui.common.section import Section
 from desktopapp.ui.common.theme import COLORS
+
+AUTO = "auto"
+
+
+class AutoSpinBox(QSpinBox):
+    """A whole-number plan field where 0 means "auto": at 0 the field is empty and shows the
+    "auto" placeholder, whether 0 was typed, the field emptied or the value set (issue 25: a
+    typed 0 stayed on screen as "0"). Typing a number replaces it as usual."""
+
+    def __init__(self, maximum: int, tooltip: str) -> None:
+        super().__init__()
+        self.setRange(0, maximum)
+        self.setGroupSeparatorShown(True)
+        self.setAccelerated(True)
+        self.setKeyboardTracking(True)
+        self.setToolTip(tooltip)
+        edit = self.lineEdit()
+        edit.setTextMargins(4, 0, 0, 0)
+        edit.setPlaceholderText(AUTO)
+        self.setMinimumWidth(64)
+        edit.textEdited.connect(self._on_edited)
+        self.setValue(0)
+
+    def _on_edited(self, text: str) -> None:
+        if text.strip() == "0":  # 0 is auto: show the placeholder at once
+            self.lineEdit().clear()
+
+    def textFromValue(self, value: int) -> str:
+        return "" if value == self.minimum() else super().textFromValue(value)
+
+    def valueFromText(self, text: str) -> int:
+        if text.strip().lower() in ("", AUTO, "0"):
+            return self.minimum()
+        return super().valueFromText(text)
+
+    def validate(self, text: str, pos: int) -> tuple[QValidator.State, str, int]:
+        stripped = text.strip().lower()
+        if stripped == "" or AUTO.startswith(stripped):
+            return QValidator.State.Acceptable, text, pos
+        return super().validate(text, pos)
+
 
 # (value, label) pairs; values are the model's names.
 STORAGE_PRECISIONS: tuple[tuple[str, str], ...] = (
@@ -235,17 +278,15 @@ class InputsPanel(InputsColumn):
             "Auto: the modelled run picks the fastest plan that fits memory. A plan you give "
             "is used as given, or refused with the reason.",
         )
-        self.tp = spin_box(
-            0,
+        self.tp = AutoSpinBox(
             4096,
-            0,
-            "Tensor parallel: GPUs that split each layer (inside the NVLink/NVSwitch domain)",
-            special="auto",
+            "Tensor parallel: GPUs that split each layer (inside the NVLink/NVSwitch domain); "
+            "empty or 0: auto",
         )
-        self.pp = spin_box(0, 4096, 0, "Pipeline stages", special="auto")
+        self.pp = AutoSpinBox(4096, "Pipeline stages; empty or 0: auto")
         section.add_row("Tensor parallel", field_pair(self.tp, "Pipeline", self.pp))
-        self.plan_micro_batch = spin_box(
-            0, 1_000_000, 0, "Sequences per GPU per micro-batch", special="auto"
+        self.plan_micro_batch = AutoSpinBox(
+            1_000_000, "Sequences per GPU per micro-batch; empty or 0: auto"
         )
         self.global_batch = QuantityEdit(
             "global_batch_tokens",
