@@ -29,9 +29,12 @@ def _stub_dir(tmp: Path) -> Path:
     stubs.mkdir(exist_ok=True)
     for name in STUBS:
         stub = stubs / name
+        # one write per call: the two sides of a pipe run at once, and two printf calls each
+        # could interleave their records in the log
         stub.write_text(
             "#!/bin/sh\n"
-            f'{{ printf \'%s{RS}\' "${{0##*/}}" "$@"; printf \'{GS}\'; }} >> "$STUB_LOG"\n'
+            f'rec=$(printf \'%s{RS}\' "${{0##*/}}" "$@"; printf \'{GS}\')\n'
+            'printf \'%s\' "$rec" >> "$STUB_LOG"\n'
         )
         stub.chmod(0o755)
     return stubs
@@ -49,7 +52,8 @@ def _source(script: str, tmp: Path) -> tuple[int, list[list[str]], str]:
         return checked.returncode, [], checked.stderr
     handler = (
         "command_not_found_handle() { "
-        f"{{ printf '%s{RS}' UNKNOWN \"$@\"; printf '{GS}'; }} >> \"$STUB_LOG\"; return 127; }}; "
+        f"rec=$(printf '%s{RS}' UNKNOWN \"$@\"; printf '{GS}'); "
+        "printf '%s' \"$rec\" >> \"$STUB_LOG\"; return 127; }; "
     )
     done = subprocess.run(
         [BASH, "--noprofile", "--norc", "-c", handler + '. "$1"', "bash", str(path)],
