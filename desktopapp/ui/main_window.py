@@ -74,6 +74,9 @@ KEY_GEOMETRY = "window/geometry"
 KEY_LAST_TAB = "window/last_tab"
 KEY_THEME = "view/theme"
 KEY_NOTES_VISIBLE = "view/notes_visible"
+# on close, how long to wait for a worker that cannot be interrupted (an import of torch on a
+# loaded machine takes several seconds)
+WORKER_WAIT_MS = 30_000
 
 
 def app_settings() -> QSettings:
@@ -454,12 +457,18 @@ class MainWindow(QMainWindow):
         settings.sync()
 
     def shutdown(self) -> None:
-        """Save settings and let every loaded tab stop its timers and workers (idempotent)."""
+        """Save settings and let every loaded tab stop its timers and workers, then wait for
+        any worker still running (idempotent)."""
         if self._shut_down:
             return
         self._shut_down = True
         self.save_settings()
         self.deck.shutdown()
+        # A worker inside an import or a driver call (the torch probe under load) cannot be
+        # interrupted and may outlast a tab's own wait: none outlives the window.
+        from desktopapp.ui.common.workers import stop_all_workers
+
+        stop_all_workers(WORKER_WAIT_MS)
         if self._about is not None:
             self._about.close()
         self.scenario.close()
