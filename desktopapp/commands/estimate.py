@@ -981,7 +981,7 @@ def _modelled_rows(fig: Any) -> list[tuple[str, str]]:
     """The modelled run's summary rows (only the warnings when the run was not modelled)."""
     run = fig.modelled.run
     if run is None:
-        return [("warning", w) for w in fig.warnings]
+        return [("note", w) for w in fig.warnings]
     likely = (
         f"{units.format_number(fig.gpu_hours_low or 0.0)} … "
         f"{units.format_number(fig.gpu_hours_high or 0.0)} GPU-h"
@@ -1002,7 +1002,7 @@ def _modelled_rows(fig: Any) -> list[tuple[str, str]]:
             for k, v in run.breakdown.to_dict().items()
             if v > 0
         ],
-        *[("warning", w) for w in fig.warnings],
+        *[("note", w) for w in fig.warnings],
     ]
 
 
