@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
@@ -511,6 +511,21 @@ def _candidates(
     return out
 
 
+def _stepping(
+    candidates: list[_Candidate], progress: Progress | None, cancelled: Cancelled | None
+) -> Iterator[_Candidate]:
+    """Each candidate in turn: stops with SearchCancelled when asked to, reports progress before
+    each one and once more when all are done."""
+    for step, cand in enumerate(candidates):
+        if cancelled is not None and cancelled():
+            raise SearchCancelled
+        if progress is not None:
+            progress(step, len(candidates))
+        yield cand
+    if progress is not None:
+        progress(len(candidates), len(candidates))
+
+
 def search_training(
     workload: TrainWorkload,
     constraints: adv.Constraints,
@@ -534,11 +549,7 @@ def search_training(
     )
     options: list[adv.TrainOption] = []
     searched = 0
-    for step, cand in enumerate(candidates):
-        if cancelled is not None and cancelled():
-            raise SearchCancelled
-        if progress is not None:
-            progress(step, len(candidates))
+    for cand in _stepping(candidates, progress, cancelled):
         failures: list[tuple[int, str]] = []
         memory_bound: int | None = None  # the largest fleet found too small for the memory
         # largest fleets first: once a fleet cannot hold the model, no smaller one can
@@ -578,8 +589,6 @@ def search_training(
                     )
                 )
         excluded.extend(_fold_failures(cand.acc, failures))
-    if progress is not None:
-        progress(len(candidates), len(candidates))
     ranked = adv.rank_training(options, constraints)
     note = _owning_note(ranked, owning, constraints)
     text = adv.training_recommendation(ranked, constraints, note, excluded)
@@ -737,11 +746,7 @@ def search_serving(
         excluded,
         owned_gpus=8,
     )
-    for step, cand in enumerate(accs):
-        if cancelled is not None and cancelled():
-            raise SearchCancelled
-        if progress is not None:
-            progress(step, len(accs))
+    for cand in _stepping(accs, progress, cancelled):
         domain = interconnect_for(cand.acc.id).scale_up_domain
         for precision in workload.precisions:
             fitted = False
@@ -829,8 +834,6 @@ def search_serving(
                             pipeline_stages=pp,
                         )
                     )
-    if progress is not None:
-        progress(len(accs), len(accs))
     ranked = adv.rank_serving(options, constraints)
     note = _owning_note(ranked, owning, constraints)
     text = adv.serving_recommendation(ranked, constraints, note, excluded)
