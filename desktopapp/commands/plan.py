@@ -323,28 +323,25 @@ def _rows(args: argparse.Namespace) -> int:
 # --- handlers -----------------------------------------------------------------------------------
 
 
-def run_train(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, workload_from_args: Any, search: Any, table: Any) -> int:
+    """Search for the workload the options describe; print the ranking as JSON or text."""
     constraints = constraints_from_args(args)
-    workload = train_workload_from_args(args)
+    workload = workload_from_args(args)
     rows = _rows(args)
-    ranking = app.search_training(workload, constraints, owning=owning_from_args(args))
+    ranking = search(workload, constraints, owning=owning_from_args(args))
     if args.json:
         print_json({**ranking.to_dict(), "workload": workload.to_dict()})
         return EXIT_OK
-    _print_ranking(ranking, rows, _train_table)
+    _print_ranking(ranking, rows, table)
     return EXIT_OK
+
+
+def run_train(args: argparse.Namespace) -> int:
+    return _run(args, train_workload_from_args, app.search_training, _train_table)
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    constraints = constraints_from_args(args)
-    workload = serve_workload_from_args(args)
-    rows = _rows(args)
-    ranking = app.search_serving(workload, constraints, owning=owning_from_args(args))
-    if args.json:
-        print_json({**ranking.to_dict(), "workload": workload.to_dict()})
-        return EXIT_OK
-    _print_ranking(ranking, rows, _serve_table)
-    return EXIT_OK
+    return _run(args, serve_workload_from_args, app.search_serving, _serve_table)
 
 
 # --- text output --------------------------------------------------------------------------------
