@@ -81,45 +81,16 @@ def test_the_old_gelu_rule_would_miss_the_slope():
 
 
 def test_per_token_terms_by_hand():
-    t = m.activation_terms(
-        hidden=8,
-        heads=2,
-        kv_heads=1,
-        seq_len=4,
-        ffn_hidden=16,
-        vocab=10,
-        mlp="swiglu",
-        precision="mixed",
-        flash_attention=True,
-    )
+    tiny = dict(hidden=8, heads=2, kv_heads=1, seq_len=4, ffn_hidden=16, vocab=10)
+    t = m.activation_terms(**tiny, mlp="swiglu", precision="mixed", flash_attention=True)
     assert t.norms == 2 * (4 * 8 + 4)  # fp32 input + 1/rms, two norms
     # input, q, k (4 wide), QKV buffer (8 + 2·4), output; lse 4 B per head
     assert t.attention == 2 * (8 + 8 + 4 + 16 + 8) + 4 * 2
     assert t.mlp == 2 * 8 + 4 * 2 * 16
     assert t.output == 4 * 8 + 2 * 8 + 2 * 10 + 12 * 10
-    gelu = m.activation_terms(
-        hidden=8,
-        heads=2,
-        kv_heads=1,
-        seq_len=4,
-        ffn_hidden=16,
-        vocab=10,
-        mlp="gelu",
-        precision="mixed",
-        flash_attention=True,
-    )
+    gelu = m.activation_terms(**tiny, mlp="gelu", precision="mixed", flash_attention=True)
     assert gelu.mlp == 2 * 8 + 2 * 2 * 16
-    eager = m.activation_terms(
-        hidden=8,
-        heads=2,
-        kv_heads=1,
-        seq_len=4,
-        ffn_hidden=16,
-        vocab=10,
-        mlp="swiglu",
-        precision="mixed",
-        flash_attention=False,
-    )
+    eager = m.activation_terms(**tiny, mlp="swiglu", precision="mixed", flash_attention=False)
     assert eager.attention - t.attention == (4 + 2) * 2 * 4  # fp32 softmax + 16-bit copy
 
 
