@@ -92,13 +92,7 @@ def make_training_step(
         with torch.autocast(device_type, dtype=amp_dtype, enabled=amp_dtype is not None):
             out = model(x)
         loss = loss_fn(out.float(), y)
-        if scaler is not None:
-            scaler.scale(loss).backward()
-            scaler.step(optimizer)
-            scaler.update()
-        else:
-            loss.backward()
-            optimizer.step()
+        _backward_and_step(loss, optimizer, scaler)
         return loss
 
     return TrainingStep(step, model, x, shape, mode)
@@ -214,16 +208,21 @@ def make_lm_step(target: BenchDevice, shape: LmShape, mode: str = "fp32", seed: 
         with torch.autocast(device_type, dtype=amp_dtype, enabled=amp_dtype is not None):
             logits = model(x)
         loss = loss_fn(logits.float().view(-1, shape.vocab), y.view(-1))
-        if scaler is not None:
-            scaler.scale(loss).backward()
-            scaler.step(optimizer)
-            scaler.update()
-        else:
-            loss.backward()
-            optimizer.step()
+        _backward_and_step(loss, optimizer, scaler)
         return loss
 
     return TrainingStep(step, model, x, shape, mode)
+
+
+def _backward_and_step(loss: Any, optimizer: Any, scaler: Any) -> None:
+    """Backward pass and one optimizer step, through the fp16 loss scaler when there is one."""
+    if scaler is not None:
+        scaler.scale(loss).backward()
+        scaler.step(optimizer)
+        scaler.update()
+    else:
+        loss.backward()
+        optimizer.step()
 
 
 def count_flops(fn: Callable[[], Any]) -> float | None:
