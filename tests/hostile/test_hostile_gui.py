@@ -87,9 +87,8 @@ def test_unknown_qt_platform_exits_cleanly(tmp_path):
     assert len(proc.stderr.strip().splitlines()) == 1 and "QT_QPA_PLATFORM" in proc.stderr
 
 
-@pytest.mark.parametrize("platform", ["xcb", "wayland", "linuxfb"])
-def test_screenshot_without_a_display_renders_offscreen(platform, tmp_path):
-    """Any platform that cannot open here: the screenshot is rendered offscreen, one note."""
+def _no_display_env(platform, tmp_path):
+    """The environment of a Linux session where ``platform`` cannot open (skips elsewhere)."""
     if not sys.platform.startswith("linux"):
         pytest.skip("the display checks are for Linux")
     if platform == "linuxfb" and Path("/dev/fb0").exists():
@@ -97,6 +96,13 @@ def test_screenshot_without_a_display_renders_offscreen(platform, tmp_path):
     env = dict(os.environ, DESKTOPAPP_HOME=str(tmp_path), QT_QPA_PLATFORM=platform, DISPLAY="")
     env.pop("WAYLAND_DISPLAY", None)
     env["XDG_RUNTIME_DIR"] = str(tmp_path)  # no compositor socket there
+    return env
+
+
+@pytest.mark.parametrize("platform", ["xcb", "wayland", "linuxfb"])
+def test_screenshot_without_a_display_renders_offscreen(platform, tmp_path):
+    """Any platform that cannot open here: the screenshot is rendered offscreen, one note."""
+    env = _no_display_env(platform, tmp_path)
     shot = tmp_path / "x.png"
     proc = subprocess.run(
         [sys.executable, "-m", "desktopapp", "--screenshot", str(shot)],
@@ -112,13 +118,7 @@ def test_screenshot_without_a_display_renders_offscreen(platform, tmp_path):
 
 @pytest.mark.parametrize("platform", ["xcb", "wayland", "linuxfb"])
 def test_window_without_a_display_is_one_line(platform, tmp_path):
-    if not sys.platform.startswith("linux"):
-        pytest.skip("the display checks are for Linux")
-    if platform == "linuxfb" and Path("/dev/fb0").exists():
-        pytest.skip("this machine has a frame buffer")
-    env = dict(os.environ, DESKTOPAPP_HOME=str(tmp_path), QT_QPA_PLATFORM=platform, DISPLAY="")
-    env.pop("WAYLAND_DISPLAY", None)
-    env["XDG_RUNTIME_DIR"] = str(tmp_path)
+    env = _no_display_env(platform, tmp_path)
     proc = subprocess.run(
         [sys.executable, "-m", "desktopapp"], capture_output=True, text=True, env=env, timeout=120
     )
