@@ -857,15 +857,7 @@ def request_from_preset(
     memory = preset.to_memory_inputs() if preset.has_memory_estimate else None
     inference = None
     if preset.params is not None and preset.accelerator is not None:
-        base: dict[str, Any] = {"params": preset.params, "accelerator": preset.accelerator}
-        if preset.method == "forward":
-            base["forward_flops"] = preset.forward_flops
-        elif preset.layers is not None:
-            base.update(layers=preset.layers, hidden=preset.hidden, heads=preset.heads)
-        if preset.method != "forward" and preset.architecture == "encoder":
-            base["architecture"] = "encoder"  # one forward pass per sequence, no decoding
-            if preset.seq_len is not None:
-                base["prompt_tokens"] = preset.seq_len
+        base = preset.inference_fields()
         try:
             inference = inference_price(InferenceInputs(**base), pricing)
         except ValueError:

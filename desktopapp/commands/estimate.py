@@ -752,15 +752,7 @@ def inference_inputs_from_args(args: argparse.Namespace) -> InferenceInputs:
         preset = get_preset(args.preset)
         if preset.params is None:
             raise ValueError(f"preset: {preset.id!r} has no parameter count for inference")
-        base: dict[str, Any] = {"params": preset.params, "accelerator": preset.accelerator}
-        if preset.method == "forward":
-            base["forward_flops"] = preset.forward_flops
-        elif preset.layers is not None:
-            base.update(layers=preset.layers, hidden=preset.hidden, heads=preset.heads)
-        if preset.method != "forward" and preset.architecture == "encoder":
-            base["architecture"] = "encoder"  # BERT: one forward pass over its sequence
-            if preset.seq_len is not None:
-                base["prompt_tokens"] = preset.seq_len
+        base = preset.inference_fields()
         if "peak_tflops" in given and "bandwidth_gbs" in given and "accelerator" not in given:
             base["accelerator"] = None
         given = base | given

@@ -151,6 +151,20 @@ class Preset:
         fields.update(overrides)
         return MemoryInputs(**fields)
 
+    def inference_fields(self) -> dict[str, Any]:
+        """The InferenceInputs fields this preset gives: parameters, accelerator, and the
+        forward FLOPs or the shape; an encoder reads its sequence once (no decoding)."""
+        base: dict[str, Any] = {"params": self.params, "accelerator": self.accelerator}
+        if self.method == "forward":
+            base["forward_flops"] = self.forward_flops
+        elif self.layers is not None:
+            base.update(layers=self.layers, hidden=self.hidden, heads=self.heads)
+        if self.method != "forward" and self.architecture == "encoder":
+            base["architecture"] = "encoder"  # one forward pass per sequence, no decoding
+            if self.seq_len is not None:
+                base["prompt_tokens"] = self.seq_len
+        return base
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
