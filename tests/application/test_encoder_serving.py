@@ -20,18 +20,10 @@ from desktopapp.application.snapshot import (
     request_from_preset,
     scenario_from_preset,
 )
-from desktopapp.cli import run_command
 from desktopapp.model.inference import InferenceInputs, estimate_inference
 from desktopapp.model.presets import get_preset
 from desktopapp.model.scenario import Scenario, load_scenario
-
-
-def _cli_json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:
-    capsys.readouterr()
-    status = run_command(argv)
-    out = capsys.readouterr()
-    assert status == 0, out.err
-    return json.loads(out.out)
+from tests.application.cli_run import cli_json as _cli_json
 
 
 def test_bert_preset_is_an_encoder_and_gets_no_token_timings() -> None:

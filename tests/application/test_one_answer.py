@@ -29,18 +29,11 @@ from desktopapp.model import units
 from desktopapp.model.presets import get_preset, preset_ids
 from desktopapp.model.scenario import Scenario, load_scenario
 from desktopapp.model.training import TrainingInputs
+from tests.application.cli_run import cli_json as _cli_json
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((REPO / "resources" / "examples").glob("*.json"))
 TRAINING_PRESETS = [p for p in preset_ids() if get_preset(p).has_training_estimate]
-
-
-def _cli_json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> dict:
-    capsys.readouterr()
-    status = run_command(argv)
-    out = capsys.readouterr()
-    assert status == 0, out.err
-    return json.loads(out.out)
 
 
 def _rel(a: float | None, b: float | None) -> bool:
