@@ -429,3 +429,13 @@ def test_corrupt_scenario_is_one_line_and_file_untouched(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "plan.json" in err
     assert plan.read_bytes() == before
+
+
+def test_one_micro_batch_per_step_is_singular(capsys) -> None:
+    # 70B on 16,384 TPU v6e: DP 4,096 leaves one micro-batch per step ("1 micro-batches" before)
+    argv = ["estimate", "train", "--params", "70B", "--tokens", "2T"]
+    argv += ["--accelerator", "tpu-v6e", "--gpus", "16384", "--json"]
+    assert run_command(argv) == 0
+    plan = json.loads(capsys.readouterr().out)["parallel_plan"]
+    assert plan["micro_batches_per_step"] == 1
+    assert "1 micro-batch per step" in plan["reason"]

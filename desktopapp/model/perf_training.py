@@ -586,7 +586,8 @@ class Plan:
         if self.expert_parallel > 1:
             parts.append(f"EP {self.expert_parallel}")
         parts.append(f"micro-batch {self.micro_batch}")
-        parts.append(f"{self.micro_batches:.4g} micro-batches per step")
+        noun = "micro-batch" if self.micro_batches == 1 else "micro-batches"
+        parts.append(f"{self.micro_batches:.4g} {noun} per step")
         if self.recompute >= 1:
             parts.append("full activation recompute")
         elif self.recompute > 0:
