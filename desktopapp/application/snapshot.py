@@ -25,9 +25,8 @@ option and gets the figures the snapshot would show).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from desktopapp.application.defaults import (
@@ -439,8 +438,6 @@ def headline_utilization_curve(figures: TrainingFigures, utilizations: Any) -> T
 
 # --- memory for the plan ---------------------------------------------------------------------
 
-_MEMORY_FIELDS = frozenset(f.name for f in fields(MemoryInputs))
-
 
 def plan_memory(
     figures: TrainingFigures, memory: MemoryInputs | None = None
@@ -458,8 +455,10 @@ def plan_memory(
         layers, hidden, heads = perf_training.assumed_shape(inp.active_params or inp.params)
     assert layers is not None and hidden is not None and heads is not None
     seq = inp.seq_len or perf_training.DEFAULT_SEQ_LEN
+    active = inp.active_params or inp.params
     values: dict[str, Any] = {
-        "params": inp.params,
+        # the dense part and the active experts whole; the other experts split over EP
+        "params": active + (inp.params - active) / plan.expert_parallel,
         "mode": "train",
         "optimizer": memory.optimizer if memory is not None else "adamw",
         "layers": layers,
@@ -469,33 +468,25 @@ def plan_memory(
         "seq_len": seq,
         "batch_size": plan.micro_batch,
         "checkpointing": plan.recompute >= 1.0,
+        "recompute": plan.recompute,
         "flash_attention": True,
         "zero_stage": plan.zero_stage,
-        "gpus": plan.dp,
+        "tp": plan.tp,
+        "pp": plan.pp,
+        "cp": plan.cp,
+        "virtual_stages": plan.virtual_stages,
+        "gpus": plan.dp * plan.tp * plan.pp * plan.cp,
         "accelerator": inp.accelerator,
+        # gradients persist across the step's micro-batches (accumulation, pipelining)
+        "micro_batches": max(1, round(plan.micro_batches)),
+        "vocab": inp.vocab,
+        "mlp": inp.mlp or perf_training.DEFAULT_MLP,
+        "ffn_hidden": inp.ffn_hidden,
     }
     if memory is not None:
         values["overhead_gib"] = memory.overhead_gib
         if memory.memory_gb is not None:
             values["memory_gb"] = memory.memory_gb
-    sharding = {"tp": plan.tp, "pp": plan.pp, "cp": plan.cp}
-    if {"tp", "pp"} <= _MEMORY_FIELDS:  # the memory model shards by the plan itself
-        values.update({k: v for k, v in sharding.items() if k in _MEMORY_FIELDS})
-        values["gpus"] = plan.dp * plan.tp * plan.pp * plan.cp
-    else:  # one model-parallel shard: its parameters, layers and sequence share
-        shards = plan.tp * plan.pp
-        active = inp.active_params or inp.params
-        # expert weights are split over the expert-parallel group too
-        values["params"] = (active + (inp.params - active) / plan.expert_parallel) / shards
-        values["layers"] = max(1, math.ceil(layers / plan.pp))
-        if plan.tp > 1 and heads % plan.tp == 0 and hidden % plan.tp == 0:
-            values["hidden"] = hidden // plan.tp
-            values["heads"] = heads // plan.tp
-            kv = inp.kv_heads
-            values["kv_heads"] = None if kv is None else max(1, kv // plan.tp)
-            if values["kv_heads"] is not None and values["heads"] % values["kv_heads"]:
-                values["kv_heads"] = None
-        values["seq_len"] = max(1, seq // plan.cp)
     return estimate_memory(MemoryInputs(**values))
 
 

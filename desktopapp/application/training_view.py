@@ -129,15 +129,18 @@ def measured_efficiency(
 
 def shape_of(memory: Any, preset: Any = None) -> dict[str, Any]:
     """The model shape for the run: the tab's shape inputs (``MemoryInputs``; a preset fills
-    them), else the preset's. Only a complete shape (layers, hidden, heads) is passed; a
-    partial one would describe another model."""
+    them), else the preset's, with its MLP kind and width and its vocabulary where known, so
+    the plan's memory is `estimate memory`'s. Only a complete shape (layers, hidden, heads) is
+    passed; a partial one would describe another model."""
     for source in (memory, preset):
         if source is None:
             continue
         shape = {n: getattr(source, n, None) for n in ("layers", "hidden", "heads", "seq_len")}
-        kv = getattr(source, "kv_heads", None)
-        if kv:
-            shape["kv_heads"] = kv
+        # GQA and the memory terms of the shape (MLP kind and width, vocabulary), where known
+        for name in ("kv_heads", "ffn_hidden", "vocab", "mlp"):
+            value = getattr(source, name, None)
+            if value:
+                shape[name] = value
         if all(shape[n] for n in ("layers", "hidden", "heads")):
             return {k: v for k, v in shape.items() if v}
     return {}

@@ -218,6 +218,11 @@ def _register_train(sub: Any) -> None:
     p.add_argument("--heads", type=count, help="attention heads")
     p.add_argument("--kv-heads", type=count, help="key/value heads (GQA; default = heads)")
     p.add_argument(
+        "--ffn-hidden", type=count, help="MLP width (default 4·hidden gelu, ≈8·hidden/3 swiglu)"
+    )
+    p.add_argument("--vocab", type=count, help="vocabulary size (default 32000, Llama 2)")
+    p.add_argument("--mlp", help=_choices_help("MLP kind, default swiglu", MLPS))
+    p.add_argument(
         "--active-params", type=quantity, help="active parameters per token (mixture of experts)"
     )
     p.add_argument("--tp", type=count, help="tensor-parallel degree (default: searched)")
@@ -300,7 +305,17 @@ def _register_memory(sub: Any) -> None:
         "--no-flash-attention: the probabilities are kept",
     )
     p.add_argument("--zero-stage", type=count, help="ZeRO stage 0-3 (default 0)")
-    p.add_argument("--gpus", type=count, help="devices to shard across (default 1)")
+    p.add_argument(
+        "--gpus", type=count, help="devices in all: TP × PP × CP × data parallel (default 1)"
+    )
+    p.add_argument("--tp", type=count, help="tensor-parallel degree, training (default 1)")
+    p.add_argument("--pp", type=count, help="pipeline stages, training (default 1)")
+    p.add_argument("--cp", type=count, help="context-parallel degree, training (default 1)")
+    p.add_argument(
+        "--micro-batches",
+        type=count,
+        help="micro-batches per optimizer step (default 1; more: gradients are kept)",
+    )
     p.add_argument("--accelerator", help="catalog id: check the fit against its memory")
     p.add_argument("--memory-gb", type=quantity, help="device memory in GB (overrides catalog)")
     p.add_argument(
@@ -698,6 +713,10 @@ MEMORY_OPTIONS = (
     "flash_attention",
     "zero_stage",
     "gpus",
+    "tp",
+    "pp",
+    "cp",
+    "micro_batches",
     "accelerator",
     "memory_gb",
     "overhead_gib",
@@ -787,7 +806,7 @@ def _run_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.preset is not None and args.scenario is None:  # the preset's sourced shape
         preset = get_preset(args.preset)
         if preset.method == "6nd" and all(extra[n] is None for n in ("layers", "hidden", "heads")):
-            for name in ("layers", "hidden", "heads", "seq_len"):
+            for name in ("layers", "hidden", "heads", "seq_len", "ffn_hidden", "vocab", "mlp"):
                 if extra[name] is None:
                     extra[name] = getattr(preset, name)
     return {k: v for k, v in extra.items() if v is not None}
@@ -810,6 +829,8 @@ TRAIN_INTEGER_OPTIONS = (
     "hidden",
     "heads",
     "kv_heads",
+    "ffn_hidden",
+    "vocab",
     "tp",
     "pp",
     "dp",
@@ -1009,6 +1030,10 @@ MEMORY_INTEGER_OPTIONS = (
     "gpus",
     "ffn_hidden",
     "vocab",
+    "tp",
+    "pp",
+    "cp",
+    "micro_batches",
 )
 
 

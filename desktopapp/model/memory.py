@@ -409,6 +409,15 @@ class MemoryInputs:
     vocab: int | None = None  # vocabulary (None: 32k, Llama 2)
     mlp: str = DEFAULT_MLP  # swiglu (gated, Llama) | gelu (GPT-2, BERT)
     micro_batches: int = 1  # per optimizer step; > 1: gradients persist (accumulation)
+    # model parallelism (training): ``gpus`` = TP × PP × CP × data-parallel ranks. Weights are
+    # split over TP × PP; each TP rank keeps 1/TP of a layer's activations (sequence parallel);
+    # the first pipeline stage keeps PP micro-batches of its L/PP layers in flight (1F1B), i.e.
+    # all L layers' worth; CP splits the sequence. ZeRO shards over the data-parallel ranks.
+    tp: int = 1
+    pp: int = 1
+    cp: int = 1
+    virtual_stages: int = 1  # interleaved pipeline: keeps 1 + (PP-1)/(PP·V) × more
+    recompute: float | None = None  # share of layers checkpointed (None: 1 or 0 by checkpointing)
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -418,6 +427,10 @@ class MemoryInputs:
         for name in ("ffn_hidden", "vocab"):
             set_(self, name, _optional_int(name, getattr(self, name)))
         set_(self, "micro_batches", require_int("micro_batches", self.micro_batches, minimum=1))
+        for name in ("tp", "pp", "cp", "virtual_stages"):
+            set_(self, name, require_int(name, getattr(self, name), minimum=1, maximum=MAX_GPUS))
+        if self.recompute is not None:
+            set_(self, "recompute", require_range("recompute", self.recompute, 0.0, 1.0))
         if self.precision is None:
             set_(self, "precision", DEFAULT_PRECISION[self.mode])
         allowed = TRAIN_PRECISIONS if self.mode == "train" else INFERENCE_PRECISIONS
@@ -443,6 +456,7 @@ class MemoryInputs:
             require_range("overhead_gib", self.overhead_gib, 0.0, MAX_OVERHEAD_GIB),
         )
         self._check_shape()
+        self._check_parallel()
         if self.accelerator is not None:
             if not isinstance(self.accelerator, str):
                 raise InputError("accelerator", f"expected a catalog id, got {self.accelerator!r}")
@@ -474,9 +488,50 @@ class MemoryInputs:
                     "kv_heads", f"must divide heads ({self.heads}), got {self.kv_heads}"
                 )
 
+    def _check_parallel(self) -> None:
+        model_parallel = self.tp * self.pp * self.cp
+        if model_parallel == 1 and self.virtual_stages == 1:
+            return
+        if self.mode != "train":
+            name = next(n for n in ("tp", "pp", "cp", "virtual_stages") if getattr(self, n) > 1)
+            raise InputError(
+                name, "applies to training; for inference the weights split over --gpus"
+            )
+        if self.gpus % model_parallel:
+            raise InputError(
+                "gpus",
+                f"must be a multiple of TP × PP × CP = {model_parallel} (the rest is data "
+                f"parallel), got {self.gpus}",
+            )
+        if self.virtual_stages > 1 and self.pp == 1:
+            raise InputError("virtual_stages", "needs pipeline parallelism (PP > 1)")
+
     @property
     def has_shape(self) -> bool:
         return self.layers is not None
+
+    @property
+    def model_parallel(self) -> int:
+        """Devices one replica spans: TP × PP × CP."""
+        return self.tp * self.pp * self.cp
+
+    @property
+    def data_parallel(self) -> int:
+        """Data-parallel ranks (ZeRO shards over these)."""
+        return self.gpus // self.model_parallel
+
+    @property
+    def resolved_recompute(self) -> float:
+        if self.recompute is not None:
+            return self.recompute
+        return 1.0 if self.checkpointing else 0.0
+
+    @property
+    def pipeline_interleave(self) -> float:
+        """Activation multiplier of an interleaved 1F1B pipeline (1 without interleaving)."""
+        if self.virtual_stages <= 1:
+            return 1.0
+        return 1.0 + (self.pp - 1.0) / (self.pp * self.virtual_stages)
 
     @property
     def resolved_precision(self) -> str:
@@ -516,6 +571,11 @@ class MemoryInputs:
             "vocab": self.vocab,
             "mlp": self.mlp,
             "micro_batches": self.micro_batches,
+            "tp": self.tp,
+            "pp": self.pp,
+            "cp": self.cp,
+            "virtual_stages": self.virtual_stages,
+            "recompute": self.resolved_recompute,
         }
 
 
@@ -716,15 +776,17 @@ def _compute(inputs: MemoryInputs) -> MemoryEstimate:
             layers_bytes, logits = kept_activation_bytes(
                 terms,
                 inputs.layers,
-                float(inputs.seq_len * inputs.batch_size),
-                recompute=1.0 if inputs.checkpointing else 0.0,
+                float(inputs.seq_len / inputs.cp * inputs.batch_size),
+                recompute=inputs.resolved_recompute,
+                tp=float(inputs.tp),
+                interleave=inputs.pipeline_interleave,
             )
         activations = layers_bytes + logits
         peak = training_peak(
-            params=n,
+            params=n / (inputs.tp * inputs.pp),  # one model-parallel shard's weights
             bpp=bpp,
             zero_stage=inputs.zero_stage,
-            dp=g,
+            dp=float(inputs.data_parallel),
             layers=inputs.layers or 0,
             activations=layers_bytes,
             output=logits,
@@ -807,14 +869,25 @@ def _formula(
         )
         terms = training_activation_terms(inputs)
         if terms is not None:
-            rule = "L·(kept input) + one layer" if inputs.checkpointing else "L × per layer"
+            rc = inputs.resolved_recompute
+            if rc >= 1.0:
+                rule = "L·(kept input) + one layer"
+            elif rc > 0.0:
+                rule = f"{rc:.0%} of layers keep their input, the rest all; + one layer"
+            else:
+                rule = "L × per layer"
+            split_note = ""
+            if inputs.tp > 1 or inputs.cp > 1:
+                split_note += f" ÷ (TP {inputs.tp} × CP {inputs.cp})"
+            if inputs.pipeline_interleave > 1.0:
+                split_note += f" × {inputs.pipeline_interleave:.2f} (interleaved pipeline)"
             lines.append(
                 f"activations = {rule}: per token and layer {terms.layer:,.0f} B (norms "
                 f"{terms.norms:,.0f} + attention {terms.attention:,.0f} + {inputs.mlp} MLP "
                 f"{terms.mlp:,.0f}) × L={inputs.layers} × s={inputs.seq_len} × "
                 f"b={inputs.batch_size}; + output side {terms.output:,.0f} B per token "
-                f"(vocab {inputs.resolved_vocab:,}: logits, fp32 loss and its gradient) "
-                f"= {fb(activations)}"
+                f"(vocab {inputs.resolved_vocab:,}: logits, fp32 loss and its gradient)"
+                f"{split_note} = {fb(activations)}"
             )
         stage = inputs.zero_stage
         split = {0: "nothing sharded", 1: "optimizer / N", 2: "(optimizer + gradients) / N"}.get(
@@ -825,8 +898,12 @@ def _formula(
             if inputs.micro_batches > 1
             else "gradients allocated during backward"
         )
+        shard = ""
+        if inputs.tp * inputs.pp > 1:
+            shard = f"weights, gradients, optimizer ÷ (TP {inputs.tp} × PP {inputs.pp}); "
         lines.append(
-            f"per device (ZeRO-{stage}, N={inputs.gpus}: {split}) = max(backward peak: weights "
+            f"per device ({shard}ZeRO-{stage}, N={inputs.data_parallel}: {split}) = "
+            f"max(backward peak: weights "
             f"+ optimizer + activations, {grads_note}; optimizer step: weights + gradients + "
             f"optimizer) × (1 + {FRAGMENTATION:.0%} allocator) + overhead "
             f"{units.format_bytes(inputs.overhead_gib * units.GIB)} = {fb(per_device)}"
@@ -931,8 +1008,14 @@ def _assumptions(inputs: MemoryInputs) -> list[Assumption]:
         out.append(
             Assumption(
                 "sharding",
-                f"ZeRO-{inputs.zero_stage} over {inputs.gpus} data-parallel device(s); "
-                "activations are per device (micro-batch), never sharded",
+                f"ZeRO-{inputs.zero_stage} over {inputs.data_parallel} data-parallel device(s)"
+                + (
+                    f" of TP {inputs.tp} × PP {inputs.pp} × CP {inputs.cp} replicas; "
+                    "activations split by TP and CP, the first pipeline stage holds PP "
+                    "micro-batches of its layers (1F1B)"
+                    if inputs.model_parallel > 1
+                    else "; activations are per device (micro-batch), never sharded"
+                ),
                 "Rajbhandari et al. 2020; stage 3 corresponds to PyTorch FSDP full sharding. "
                 "Gathered-parameter buffers and communication buckets are left out",
             )

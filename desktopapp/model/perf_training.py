@@ -50,7 +50,9 @@ from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import Accelerator, get_accelerator
 from desktopapp.model.interconnect import Interconnect, interconnect_for
 from desktopapp.model.memory import (
+    DEFAULT_MLP,
     DEFAULT_OVERHEAD_GIB,
+    MLPS,
     ActivationTerms,
     activation_precision,
     activation_terms,
@@ -437,6 +439,8 @@ class RunInputs:
     kv_heads: int | None = None
     active_params: float | None = None
     vocab: int | None = None
+    ffn_hidden: int | None = None  # MLP width (None: the memory model's default for ``mlp``)
+    mlp: str | None = None  # swiglu | gelu (None: swiglu, as memory.MemoryInputs)
     global_batch_tokens: float | None = None
     tp: int | None = None
     pp: int | None = None
@@ -482,6 +486,7 @@ class RunInputs:
             "heads",
             "kv_heads",
             "vocab",
+            "ffn_hidden",
             "tp",
             "pp",
             "dp",
@@ -492,6 +497,8 @@ class RunInputs:
             "moe_top_k",
         ):
             set_(self, name, _opt_int(name, getattr(self, name)))
+        if self.mlp is not None:
+            require_choice("mlp", self.mlp, MLPS)
         if self.zero_stage is not None:
             set_(
                 self, "zero_stage", require_int("zero_stage", self.zero_stage, minimum=0, maximum=3)
@@ -762,8 +769,8 @@ def _plan_activation_terms(
     """The memory model's per-token activation terms for this run (the function `estimate
     memory` uses): SwiGLU of the default width unless given, the run's vocabulary; ``sharded``:
     several GPUs with ZeRO ≥ 1 (memory.activation_precision)."""
-    mlp = getattr(inp, "mlp", None) or "swiglu"
-    ffn = getattr(inp, "ffn_hidden", None) or default_ffn_hidden(hidden, mlp)
+    mlp = inp.mlp or DEFAULT_MLP
+    ffn = inp.ffn_hidden or default_ffn_hidden(hidden, mlp)
     return activation_terms(
         hidden=hidden,
         heads=heads,
@@ -1097,7 +1104,11 @@ def _evaluate(pb: _Problem, c: _Cands, n: FloatArray, idx: Any = None) -> dict[s
             4.0 * (pb.layers / pp) * a2a * (ep - 1.0) / ep / ep_bw * (1.0 - EP_OVERLAP),
             0.0,
         )
-        params_gpu = t.params_dense / ep
+        # the dense part and the active experts whole; the other experts split over EP (the
+        # rule `estimate memory` is given by the snapshot's plan memory)
+        params_gpu = (t.params_dense * pb.n_active / pb.n_total) + t.params_dense * (
+            1.0 - pb.n_active / pb.n_total
+        ) / ep
     else:
         ep = np.ones_like(dp)
         t_ep = np.zeros_like(dp)
@@ -1755,6 +1766,9 @@ RUN_OPTIONS = (
     "hidden",
     "heads",
     "kv_heads",
+    "ffn_hidden",
+    "vocab",
+    "mlp",
     "active_params",
     "tp",
     "pp",
