@@ -78,7 +78,8 @@ def main() -> int:
     print(
         f"fitted: bandwidth share {fit['bandwidth_share']:.2f}, compute share "
         f"{fit['compute_share']:.2f}, overhead per step {fit['step_overhead_s'] * 1e3:.2f} ms, "
-        f"all-reduce latency (2 devices) {fit['allreduce_latency_s'] * 1e6:.0f} µs"
+        f"all-reduce latency (2 devices) {fit['allreduce_latency_s'] * 1e6:.0f} µs, MoE "
+        f"routed-expert matmul share {fit.get('moe_compute_share', 1.0):.2f} of the dense one"
     )
     print(
         f"in-sample: {fit['in_sample_within_1_5']:.0%} within 1.5×, median error "
@@ -130,6 +131,14 @@ def main() -> int:
                 f"  blind subset (added after the GPU/engine split was settled): "
                 f"{np.mean(blind <= 1.5):.0%} within 1.5×, median ×{np.median(blind):.2f} "
                 f"({blind.size} rows)"
+            )
+        unseen = doc.get("holdout_summary", {}).get("unseen_gpus")
+        if unseen:
+            print(
+                f"  on GPUs with no calibration rows ({', '.join(unseen['gpus'])}): "
+                f"{unseen['within_1_5']:.0%} within 1.5×, median ×{unseen['median_error']:.2f} "
+                f"({unseen['rows']} rows); predicted/measured {unseen['ratio_low']:.2f}-"
+                f"{unseen['ratio_high']:.2f} (the likely range given for such GPUs)"
             )
         lo, hi = np.quantile(
             [float(np.asarray(predict(r), dtype=float).reshape(-1)[0]) / r["value"] for r in hold],

@@ -87,6 +87,8 @@ FUSED_QUANT_SOURCE = (
 # efficiency (perf_training's table, mamf-finder figures), relative to the GPUs the engine terms
 # were fitted on.
 CALIBRATION_GPUS = ("h100-sxm", "h200-sxm", "a100-sxm-80gb")
+# A PCIe-only server (L40S, RTX, A10G boxes) holds up to 8 GPUs that reach each other over PCIe.
+PCIE_SERVER_GPUS = 8
 DEFAULT_MOE_EXPERTS = 8
 DEFAULT_MOE_TOP_K = 2
 MOE_SOURCE = "Mixtral 8x7B (Jiang et al. 2024): 8 experts, 2 per token"
@@ -113,6 +115,11 @@ class ServingCalibration:
     range_ratio: tuple[float, float] = (1.0, 1.0)
     wide_ratio: tuple[float, float] = (1.0, 1.0)
     range_rows: int = 0
+    # routed-expert matmuls (grouped GEMMs, few tokens per expert) against dense ones
+    moe_compute_share: float = 1.0
+    # predicted/measured on unused sources measured on GPUs outside the fit (10-90%)
+    unseen_ratio: tuple[float, float] = (1.0, 1.0)
+    unseen_rows: int = 0
 
 
 FALLBACK_CALIBRATION = ServingCalibration(
@@ -140,6 +147,8 @@ def calibration() -> ServingCalibration:
             "fitted to published serving measurements (resources/serving_calibration.json)",
             tuple(sorted({str(r["inputs"].get("accelerator", "")) for r in doc["rows"]} - {""})),
             *_range_from(doc.get("holdout_summary") or {}),
+            float(fit.get("moe_compute_share", 1.0)),
+            *_unseen_from(doc.get("holdout_summary") or {}),
         )
     except (OSError, KeyError, ValueError, TypeError):
         return FALLBACK_CALIBRATION
@@ -155,6 +164,13 @@ def _range_from(
         (float(summary["ratio_min"]), float(summary["ratio_max"])),
         int(summary["rows"]),
     )
+
+
+def _unseen_from(summary: dict[str, Any]) -> tuple[tuple[float, float], int]:
+    unseen = summary.get("unseen_gpus") or {}
+    if not unseen:
+        return (1.0, 1.0), 0
+    return (float(unseen["ratio_low"]), float(unseen["ratio_high"])), int(unseen["rows"])
 
 
 def _opt_int(name: str, value: Any, minimum: int = 1) -> int | None:
@@ -190,6 +206,7 @@ class ServingInputs:
     output_tokens: int = 256
     gpus: int = 1
     pp: int = 1
+    ep: int = 1  # expert parallel: the experts split over ep of the tp devices (MoE only)
     replicas: int = 1
     batching: str = "continuous"
     concurrency: int | None = None  # continuous: sequences at once; None → highest that fits
@@ -243,6 +260,9 @@ class ServingInputs:
         set_(self, "pp", require_int("pp", self.pp, maximum=MAX_DEVICES))
         if self.gpus % self.pp:
             raise InputError("pp", f"must divide the devices per replica ({self.gpus})")
+        set_(self, "ep", require_int("ep", self.ep, maximum=MAX_DEVICES))
+        if self.tp % self.ep:
+            raise InputError("ep", f"must divide the tensor-parallel devices ({self.tp})")
         set_(self, "replicas", require_int("replicas", self.replicas, maximum=MAX_DEVICES))
         set_(self, "concurrency", _opt_int("concurrency", self.concurrency))
         set_(self, "batch_size", require_int("batch_size", self.batch_size, maximum=MAX_TOKENS))
@@ -398,14 +418,16 @@ def _setup(inp: ServingInputs) -> _Setup:
     if acc is not None:
         try:
             link = interconnect_for(acc.id)
-            inside = inp.tp <= link.scale_up_domain
+            # GPUs without a scale-up fabric (scale-up domain 1) still talk peer to peer over
+            # PCIe inside one server: tensor parallel there runs at the PCIe figure, not over
+            # the network.
+            domain = link.scale_up_domain if link.scale_up_domain > 1 else PCIE_SERVER_GPUS
+            inside = inp.tp <= domain
             tp_bw = link.scale_up_busbw if inside else link.scale_out_busbw
             tp_lat = link.latency_seconds if inside else link.scale_out_latency_seconds
             ratio = 1.0 if inside else tp_lat / max(link.latency_seconds, 1e-9)
             pp_lat = (
-                link.latency_seconds
-                if inp.gpus <= link.scale_up_domain
-                else (link.scale_out_latency_seconds)
+                link.latency_seconds if inp.gpus <= domain else (link.scale_out_latency_seconds)
             )
         except ValueError:
             pass
@@ -455,12 +477,22 @@ def distinct_experts(experts: int, moe_top_k: int, tokens: Any) -> Any:
     return experts * (1.0 - (1.0 - moe_top_k / experts) ** t)
 
 
-def weight_bytes_read(s: _Setup, batch: Any) -> Any:
-    """Weight bytes one decode step reads for ``batch`` sequences (all devices together)."""
+def weight_bytes_read(s: _Setup, batch: Any, ep: int = 1) -> Any:
+    """Weight bytes one decode step reads for ``batch`` sequences (all devices together). With
+    expert parallelism the attention and other shared weights sit on each of the ``ep``
+    data-parallel attention groups, so each group reads its own copy."""
     if s.experts <= 1:
         return np.full_like(np.asarray(batch, dtype=float), s.shared * s.weight_bpv)
     touched = distinct_experts(s.experts, s.moe_top_k, batch)
-    return (s.shared + touched * s.expert_params) * s.weight_bpv
+    return (s.shared * ep + touched * s.expert_params) * s.weight_bpv
+
+
+def _linear_seconds(s: _Setup, sh: _Shares, tokens: Any, tp: float) -> Any:
+    """Matmul time of ``tokens`` tokens: the shared (dense) weights at the fitted compute share,
+    the routed experts' grouped matmuls at that share × the MoE share."""
+    dense = 2.0 * s.shared * tokens
+    experts = 2.0 * s.moe_top_k * s.expert_params * tokens
+    return (dense + experts / sh.moe) / (tp * s.peak_linear * sh.compute)
 
 
 @dataclass(frozen=True)
@@ -469,6 +501,7 @@ class _Shares:
     compute: Any
     overhead: Any
     allreduce: Any  # seconds, one small all-reduce over 2 devices
+    moe: Any = 1.0  # routed-expert matmul rate against the dense matmul rate
 
 
 def _shares(inp: ServingInputs, s: _Setup) -> _Shares:
@@ -477,6 +510,7 @@ def _shares(inp: ServingInputs, s: _Setup) -> _Shares:
         inp.compute_share if inp.compute_share is not None else s.calib.compute_share,
         inp.step_overhead_s if inp.step_overhead_s is not None else s.calib.step_overhead_s,
         s.calib.allreduce_latency_s,
+        s.calib.moe_compute_share,
     )
 
 
@@ -487,14 +521,35 @@ def allreduce_latency(base: Any, n: int) -> Any:
 
 
 def _allreduce(inp: ServingInputs, s: _Setup, sh: _Shares, tokens: Any) -> Any:
-    """Two all-reduces per layer (after attention and after the MLP), Megatron-style TP."""
-    if inp.tp <= 1:
-        return np.zeros_like(np.asarray(tokens, dtype=float))
-    nbytes = np.asarray(tokens, dtype=float) * s.hidden * ACTIVATION_BYTES
-    wire = collective_seconds("all_reduce", nbytes, inp.tp, s.tp_bw, 0.0)
+    """Two all-reduces per layer (after attention and after the MLP), Megatron-style TP. With
+    expert parallelism (``ep`` > 1, a mixture of experts) attention runs data parallel over the
+    ``ep`` groups (tensor parallel over ``tp/ep`` inside each) and the MLP's all-reduce becomes
+    an all-to-all: every token goes to its ``k`` experts' devices and comes back."""
+    t = np.asarray(tokens, dtype=float)
     # Across nodes the network's latency replaces the scale-up link's.
     base = sh.allreduce * s.tp_latency_ratio
-    return 2.0 * s.layers * (wire + allreduce_latency(base, inp.tp))
+    ep = inp.ep if s.experts > 1 else 1
+    attn_tp = inp.tp // ep
+    out = np.zeros_like(t)
+    if attn_tp > 1:
+        nbytes = t / ep * s.hidden * ACTIVATION_BYTES
+        wire = collective_seconds("all_reduce", nbytes, attn_tp, s.tp_bw, 0.0)
+        out = out + s.layers * (wire + allreduce_latency(base, attn_tp))
+    if ep > 1:
+        out = out + s.layers * expert_all_to_all(s, base, t, ep)
+    elif inp.tp > 1:
+        nbytes = t * s.hidden * ACTIVATION_BYTES
+        wire = collective_seconds("all_reduce", nbytes, inp.tp, s.tp_bw, 0.0)
+        out = out + s.layers * (wire + allreduce_latency(base, inp.tp))
+    return out
+
+
+def expert_all_to_all(s: _Setup, base: Any, tokens: Any, ep: int) -> Any:
+    """One MoE layer's dispatch + combine over ``ep`` devices: each device sends its
+    ``tokens/ep`` tokens to their ``k`` experts, (ep-1)/ep of them on other devices, 16-bit
+    activations, and receives the results back (two all-to-alls)."""
+    per_device = tokens / ep * s.moe_top_k * s.hidden * ACTIVATION_BYTES * (ep - 1) / ep
+    return 2.0 * (per_device / s.tp_bw + allreduce_latency(base, ep))
 
 
 def _pipeline(inp: ServingInputs, s: _Setup) -> float:
@@ -506,10 +561,10 @@ def decode_parts(inp: ServingInputs, s: _Setup, sh: _Shares, batch: Any, context
     b = np.asarray(batch, dtype=float)
     c = np.asarray(context, dtype=float)
     tp = float(inp.tp)
-    w = weight_bytes_read(s, b)
+    w = weight_bytes_read(s, b, inp.ep)
     kv = b * c * kv_bytes_per_token(s)
     memory = (w / s.quant_share + kv) / (tp * s.bandwidth * sh.bandwidth)
-    linear = 2.0 * s.active * b / (tp * s.peak_linear * sh.compute)
+    linear = _linear_seconds(s, sh, b, tp)
     attention = 4.0 * s.layers * s.heads * s.head_dim * c * b / (tp * s.peak_attention * sh.compute)
     compute = linear + attention
     comm = _allreduce(inp, s, sh, b) + _pipeline(inp, s)
@@ -530,16 +585,23 @@ def prefill_parts(inp: ServingInputs, s: _Setup, sh: _Shares, prompts: Any, toke
     n = np.asarray(prompts, dtype=float)
     p = float(tokens)
     tp = float(inp.tp)
-    linear = 2.0 * s.active * p * n / (tp * s.peak_linear * sh.compute)
+    linear = _linear_seconds(s, sh, p * n, tp)
     attention = (
         2.0 * s.layers * s.heads * s.head_dim * p * p * n / (tp * s.peak_attention * sh.compute)
     )
     compute = linear + attention
-    w = weight_bytes_read(s, n * p)
+    w = weight_bytes_read(s, n * p, inp.ep)
     memory = (w / s.quant_share + n * p * kv_bytes_per_token(s)) / (tp * s.bandwidth * sh.bandwidth)
     comm = _allreduce(inp, s, sh, n * p) + _pipeline(inp, s)
     time = np.where(p > 0, np.maximum(compute, memory) + comm + sh.overhead, 0.0)
     return {"compute": compute, "memory": memory, "comm": comm, "time": time}
+
+
+def resident_weight_bytes(inp: ServingInputs, s: _Setup) -> float:
+    """Weight bytes one replica holds: every parameter once, plus with expert parallelism a copy
+    of the shared (attention, embedding) weights in each of the ``ep`` attention groups."""
+    extra = s.shared * (inp.ep - 1) if s.experts > 1 else 0.0
+    return (inp.params + extra) * s.weight_bpv
 
 
 def kv_capacity(inp: ServingInputs, s: _Setup) -> tuple[float, float, float]:
@@ -548,7 +610,7 @@ def kv_capacity(inp: ServingInputs, s: _Setup) -> tuple[float, float, float]:
     per_seq = per_seq_tokens * kv_bytes_per_token(s)
     if s.memory_bytes is None:
         return math.inf, math.inf, per_seq
-    weights = inp.params * s.weight_bpv
+    weights = resident_weight_bytes(inp, s)
     reserve = DEFAULT_OVERHEAD_GIB * units.GIB
     free = inp.gpus * (s.memory_bytes * MEMORY_FRACTION - reserve) - weights
     if free <= 0 or per_seq <= 0:
@@ -617,8 +679,10 @@ def predict_decode_rate(inp: ServingInputs, shares: _Shares | None = None) -> An
     return 1.0 / decode_parts(inp, s, sh, 1.0, inp.prompt_tokens + inp.output_tokens / 2.0)["step"]
 
 
-def make_shares(bandwidth: Any, compute: Any, overhead: Any, allreduce: Any) -> _Shares:
-    return _Shares(bandwidth, compute, overhead, allreduce)
+def make_shares(
+    bandwidth: Any, compute: Any, overhead: Any, allreduce: Any, moe: Any = 1.0
+) -> _Shares:
+    return _Shares(bandwidth, compute, overhead, allreduce, moe)
 
 
 # --- the estimate ------------------------------------------------------------------------------
@@ -845,15 +909,26 @@ def _likely_range(inp: ServingInputs, s: _Setup, rate: float) -> dict[str, Any]:
     cal = s.calib
     if not cal.range_rows or inp.accelerator is None:
         return {}
-    seen = inp.accelerator in cal.accelerators
-    low, high = cal.range_ratio if seen else cal.wide_ratio
-    why = (
-        f"10-90% of predicted/measured on {cal.range_rows} published measurements the "
-        "calibration did not use"
-        if seen
-        else f"widest predicted/measured seen on {cal.range_rows} published measurements the "
-        f"calibration did not use: no serving measurements of {inp.accelerator} in the fit"
+    seen = s.acc is not None and s.acc.id in cal.accelerators
+    engines = (
+        "engine terms (per-step overhead, scheduling, MoE matmuls) fitted on TensorRT-LLM and "
+        "gpt-fast; other engines differ by about ±30%"
     )
+    if seen:
+        low, high = cal.range_ratio
+        why = (
+            f"10-90% of predicted/measured on {cal.range_rows} published measurements the "
+            f"calibration did not use; {engines}"
+        )
+    else:
+        low, high = cal.unseen_ratio if cal.unseen_rows else cal.wide_ratio
+        rows = cal.unseen_rows or cal.range_rows
+        why = (
+            f"wider: no serving measurements of {inp.accelerator} in the fit, so its GPU terms "
+            "are its datasheet bandwidth × the fitted share and its published matmul efficiency; "
+            f"the range is the widest predicted/measured on {rows} published measurements of "
+            f"GPUs outside the fit (the calibration did not use them); {engines}"
+        )
     return {
         "tokens_per_second_low": rate / high,
         "tokens_per_second_high": rate / low,
@@ -1051,7 +1126,7 @@ def static_sweep(inp: ServingInputs, batch_sizes: Any) -> StaticSweep:
     cost = None
     if inp.price is not None:
         cost = inp.price * inp.gpus * inp.replicas / units.SECONDS_PER_HOUR / out["rate"] * 1e6
-    resident = inp.params * s.weight_bpv + b * (inp.prompt_tokens + inp.output_tokens) * (
+    resident = resident_weight_bytes(inp, s) + b * (inp.prompt_tokens + inp.output_tokens) * (
         kv_bytes_per_token(s)
     )
     per_device = resident / inp.gpus + DEFAULT_OVERHEAD_GIB * units.GIB

@@ -45,6 +45,7 @@ def test_held_out_rows_come_from_sources_the_fit_did_not_use(doc):
         "rtx-6000-ada",
         "mi300x",
         "gaudi2",
+        "l40s",
     }
     assert not {r["inputs"].get("accelerator") for r in doc["rows"]} & {"rtx-4090", "mi300x"}
 
@@ -99,3 +100,65 @@ def test_serving_range_from_out_of_sample_errors_is_wider_off_the_calibrated_gpu
         on.tokens_per_second_high / on.tokens_per_second_low
     )
     assert "tokens_per_second_low" in on.to_dict()
+
+
+def test_pcie_only_gpus_run_tensor_parallel_over_pcie_inside_one_server():
+    shape = dict(params=70e9, layers=80, hidden=8192, heads=64, kv_heads=8, precision="fp8")
+    s = serving._setup(ServingInputs(**shape, accelerator="l40s", gpus=4))
+    link = serving.interconnect_for("l40s")
+    assert link.scale_up_domain == 1  # no NVLink: the catalog says so
+    assert s.tp_bw == pytest.approx(link.scale_up_busbw) and s.tp_latency_ratio == 1.0
+    # beyond one server the network takes over
+    far = serving._setup(ServingInputs(**shape, accelerator="l40s", gpus=16))
+    assert far.tp_bw == pytest.approx(link.scale_out_busbw) and far.tp_bw < s.tp_bw
+
+
+def test_expert_parallel_moves_the_mlp_all_reduce_to_an_all_to_all():
+    moe = dict(params=235e9, active_params=22e9, experts=128, moe_top_k=8, layers=94,
+               hidden=4096, heads=64, kv_heads=4, head_dim=128, accelerator="h100-sxm",
+               gpus=8, precision="fp8")  # fmt: skip
+    tp = serving._setup(ServingInputs(**moe))
+    sh = serving._shares(ServingInputs(**moe), tp)
+    ep_inp = ServingInputs(**moe, ep=8)
+    # all-to-all bytes by hand: tokens/ep × k × hidden × 2 B × (ep-1)/ep, dispatch + combine
+    tokens = 512.0
+    wire = tokens / 8 * 8 * 4096 * 2.0 * 7 / 8 / tp.tp_bw
+    lat = serving.allreduce_latency(sh.allreduce, 8)
+    assert float(serving.expert_all_to_all(tp, sh.allreduce, tokens, 8)) == pytest.approx(
+        2 * (wire + lat)
+    )
+    assert float(serving._allreduce(ep_inp, tp, sh, tokens)) == pytest.approx(94 * 2 * (wire + lat))
+    # every attention group holds the shared weights: more resident bytes, fewer sequences
+    assert serving.resident_weight_bytes(ep_inp, tp) == pytest.approx((235e9 + 7 * tp.shared) * 1.0)
+    assert serving.kv_capacity(ep_inp, tp)[0] < serving.kv_capacity(ServingInputs(**moe), tp)[0]
+    with pytest.raises(InputError, match="ep"):
+        ServingInputs(**moe, ep=3)
+
+
+def test_moe_matmul_share_is_fitted_and_slows_only_the_routed_experts(doc):
+    share = doc["fit"]["moe_compute_share"]
+    assert 0.0 < share <= 1.0 and serving.calibration().moe_compute_share == share
+    dense = dict(params=47e9, layers=32, hidden=4096, heads=32, kv_heads=8,
+                 accelerator="h100-sxm", gpus=2, prompt_tokens=2048, output_tokens=1)  # fmt: skip
+    s = serving._setup(ServingInputs(**dense))
+    full = serving.make_shares(0.7, 0.5, 0.0, 16e-6, 1.0)
+    slow = serving.make_shares(0.7, 0.5, 0.0, 16e-6, 0.25)
+    assert float(serving._linear_seconds(s, full, 2048.0, 2)) == float(
+        serving._linear_seconds(s, slow, 2048.0, 2)
+    )  # a dense model has no routed experts
+    m = serving._setup(ServingInputs(**dense, active_params=13e9, experts=8, moe_top_k=2))
+    routed = 2 * m.moe_top_k * m.expert_params * 2048.0 / (2 * m.peak_linear * 0.5)
+    assert float(serving._linear_seconds(m, slow, 2048.0, 2)) - float(
+        serving._linear_seconds(m, full, 2048.0, 2)
+    ) == pytest.approx(routed * 3.0)
+
+
+def test_range_text_says_why_it_is_wider_off_the_calibrated_gpus(doc):
+    unseen = doc["holdout_summary"]["unseen_gpus"]
+    assert unseen["rows"] >= 20 and "l40s" in unseen["gpus"]
+    off = serving.estimate_serving(
+        ServingInputs(params=8e9, layers=32, hidden=4096, heads=32, accelerator="rtx-5090")
+    )
+    assert "no serving measurements of rtx-5090" in off.range_meaning
+    assert "matmul efficiency" in off.range_meaning and "engine terms" in off.range_meaning
+    assert off.tokens_per_second_high == pytest.approx(off.tokens_per_second / unseen["ratio_low"])
