@@ -297,6 +297,20 @@ def test_fsdp_stack_scales_non_matmul_time_with_memory_bandwidth():
     assert mfu("a100-sxm-80gb", "fsdp") == pytest.approx(mfu("a100-sxm-80gb", "megatron"))
 
 
+def test_fsdp_stack_slows_attention_by_the_flop_per_byte_ratio_and_megatron_keeps_it():
+    from desktopapp.model.perf_training import _fsdp_balance_ref, _problem
+
+    h100 = RunInputs(**EIGHT_B_H100, software_stack="fsdp")
+    ratio = 989e12 / 3.35e12 / _fsdp_balance_ref()  # H100 SXM bf16 peak per byte of HBM3
+    assert _problem(h100, 0.4, 0.5).a_attn == pytest.approx(0.5 / ratio, rel=0.02)
+    mega = RunInputs(**EIGHT_B_H100, software_stack="megatron")
+    assert _problem(mega, 0.4, 0.5).a_attn == 0.5
+    a100 = RunInputs(**{**EIGHT_B_H100, "accelerator": "a100-sxm-80gb"}, software_stack="fsdp")
+    assert _problem(a100, 0.4, 0.5).a_attn == pytest.approx(0.5)
+    # at 8192 tokens attention is a real share of the step: the slower rate lowers MFU
+    assert predicted_mfu(h100, 0.0, 0.5)[0] < 0.95 * predicted_mfu(mega, 0.0, 0.5)[0]
+
+
 def test_stack_picks_its_own_fit():
     from desktopapp.model.perf_training import calibration
 
