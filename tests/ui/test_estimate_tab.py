@@ -657,6 +657,51 @@ def test_modelled_run_shows_plan_breakdown_and_scaling(tab: EstimateTab, qtbot: 
     assert xs is not None and len(xs) > 10
 
 
+def _points(curve: object) -> int:
+    xs, _ys = curve.getData()  # type: ignore[attr-defined]
+    return 0 if xs is None else len(xs)
+
+
+def test_plots_are_drawn_after_the_figures_and_hidden_ones_once_shown(
+    tab: EstimateTab, qtbot: QtBot
+) -> None:
+    """Issue 25: the plots come after the figures. Once the event loop has run, every plot
+    that is not hidden exists and holds the computed curves; the flat scaling plots, hidden
+    while the modelled run's replace them, are built (and drawn) when they are shown."""
+    tab.show()
+    assert tab.is_ready()
+    qtbot.waitUntil(tab.plots_drawn, timeout=10_000)
+    panel = tab.modelled
+    assert panel.view is not None and panel.plots_holder is not None
+    assert panel.plots_holder.isVisibleTo(tab)
+    assert all(_points(curve) > 10 for curve in panel._build_plots()["curves"])
+    assert tab.inference_panel.is_built and _points(tab.inference_panel.curve) > 1
+    assert tab.plots.isHidden() and not tab.plots.is_built  # nobody sees it yet
+    tab.apply_preset("cnn-imagenet")  # FLOPs × samples: not modelled, the flat plots show
+    assert not tab.plots.isHidden()
+    qtbot.waitUntil(lambda: tab.plots.is_built, timeout=10_000)
+    assert tab.plots_drawn()
+    assert _points(tab.plots.time_curve) > 10 and _points(tab.plots.time_marker) == 1
+    qtbot.waitUntil(lambda: tab.plots.time_plot.isVisibleTo(tab), timeout=10_000)
+
+
+def test_plots_drawn_waits_for_the_latest_curves(tab: EstimateTab, qtbot: QtBot) -> None:
+    """New figures before the plots exist are not drawn yet: ``plots_drawn`` says so."""
+    tab.show()
+    qtbot.waitUntil(tab.plots_drawn, timeout=10_000)
+    tab.apply_preset("llm-7b")
+    assert tab.modelled.view is not None
+    qtbot.waitUntil(tab.plots_drawn, timeout=10_000)
+    assert tab.inference_panel.is_drawn and tab.modelled.is_drawn
+    fresh = create_tab(tab.state)  # built, never shown: its plots wait for the event loop
+    try:
+        assert fresh.is_ready() and not fresh.plots_drawn()
+        qtbot.waitUntil(fresh.plots_drawn, timeout=10_000)
+    finally:
+        fresh.shutdown()
+        fresh.deleteLater()
+
+
 def test_typed_utilization_overrides_the_modelled_mfu(tab: EstimateTab, qtbot: QtBot) -> None:
     tab.apply_preset("llm-7b")
     modelled = tab.modelled.mfu_card.value_text()

@@ -58,6 +58,18 @@ class InferencePanel(Section):
             return self.ensure_built()[name]
         raise AttributeError(name)
 
+    @property
+    def is_built(self) -> bool:
+        return self._parts is not None
+
+    @property
+    def is_drawn(self) -> bool:
+        """The plot exists and shows the latest curve, or no plot is shown (a model that
+        cannot be served as set up)."""
+        if self.holder.isHidden():
+            return True
+        return self._parts is not None and self._pending is None
+
     def build_later(self) -> None:
         from PySide6.QtCore import QTimer
 

@@ -104,6 +104,12 @@ class ModelledPanel(Section):
         # The plots are built after the tab shows its figures (as PlotsPanel does): the first
         # window appears without waiting for three pyqtgraph plots.
         self._plots_allowed = False
+        self._scaling_drawn = False  # the plots show the current view's scaling
+
+    @property
+    def is_drawn(self) -> bool:
+        """The scaling plots exist and show the current modelled run, or there is none."""
+        return self.view is None or self._scaling_drawn
 
     def build_later(self) -> None:
         from PySide6.QtCore import QTimer
@@ -178,6 +184,7 @@ class ModelledPanel(Section):
         (application.workload.scaling_plots)."""
         self.view = view
         self.extras = extras
+        self._scaling_drawn = False
         self.mfu_card.show_view(view.mfu)
         self.step_card.show_view(view.step)
         self.band_card.show_view(view.band)
@@ -236,6 +243,7 @@ class ModelledPanel(Section):
                 cost_plot.setYRange(-0.03 * extras.cost_top, extras.cost_top, padding=0.0)
         for plot in parts["plots"]:
             plot.setToolTip(self.knee_label.text())
+        self._scaling_drawn = True
 
 
 __all__ = ["BreakdownBar", "ModelledPanel"]

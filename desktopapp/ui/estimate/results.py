@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QGridLayout,
     QHBoxLayout,
@@ -135,7 +136,9 @@ class PlotsPanel(Section):
     The plots (and pyqtgraph, the slowest import of the window) are built after the tab has
     shown its figures: :meth:`build_later` queues the build for the next turn of the event loop,
     and reading a plot attribute builds them at once. Data set before that is kept and drawn
-    when they exist, so the Workload tab is filled without waiting for the plots.
+    when they exist, so the Workload tab is filled without waiting for the plots. While the
+    panel is hidden (the modelled run's scaling plots replace it) the build waits until it is
+    shown: a panel nobody sees costs the first window nothing.
     """
 
     _PLOT_PARTS = (
@@ -155,6 +158,7 @@ class PlotsPanel(Section):
         super().__init__("Scaling", parent=parent)
         self._parts: dict[str, Any] | None = None
         self._pending: TrainingCurves | None = None  # drawn once built (None: cleared)
+        self._build_wanted = False  # build_later was called: build when (or once) shown
         self._plot_row = QHBoxLayout()
         self._plot_row.setSpacing(INNER_SPACING)
         self.add(self._plot_row, 1)
@@ -170,11 +174,29 @@ class PlotsPanel(Section):
     def is_built(self) -> bool:
         return self._parts is not None
 
+    @property
+    def is_drawn(self) -> bool:
+        """The plots exist and show the latest curves (nothing is waiting to be drawn)."""
+        return self._parts is not None and self._pending is None
+
     def build_later(self) -> None:
-        """Build the plots on the next turn of the event loop (after the first paint)."""
+        """Build the plots on the next turn of the event loop (after the figures), or, while
+        the panel is hidden then, as soon as it is shown."""
         from PySide6.QtCore import QTimer
 
-        QTimer.singleShot(0, self, self.ensure_built)
+        self._build_wanted = True
+        QTimer.singleShot(0, self, self._build_if_shown)
+
+    def _build_if_shown(self) -> None:
+        if self._parts is None and not self.isHidden():
+            self.ensure_built()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._build_wanted and self._parts is None:
+            from PySide6.QtCore import QTimer
+
+            QTimer.singleShot(0, self, self._build_if_shown)
 
     def ensure_built(self) -> dict[str, Any]:
         if self._parts is None:

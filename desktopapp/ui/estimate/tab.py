@@ -588,6 +588,15 @@ class EstimateTab(RecomputingTab):
         # the modelled scaling plots (that bend) replace the flat-utilization ones
         self.plots.setVisible(isinstance(view, NotModelled))
 
+    def plots_drawn(self) -> bool:
+        """Every plot of the tab that is not hidden exists and shows the current figures: the
+        modelled run's scaling plots (or the flat ones they replace) and the inference curve.
+        The plots are built after the figures (``ready``); this says when they are done."""
+        if not self.is_ready() or self._modelled_pending is not None:
+            return False
+        panels = (self.modelled, self.plots, self.inference_panel)
+        return all(panel.isHidden() or panel.is_drawn for panel in panels)
+
     def marked_fields(self) -> dict[QWidget, str]:
         """Widgets currently marked invalid by the model, with the reason."""
         return self._marks.marked()
