@@ -129,3 +129,51 @@ def test_scenario_file_opens_or_says_why(qtbot: QtBot, tmp_path: Path, isolated_
     bad.write_text('{"format": "desktopapp-scenario", "version": 1, "training": 3}')
     assert not app.open_scenario(window, bad)
     assert "bad.json" in window.statusBar().currentMessage()
+
+
+def test_pause_gc_turns_back_on_only_what_it_turned_off() -> None:
+    import gc
+
+    was = gc.isenabled()
+    try:
+        gc.enable()
+        resume = app.pause_gc()
+        assert not gc.isenabled()
+        resume()
+        resume()  # a second call changes nothing
+        assert gc.isenabled()
+        gc.disable()
+        resume = app.pause_gc()
+        resume()
+        assert not gc.isenabled()  # it was off before: stays off
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
+def test_gc_comes_back_once_the_first_tab_has_its_plots(qtbot: QtBot, isolated_home: Path) -> None:
+    from desktopapp.ui.main_window import MainWindow
+
+    window = MainWindow(initial_tab="estimate", remember=False)
+    qtbot.addWidget(window)
+    seen: list[bool] = []
+    app._when_complete(window, lambda: seen.append(app.first_tab_complete(window)))
+    assert not app.first_tab_complete(window)  # the tab is built once the window is shown
+    window.show()
+    qtbot.waitUntil(lambda: bool(seen), timeout=15_000)
+    assert seen == [True]
+    tab = window.tab_content("estimate")
+    assert tab is not None and tab.plots_drawn()  # type: ignore[attr-defined]
+    window.close()
+
+
+def test_gc_comes_back_after_the_timeout_when_the_tab_never_completes(
+    qtbot: QtBot, isolated_home: Path
+) -> None:
+    from desktopapp.ui.main_window import MainWindow
+
+    window = MainWindow(initial_tab="estimate", remember=False)  # never shown: never built
+    qtbot.addWidget(window)
+    seen: list[bool] = []
+    app._when_complete(window, lambda: seen.append(app.first_tab_complete(window)), 0.05)
+    qtbot.waitUntil(lambda: bool(seen), timeout=5_000)
+    assert seen == [False]
