@@ -229,8 +229,9 @@ def quiet_qt_messages() -> None:
 
 
 def _ensure_application() -> QApplication:
-    from desktopapp.ui.common.qt_compat import guard_singleton_refcounts
+    from desktopapp.ui.common.qt_compat import guard_singleton_refcounts, speed_up_feature_check
 
+    speed_up_feature_check()  # before PySide6 is imported: a faster per-module import check
     guard_singleton_refcounts()  # PySide6 6.12 on Python < 3.12 leaks references to None
     quiet_qt_messages()
 

@@ -391,6 +391,31 @@ def test_refcount_guard_keeps_none_alive(qapp: QApplication) -> None:
     QApplication.processEvents()
 
 
+def test_fast_feature_check_gives_pyside_s_own_answers(qapp: QApplication) -> None:
+    """The byte check PySide6 uses after speed_up_feature_check answers as PySide6's own
+    ``inspect.getsource`` check does, for every module loaded now."""
+    import inspect
+
+    assert qt_compat.speed_up_feature_check()
+    assert qt_compat.speed_up_feature_check()  # idempotent
+    feature = sys.modules["shibokensupport.feature"]
+    fast = feature._mod_uses_pyside
+    assert getattr(fast, qt_compat.FAST_CHECK_MARK)
+
+    def by_source(module: object) -> bool:  # PySide6's check, as it reads
+        try:
+            return "PySide6" in inspect.getsource(module)  # type: ignore[arg-type]
+        except (TypeError, OSError, SyntaxError):
+            return False
+
+    modules = [m for m in list(sys.modules.values()) if m is not None]
+    assert len(modules) > 200
+    answers = {m.__name__: fast(m) for m in modules}
+    assert answers == {m.__name__: by_source(m) for m in modules}
+    assert answers["desktopapp.ui.common.theme"] and not answers["desktopapp.model.units"]
+    assert not answers["sys"]  # built in: no source
+
+
 def test_leak_finder_reports_windows_workers_and_timers(qtbot: QtBot) -> None:
     """The checks behind tests/ui/conftest.py's autouse fixture."""
     from PySide6.QtCore import QObject

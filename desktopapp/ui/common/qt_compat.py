@@ -1,4 +1,5 @@
-"""Work around a reference-count bug of PySide6 6.12 on Python 3.10/3.11.
+"""Work around a reference-count bug of PySide6 6.12 on Python 3.10/3.11, and a slow import
+hook of PySide6.
 
 PySide6 6.12 returns ``None`` from every void Qt method (``label.setText``, ``timer.stop`` …)
 without taking a reference. From Python 3.12 on ``None`` is immortal and nothing happens; on
@@ -6,6 +7,12 @@ without taking a reference. From Python 3.12 on ``None`` is immortal and nothing
 "Fatal Python error: none_dealloc". :func:`guard_singleton_refcounts` detects the leak with a
 short probe and, only when it is present, gives ``None``, ``True`` and ``False`` a very large
 reference count so they can never reach zero (which is what 3.12's immortal objects do).
+
+PySide6 asks of every module imported after it whether its source mentions ``PySide6`` (so
+that ``from __feature__ import snake_case`` can switch per module), reading the source with
+``inspect.getsource``: tokenizer and line cache, for the hundreds of modules the app, numpy and
+pyqtgraph import at start-up. :func:`speed_up_feature_check` asks the same question of the
+file's bytes.
 """
 
 from __future__ import annotations
@@ -49,6 +56,42 @@ def guard_singleton_refcounts() -> bool:
         refcnt = ctypes.c_ssize_t.from_address(id(singleton))
         refcnt.value += PIN
     _guarded = True
+    return True
+
+
+FAST_CHECK_MARK = "_desktopapp_reads_bytes"
+
+
+def speed_up_feature_check() -> bool:
+    """Make PySide6's per-module "does this module use PySide6?" check read the ``.py`` file's
+    bytes instead of going through ``inspect.getsource`` (the same answer: the source contains
+    ``PySide6``); any other module (built in, compiled, unreadable) goes to PySide6's own check.
+
+    Call it before PySide6 is imported, so that the modules imported before it are checked the
+    fast way too. Returns whether the check is the fast one now; does nothing (False) if this
+    PySide6 has no such check. Idempotent.
+    """
+    import shiboken6  # noqa: F401  (creates shibokensupport, where the check lives)
+
+    feature = sys.modules.get("shibokensupport.feature")
+    original = getattr(feature, "_mod_uses_pyside", None)
+    if feature is None or not callable(original):
+        return False
+    if getattr(original, FAST_CHECK_MARK, False):
+        return True
+
+    def uses_pyside(module: Any) -> bool:
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and path.endswith(".py"):
+            try:
+                with open(path, "rb") as source:
+                    return b"PySide6" in source.read()
+            except OSError:
+                pass
+        return bool(original(module))
+
+    setattr(uses_pyside, FAST_CHECK_MARK, True)
+    feature._mod_uses_pyside = uses_pyside
     return True
 
 
