@@ -91,7 +91,7 @@ def speed_up_feature_check() -> bool:
         return bool(original(module))
 
     setattr(uses_pyside, FAST_CHECK_MARK, True)
-    feature._mod_uses_pyside = uses_pyside
+    setattr(feature, "_mod_uses_pyside", uses_pyside)  # noqa: B010  (a module mypy cannot see)
     return True
 
 
