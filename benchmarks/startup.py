@@ -180,7 +180,10 @@ def main(argv: list[str] | None = None) -> int:
         env["QT_QPA_PLATFORM"] = "offscreen"
     home = tempfile.mkdtemp(prefix="desktopapp-startup-")
     env["DESKTOPAPP_HOME"] = home  # fresh settings: default geometry, first tab
-    env["PYTHONDONTWRITEBYTECODE"] = "0"
+    # The warm-up run writes the bytecode of modules edited since the last run, as an
+    # installed app has it. (Any non-empty value, "0" too, would stop Python writing it, and
+    # every run would compile those modules again.)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
 
     shown: dict[str, list[float]] = {"bare": [], "app": []}
     ready: dict[str, list[float]] = {"bare": [], "app": []}
