@@ -443,3 +443,53 @@ def test_stacked_panes_share_the_height(qtbot: QtBot) -> None:
     qtbot.waitUntil(splitter.is_stacked)
     top, bottom = splitter.sizes()
     assert abs(top - bottom) <= 0.1 * (top + bottom)
+
+
+def test_side_by_side_panes_are_laid_out_once_at_their_minimum_widths(qtbot: QtBot) -> None:
+    """Sizes asked for before the first show that leave a pane under its minimum width are
+    raised before the pane is shown: it is never shown (and laid out) at the narrower width
+    first (a second full layout of the results column cost the Workload tab a tenth of a
+    second at start-up). As in a tab: the panes are built inside an already shown window."""
+    from PySide6.QtCore import QObject
+    from PySide6.QtWidgets import QLabel
+
+    from desktopapp.ui.common.layouts import scrolling_column, two_panes
+
+    class Widths(QObject):
+        """The widths a pane is shown and laid out at."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[int] = []
+
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            pane = watched
+            assert isinstance(pane, QWidget)
+            if event.type() == QEvent.Type.Show or (
+                event.type() == QEvent.Type.Resize and pane.isVisible()
+            ):
+                self.seen.append(pane.width())
+            return False
+
+    window = QWidget()
+    qtbot.addWidget(window)
+    QVBoxLayout(window)
+    window.resize(1300, 600)
+    window.show()
+    QApplication.processEvents()
+    tab = QWidget(window)
+    inputs = scrolling_column([QLabel("an input label that sets a width " * 3)])
+    splitter = two_panes(tab, inputs, QLabel("results"), (300, 900), stacking=True)
+    assert isinstance(splitter, StackingSplitter)
+    need = splitter._min_width(inputs)
+    assert need > 300
+    widths = Widths()
+    inputs.installEventFilter(widths)
+    layout = window.layout()
+    assert layout is not None
+    layout.addWidget(tab)
+    for _ in range(3):
+        QApplication.processEvents()
+    assert not splitter.is_stacked()
+    assert splitter.sizes()[0] >= need
+    assert widths.seen and min(widths.seen) >= need, (need, widths.seen)

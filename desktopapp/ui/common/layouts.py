@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, Qt, QTimer
-from PySide6.QtGui import QResizeEvent
+from PySide6.QtGui import QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLayout,
@@ -322,6 +322,9 @@ class StackingSplitter(QWidget):
         self.splitter.setChildrenCollapsible(False)
         self.splitter.installEventFilter(self)  # panes' size changes reach it as LayoutRequest
         self._sizes_side_by_side: list[int] | None = None
+        # Sizes asked for before the first show: the panes start at least at their minimum
+        # widths (see _start_within_minimums).
+        self._first_sizes: list[int] | None = None
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
     # the QSplitter calls tabs use
@@ -344,6 +347,8 @@ class StackingSplitter(QWidget):
 
     def setSizes(self, sizes: Sequence[int]) -> None:
         self.splitter.setSizes(list(sizes))
+        if not self.isVisible():
+            self._first_sizes = list(sizes)
 
     def setStretchFactor(self, index: int, stretch: int) -> None:
         self.splitter.setStretchFactor(index, stretch)
@@ -439,8 +444,28 @@ class StackingSplitter(QWidget):
         self.updateGeometry()
         return True
 
+    def _start_within_minimums(self) -> None:
+        """Before the first show: raise the sizes asked for to the panes' minimum widths, so
+        the splitter's first layout already gives each pane its width (:meth:`_fit_panes`
+        after it would lay out both panes a second time, a tenth of a second for a full
+        results column)."""
+        first = self._first_sizes
+        panes = self._panes()
+        if first is None or self.isVisible() or self.is_stacked() or len(first) != len(panes):
+            return
+        need = [0 if w.isHidden() else self._min_width(w) for w in panes]
+        wanted = [max(size, n) for size, n in zip(first, need, strict=True)]
+        if wanted != first:
+            self.splitter.setSizes(wanted)
+            self._first_sizes = wanted
+
+    def showEvent(self, event: QShowEvent) -> None:
+        self._first_sizes = None  # shown: the user's and the splitter's sizes from now on
+        super().showEvent(event)
+
     def resizeEvent(self, event: QResizeEvent) -> None:
         self.update_orientation(event.size().width())
+        self._start_within_minimums()
         self.splitter.setGeometry(0, 0, event.size().width(), event.size().height())
         self._fit_panes()
         super().resizeEvent(event)
