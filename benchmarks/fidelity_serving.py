@@ -78,8 +78,9 @@ def main() -> int:
     print(
         f"fitted: bandwidth share {fit['bandwidth_share']:.2f}, compute share "
         f"{fit['compute_share']:.2f}, overhead per step {fit['step_overhead_s'] * 1e3:.2f} ms, "
-        f"all-reduce latency (2 devices) {fit['allreduce_latency_s'] * 1e6:.0f} µs, MoE "
-        f"routed-expert matmul share {fit.get('moe_compute_share', 1.0):.2f} of the dense one"
+        f"all-reduce latency (2 devices) {fit['allreduce_latency_s'] * 1e6:.0f} µs, GEMM "
+        f"half-rate rows M½ {fit.get('gemm_half_ridge', 0.0):.2f} × the rows where FLOP time "
+        "equals weight-read time (dense matmuls: the step's tokens; routed experts: k/E of them)"
     )
     print(
         f"in-sample: {fit['in_sample_within_1_5']:.0%} within 1.5×, median error "

@@ -1,13 +1,15 @@
 """Build ``resources/serving_calibration.json``: published serving measurements, each with its
-source, and the fit of the serving model's four free numbers to them (with leave-one-out).
+source, and the fit of the serving model's five free numbers to them (with leave-one-out).
 
     python scripts/serving_catalog.py          # rebuild
     python scripts/serving_catalog.py --check  # exit 1 if the file differs from a rebuild
 
 The free numbers: the achieved share of datasheet memory bandwidth, the achieved share of
-datasheet compute, a fixed overhead per engine step and the latency of one small all-reduce
-over two devices. They are found by a grid search minimising the mean squared log error over
-all rows; the leave-one-out figures refit with each row left out and predict that row.
+datasheet compute, a fixed overhead per engine step, the latency of one small all-reduce over
+two devices and the GEMM row count at which a matmul reaches half the compute share (as a
+multiple of the rows at which its FLOP time equals its weight-read time). They are found by a
+grid search minimising the mean squared log error over all rows; the leave-one-out figures
+refit with each row left out and predict that row.
 """
 
 from __future__ import annotations
@@ -396,7 +398,10 @@ def _holdout_issue22_round2() -> list[dict[str, Any]]:
     """Second round of issue 22: L40S and Mixtral from TensorRT-LLM 0.9.0, NIM on H100 at given
     concurrencies. Checked, never fitted; not marked ``blind``: their errors were looked at once
     before the PCIe-peer and MoE-matmul terms were added (they showed L40S tensor parallel going
-    over the network and Mixtral's compute-bound steps too fast)."""
+    over the network and Mixtral's compute-bound steps too fast). The flat MoE-matmul share was
+    later replaced by the GEMM row-count efficiency (serving.gemm_efficiency), which leaves
+    TensorRT-LLM 0.9's large-batch Mixtral rows too fast: their experts see hundreds to
+    thousands of rows each, where small-GEMM physics costs nothing."""
     out: list[dict[str, Any]] = []
     static = {**FP8, "batching": "static"}
     for acc, label, shape, batch, tp, isl, osl, per_gpu in (
@@ -490,7 +495,7 @@ def _holdout_issue22_round2() -> list[dict[str, Any]]:
 def holdout_summary(table: list[dict[str, Any]], fitted: dict[str, Any]) -> dict[str, Any]:
     """Error of the fitted defaults on rows the fit never saw, overall and per source."""
     shares = serving.make_shares(
-        *(np.asarray([fitted[k]], dtype=float) for k in GRID)  # the fitted four numbers
+        *(np.asarray([fitted[k]], dtype=float) for k in GRID)  # the fitted numbers
     )
     errors = []
     by_source: dict[str, list[float]] = {}
@@ -555,8 +560,10 @@ GRID = {
     "compute_share": np.round(np.arange(0.30, 0.901, 0.05), 2),
     "step_overhead_s": np.array([0.0, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0]) * 1e-3,
     "allreduce_latency_s": np.array([4.0, 8.0, 12.0, 16.0, 20.0, 25.0, 30.0]) * 1e-6,
-    # routed experts' grouped matmuls against dense matmuls (only the MoE rows constrain it)
-    "moe_compute_share": np.array([0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0]),
+    # rows at which a GEMM reaches half the compute share, as a multiple of the rows at which
+    # its FLOP time equals its weight-read time (serving.gemm_efficiency, serving.ridge_rows);
+    # dense matmuls see the step's tokens, routed experts their k/E share of them
+    "gemm_half_ridge": np.array([0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0]),
 }
 
 
@@ -643,7 +650,8 @@ def main(argv: list[str] | None = None) -> int:
         f"wrote {OUT.relative_to(ROOT)}: {fit_['rows']} rows; bandwidth "
         f"{fit_['bandwidth_share']:.2f}, compute {fit_['compute_share']:.2f}, overhead "
         f"{fit_['step_overhead_s'] * 1e3:.2f} ms, all-reduce "
-        f"{fit_['allreduce_latency_s'] * 1e6:.0f} µs; leave-one-out within 1.5×: "
+        f"{fit_['allreduce_latency_s'] * 1e6:.0f} µs, GEMM M½ "
+        f"{fit_['gemm_half_ridge']:.2f} × ridge rows; leave-one-out within 1.5×: "
         f"{fit_['loo_within_1_5']:.0%}, median "
         f"×{fit_['loo_median_error']:.2f}"
     )

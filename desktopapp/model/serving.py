@@ -9,9 +9,12 @@ across); ``replicas`` copies serve side by side. Per replica:
 - **Decode** (one token for each of B running sequences): reads the weights the batch touches
   (all of a dense model; for a mixture of experts the shared part plus the expected number of
   distinct experts ``E·(1 − (1 − k/E)^B)`` per layer) and the KV cache at the running context,
-  and computes ``2·N_active·B + 4·L·d·c·B`` FLOPs. The step is the longer of the two, plus two
-  all-reduces per layer (tensor parallel; latency-bound at small batch), the pipeline hand-offs
-  and a fixed per-step overhead (kernel launches, scheduling).
+  and computes ``2·N_active·B + 4·L·d·c·B`` FLOPs, each matmul at the fitted compute share ×
+  ``M / (M + M½)`` of its row count M (dense: the B tokens; a routed expert: the ~B·k/E routed
+  to it; M½ fitted as a multiple of the rows where FLOP time equals weight-read time). The step
+  is the longer of the two, plus two all-reduces per layer (tensor parallel; latency-bound at
+  small batch), the pipeline hand-offs and a fixed per-step overhead (kernel launches,
+  scheduling).
 - **Continuous batching**: B sequences run at once; every step also carries, on average, the
   prefill of the ``B/o`` requests that arrive while one lives for ``o`` output tokens, so
   ``TPOT(B) = decode step(B) + (B/o) × prefill compute`` and the deployment emits ``B / TPOT``
@@ -115,8 +118,9 @@ class ServingCalibration:
     range_ratio: tuple[float, float] = (1.0, 1.0)
     wide_ratio: tuple[float, float] = (1.0, 1.0)
     range_rows: int = 0
-    # routed-expert matmuls (grouped GEMMs, few tokens per expert) against dense ones
-    moe_compute_share: float = 1.0
+    # a matmul reaches half the fitted compute share at M½ = this × its ridge rows
+    # (gemm_efficiency); dense matmuls see the step's tokens, routed experts their share of them
+    gemm_half_ridge: float = 0.0
     # predicted/measured on unused sources measured on GPUs outside the fit (10-90%)
     unseen_ratio: tuple[float, float] = (1.0, 1.0)
     unseen_rows: int = 0
@@ -147,7 +151,7 @@ def calibration() -> ServingCalibration:
             "fitted to published serving measurements (resources/serving_calibration.json)",
             tuple(sorted({str(r["inputs"].get("accelerator", "")) for r in doc["rows"]} - {""})),
             *_range_from(doc.get("holdout_summary") or {}),
-            float(fit.get("moe_compute_share", 1.0)),
+            float(fit.get("gemm_half_ridge", 0.0)),
             *_unseen_from(doc.get("holdout_summary") or {}),
         )
     except (OSError, KeyError, ValueError, TypeError):
@@ -487,12 +491,62 @@ def weight_bytes_read(s: _Setup, batch: Any, ep: int = 1) -> Any:
     return (s.shared * ep + touched * s.expert_params) * s.weight_bpv
 
 
-def _linear_seconds(s: _Setup, sh: _Shares, tokens: Any, tp: float) -> Any:
-    """Matmul time of ``tokens`` tokens: the shared (dense) weights at the fitted compute share,
-    the routed experts' grouped matmuls at that share × the MoE share."""
-    dense = 2.0 * s.shared * tokens
-    experts = 2.0 * s.moe_top_k * s.expert_params * tokens
-    return (dense + experts / sh.moe) / (tp * s.peak_linear * sh.compute)
+def gemm_efficiency(rows: Any, half_rows: Any) -> Any:
+    """Share of the fitted matmul rate a GEMM with ``rows`` rows (tokens) reaches:
+    ``M / (M + M½)``, Hockney's half-performance form ``r∞·n/(n + n½)`` (Hockney & Jesshope,
+    *Parallel Computers 2*, 1988): a cost per row plus a fixed cost per GEMM. ``half_rows`` = 0
+    is the full rate at any M."""
+    m = np.asarray(rows, dtype=float)
+    return m / np.maximum(m + half_rows, 1e-12)
+
+
+def ridge_rows(s: _Setup, sh: _Shares) -> Any:
+    """GEMM rows at which a matmul's FLOP time (at the fitted compute share) equals the time to
+    stream its weights (at the fitted bandwidth share). A GEMM of M rows against a K×N weight
+    does 2·M·N·K FLOPs on N·K weights, so its arithmetic intensity grows with M and it is
+    memory-limited below this row count (NVIDIA, 'Matrix Multiplication Background User's
+    Guide', DU-09799-001, 2023: compare the arithmetic intensity with the GPU's ops:byte ratio).
+    At the fitted shares: about 270 rows on H100 (fp8 or bf16), 195 on H200, 150 on A100 bf16,
+    40 for A100 int4 weights."""
+    return (
+        (s.peak_linear * sh.compute)
+        * (s.weight_bpv / s.quant_share)
+        / (2.0 * s.bandwidth * sh.bandwidth)
+    )
+
+
+def expert_rows(s: _Setup, rows: Any) -> Any:
+    """Rows each routed expert's GEMM sees in a step of ``rows`` tokens: the ``k·rows`` token
+    slots spread over the distinct experts they touch (``rows·k/E`` once all are touched)."""
+    m = np.asarray(rows, dtype=float)
+    touched = np.maximum(distinct_experts(s.experts, s.moe_top_k, m), 1e-12)
+    return s.moe_top_k * m / touched
+
+
+def _linear_seconds(s: _Setup, sh: _Shares, tokens: Any, tp: float, ep: int = 1) -> Any:
+    """Matmul time of a step of ``tokens`` tokens (decode: the batch; prefill: the prompts'
+    tokens). Every matmul runs at the fitted compute share × :func:`gemm_efficiency` of
+    its own row count, with M½ = the fitted multiple of :func:`ridge_rows`: the shared (dense)
+    weights see the step's tokens (per attention group with expert parallelism, ``tokens/ep``),
+    each routed expert only the tokens routed to it (:func:`expert_rows`). A small batch thus
+    costs a MoE its touched experts' fixed part, at most what a dense model of the same total
+    size pays on all its weights (without expert parallelism a MoE is never slower than a dense
+    model of its total size)."""
+    t = np.asarray(tokens, dtype=float)
+    half = sh.half_ridge * ridge_rows(s, sh)
+    groups = ep if s.experts > 1 else 1
+    with np.errstate(divide="ignore", invalid="ignore"):  # no tokens: no matmul time
+        out = 2.0 * s.shared * t / gemm_efficiency(t / groups, half)
+        if s.experts > 1:
+            routed = 2.0 * s.moe_top_k * s.expert_params * t
+            out = out + routed / gemm_efficiency(expert_rows(s, t), half)
+    return np.where(t > 0, out, 0.0) / (tp * s.peak_linear * sh.compute)
+
+
+def _flop_seconds(s: _Setup, sh: _Shares, tokens: Any, tp: float) -> Any:
+    """The matmuls' FLOPs alone at the fitted compute share (no fixed part): a step is
+    compute-bound when these (plus attention) take longer than its memory reads."""
+    return 2.0 * s.active * np.asarray(tokens, dtype=float) / (tp * s.peak_linear * sh.compute)
 
 
 @dataclass(frozen=True)
@@ -501,7 +555,7 @@ class _Shares:
     compute: Any
     overhead: Any
     allreduce: Any  # seconds, one small all-reduce over 2 devices
-    moe: Any = 1.0  # routed-expert matmul rate against the dense matmul rate
+    half_ridge: Any = 0.0  # gemm_efficiency's M½ as a multiple of ridge_rows
 
 
 def _shares(inp: ServingInputs, s: _Setup) -> _Shares:
@@ -510,7 +564,7 @@ def _shares(inp: ServingInputs, s: _Setup) -> _Shares:
         inp.compute_share if inp.compute_share is not None else s.calib.compute_share,
         inp.step_overhead_s if inp.step_overhead_s is not None else s.calib.step_overhead_s,
         s.calib.allreduce_latency_s,
-        s.calib.moe_compute_share,
+        s.calib.gemm_half_ridge,
     )
 
 
@@ -564,7 +618,7 @@ def decode_parts(inp: ServingInputs, s: _Setup, sh: _Shares, batch: Any, context
     w = weight_bytes_read(s, b, inp.ep)
     kv = b * c * kv_bytes_per_token(s)
     memory = (w / s.quant_share + kv) / (tp * s.bandwidth * sh.bandwidth)
-    linear = _linear_seconds(s, sh, b, tp)
+    linear = _linear_seconds(s, sh, b, tp, inp.ep)
     attention = 4.0 * s.layers * s.heads * s.head_dim * c * b / (tp * s.peak_attention * sh.compute)
     compute = linear + attention
     comm = _allreduce(inp, s, sh, b) + _pipeline(inp, s)
@@ -572,6 +626,7 @@ def decode_parts(inp: ServingInputs, s: _Setup, sh: _Shares, batch: Any, context
     return {
         "memory": memory,
         "compute": compute,
+        "math": _flop_seconds(s, sh, b, tp) + attention,
         "comm": comm + 0.0 * b,
         "overhead": sh.overhead + 0.0 * b,
         "step": step,
@@ -585,7 +640,7 @@ def prefill_parts(inp: ServingInputs, s: _Setup, sh: _Shares, prompts: Any, toke
     n = np.asarray(prompts, dtype=float)
     p = float(tokens)
     tp = float(inp.tp)
-    linear = _linear_seconds(s, sh, p * n, tp)
+    linear = _linear_seconds(s, sh, p * n, tp, inp.ep)
     attention = (
         2.0 * s.layers * s.heads * s.head_dim * p * p * n / (tp * s.peak_attention * sh.compute)
     )
@@ -594,7 +649,8 @@ def prefill_parts(inp: ServingInputs, s: _Setup, sh: _Shares, prompts: Any, toke
     memory = (w / s.quant_share + n * p * kv_bytes_per_token(s)) / (tp * s.bandwidth * sh.bandwidth)
     comm = _allreduce(inp, s, sh, n * p) + _pipeline(inp, s)
     time = np.where(p > 0, np.maximum(compute, memory) + comm + sh.overhead, 0.0)
-    return {"compute": compute, "memory": memory, "comm": comm, "time": time}
+    math_ = _flop_seconds(s, sh, p * n, tp) + attention
+    return {"compute": compute, "memory": memory, "comm": comm, "time": time, "math": math_}
 
 
 def resident_weight_bytes(inp: ServingInputs, s: _Setup) -> float:
@@ -680,9 +736,9 @@ def predict_decode_rate(inp: ServingInputs, shares: _Shares | None = None) -> An
 
 
 def make_shares(
-    bandwidth: Any, compute: Any, overhead: Any, allreduce: Any, moe: Any = 1.0
+    bandwidth: Any, compute: Any, overhead: Any, allreduce: Any, half_ridge: Any = 0.0
 ) -> _Shares:
-    return _Shares(bandwidth, compute, overhead, allreduce, moe)
+    return _Shares(bandwidth, compute, overhead, allreduce, half_ridge)
 
 
 # --- the estimate ------------------------------------------------------------------------------
@@ -854,10 +910,12 @@ def estimate_serving(inp: ServingInputs) -> ServingEstimate:
     if inp.price is not None:
         cost = inp.price * total_gpus / units.SECONDS_PER_HOUR / rate * 1e6
     latency = ttft + inp.output_tokens * tpot
+    # bound: the step's FLOPs at the fitted share against its memory reads (the matmuls' fixed
+    # part, gemm_efficiency, is their weights streaming: it counts on the memory side)
     pre_bound = (
-        "compute" if float(np.max(pre["compute"])) >= float(np.max(pre["memory"])) else ("memory")
+        "compute" if float(np.max(pre["math"])) >= float(np.max(pre["memory"])) else ("memory")
     )
-    dec_bound = "compute" if compute >= memory else "memory"
+    dec_bound = "compute" if float(dec["math"]) >= memory else "memory"
     if s.shape_assumed:
         notes.append(
             f"shape assumed from the parameter count: {s.layers} layers, hidden {s.hidden}, "
@@ -911,8 +969,8 @@ def _likely_range(inp: ServingInputs, s: _Setup, rate: float) -> dict[str, Any]:
         return {}
     seen = s.acc is not None and s.acc.id in cal.accelerators
     engines = (
-        "engine terms (per-step overhead, scheduling, MoE matmuls) fitted on TensorRT-LLM and "
-        "gpt-fast; other engines differ by about ±30%"
+        "engine terms (per-step overhead, scheduling, small-GEMM rate) fitted on TensorRT-LLM "
+        "and gpt-fast; other engines differ by about ±30%"
     )
     if seen:
         low, high = cal.range_ratio
@@ -983,9 +1041,11 @@ def _formula(e: ServingEstimate, s: _Setup, sh: _Shares) -> str:
         f"memory = (weights read + KV at context) / ({tp} × bandwidth × {sh.bandwidth:.2f}) "
         f"= {units.format_bytes(e.bytes_per_step)} / ({tp} × "
         f"{units.format_si(s.bandwidth, 'B/s')} × {sh.bandwidth:.2f})",
-        f"compute = (2·N_active + 4·L·d·context) × B / ({tp} × peak × {sh.compute:.2f}) = "
-        f"{units.format_flops(e.flops_per_step)} / ({tp} × "
-        f"{units.format_flop_rate(s.peak_linear)} × {sh.compute:.2f})",
+        f"compute = (2·N_active / (M / (M + M½)) + 4·L·d·context) × B / ({tp} × peak × "
+        f"{sh.compute:.2f}): {units.format_flops(e.flops_per_step)} at {tp} × "
+        f"{units.format_flop_rate(s.peak_linear)} × {sh.compute:.2f}, each matmul slowed by its "
+        f"rows M (dense: B; routed expert: B·k/E) against M½ = "
+        f"{float(sh.half_ridge * ridge_rows(s, sh)):.0f} rows",
     ]
     if e.batching == "continuous":
         lines.append(
@@ -1073,6 +1133,16 @@ def _assumptions(inp: ServingInputs, s: _Setup, sh: _Shares) -> list[Assumption]
                 QUANT_SOURCE if inp.quant_kernels == "gpt-fast" else FUSED_QUANT_SOURCE,
             )
         )
+    out.append(
+        Assumption(
+            "matmul rate against its rows",
+            f"M / (M + M½) of the compute share, M½ = {float(sh.half_ridge):.2f} × "
+            f"{float(ridge_rows(s, sh)):.0f} rows (where FLOP time equals weight-read time); "
+            "dense matmuls see the step's tokens, routed experts the k/E of them routed to each",
+            f"{c.source}; Hockney's half-performance form; NVIDIA Matrix Multiplication "
+            "Background User's Guide (arithmetic intensity against ops:byte)",
+        )
+    )
     if s.gpu_compute_ratio != 1.0:
         out.append(
             Assumption(
@@ -1133,7 +1203,7 @@ def static_sweep(inp: ServingInputs, batch_sizes: Any) -> StaticSweep:
     return StaticSweep(
         b,
         dec["step"],
-        np.asarray(dec["compute"] >= dec["memory"]),
+        np.asarray(dec["math"] >= dec["memory"]),
         out["rate"],
         latency,
         cost,

@@ -3,6 +3,7 @@ tensor-parallel communication, mixture-of-experts reads, quantization, latency t
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import subprocess
@@ -236,10 +237,78 @@ def test_the_saved_active_parameters_make_the_served_model_a_mixture_of_experts(
     assert estimate_inference(moe).flops_per_step == pytest.approx(
         estimate_inference(dense).flops_per_step * 13 / 47
     )
+    assert moe.prompt_tokens == dense.prompt_tokens == 512
     # one sequence: the MoE step reads the shared weights and 2 of 8 experts, the dense one all
     fast = estimate_serving(from_inference(moe, concurrency=1))
     slow = estimate_serving(from_inference(dense, concurrency=1))
     assert fast.bytes_per_step < 0.5 * slow.bytes_per_step
     assert fast.tokens_per_second > 2.0 * slow.tokens_per_second
+    # 64 sequences: every expert is read, and each sees only ~1/4 of the step's tokens, yet the
+    # MoE does 13/47 of the FLOPs and its experts' small-GEMM cost is at most the dense model's
+    # (4 devices: on 2 the KV cache of the assumed shape holds only 36 sequences)
+    moe4 = InferenceInputs(params=47e9, active_params=13e9, accelerator="h100-sxm", gpus=4)
+    fast = estimate_serving(from_inference(moe4, concurrency=64))
+    slow = estimate_serving(
+        from_inference(InferenceInputs(params=47e9, accelerator="h100-sxm", gpus=4), concurrency=64)
+    )
+    assert fast.concurrency == slow.concurrency == 64 and fast.decode_bound == "memory"
+    assert fast.tokens_per_second > 1.05 * slow.tokens_per_second
+    assert fast.ttft_seconds < slow.ttft_seconds
     with pytest.raises(ValueError, match="active_params"):
         InferenceInputs(params=7e9, active_params=8e9, accelerator="h100-sxm")
+
+
+def test_expert_gemm_efficiency_rises_with_the_tokens_each_expert_sees():
+    inp = ServingInputs(accelerator="h100-sxm", gpus=2, precision="fp8", **MIXTRAL)
+    s = serving._setup(inp)
+    sh = serving._shares(inp, s)
+    half = float(sh.half_ridge * serving.ridge_rows(s, sh))
+    assert half > 0.0  # fitted: small GEMMs run below the compute share
+    tokens = [1.0, 8.0, 64.0, 512.0, 4096.0]
+    rows = [float(serving.expert_rows(s, t)) for t in tokens]
+    assert rows[0] == pytest.approx(1.0)  # one token: its 2 experts each see it once
+    assert rows[-1] == pytest.approx(4096 * 2 / 8, rel=1e-6)  # all 8 experts touched: T·k/E
+    assert all(a < b for a, b in itertools.pairwise(rows))
+    eff = [float(serving.gemm_efficiency(m, half)) for m in rows]
+    assert all(0.0 < a < b < 1.0 for a, b in itertools.pairwise(eff))
+    assert float(serving.gemm_efficiency(half, half)) == pytest.approx(0.5)
+    # matmul time per token falls as the step carries more tokens
+    per_token = [float(serving._linear_seconds(s, sh, t, 2)) / t for t in tokens]
+    assert all(a > b for a, b in itertools.pairwise(per_token))
+    # the same step through a dense model: its matmuls see all T rows, the experts T·k/E
+    assert float(serving.gemm_efficiency(512.0, half)) > eff[3]
+
+
+def test_matmul_time_by_hand_dense_rows_and_routed_expert_rows():
+    dense = ServingInputs(accelerator="h100-sxm", gpus=2, precision="fp8", **LLAMA70)
+    s = serving._setup(dense)
+    sh = serving.make_shares(0.7, 0.5, 0.0, 16e-6, 1.0)
+    ridge = 0.5 * s.peak_linear * 1.0 / (2.0 * s.bandwidth * 0.7)  # fp8: 1 byte per weight
+    assert float(serving.ridge_rows(s, sh)) == pytest.approx(ridge)
+    # dense: 2·N·T FLOPs at the share × T / (T + M½)  ⇔  2·N·(T + M½) at the share
+    want = 2.0 * 69e9 * (100.0 + ridge) / (2 * s.peak_linear * 0.5)
+    assert float(serving._linear_seconds(s, sh, 100.0, 2)) == pytest.approx(want)
+    # M½ = 0: every matmul at the full share, MoE or not
+    flat = serving.make_shares(0.7, 0.5, 0.0, 16e-6, 0.0)
+    m = serving._setup(ServingInputs(accelerator="h100-sxm", gpus=2, precision="fp8", **MIXTRAL))
+    assert float(serving._linear_seconds(m, flat, 64.0, 2)) == pytest.approx(
+        2.0 * 12.9e9 * 64.0 / (2 * m.peak_linear * 0.5)
+    )
+    # MoE at 64 tokens: shared weights see 64 rows, each of the touched experts 64·2/touched
+    touched = float(serving.distinct_experts(8, 2, 64.0))
+    e_rows = 64.0 * 2 / touched
+    half = float(serving.ridge_rows(m, sh))
+    want = (
+        2.0 * m.shared * (64.0 + half) + 2.0 * 2 * m.expert_params * 64.0 * (e_rows + half) / e_rows
+    ) / (2 * m.peak_linear * 0.5)
+    assert float(serving._linear_seconds(m, sh, 64.0, 2)) == pytest.approx(want)
+    # never above the dense model of the same total size on the same step
+    big = serving._setup(
+        ServingInputs(
+            accelerator="h100-sxm", gpus=2, precision="fp8", **{**MIXTRAL, "active_params": None}
+        )
+    )
+    for t in (1.0, 16.0, 64.0, 512.0, 8192.0):
+        assert float(serving._linear_seconds(m, sh, t, 2)) < float(
+            serving._linear_seconds(big, sh, t, 2)
+        )

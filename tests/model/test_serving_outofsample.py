@@ -135,22 +135,13 @@ def test_expert_parallel_moves_the_mlp_all_reduce_to_an_all_to_all():
         ServingInputs(**moe, ep=3)
 
 
-def test_moe_matmul_share_is_fitted_and_slows_only_the_routed_experts(doc):
-    share = doc["fit"]["moe_compute_share"]
-    assert 0.0 < share <= 1.0 and serving.calibration().moe_compute_share == share
-    dense = dict(params=47e9, layers=32, hidden=4096, heads=32, kv_heads=8,
-                 accelerator="h100-sxm", gpus=2, prompt_tokens=2048, output_tokens=1)  # fmt: skip
-    s = serving._setup(ServingInputs(**dense))
-    full = serving.make_shares(0.7, 0.5, 0.0, 16e-6, 1.0)
-    slow = serving.make_shares(0.7, 0.5, 0.0, 16e-6, 0.25)
-    assert float(serving._linear_seconds(s, full, 2048.0, 2)) == float(
-        serving._linear_seconds(s, slow, 2048.0, 2)
-    )  # a dense model has no routed experts
-    m = serving._setup(ServingInputs(**dense, active_params=13e9, experts=8, moe_top_k=2))
-    routed = 2 * m.moe_top_k * m.expert_params * 2048.0 / (2 * m.peak_linear * 0.5)
-    assert float(serving._linear_seconds(m, slow, 2048.0, 2)) - float(
-        serving._linear_seconds(m, full, 2048.0, 2)
-    ) == pytest.approx(routed * 3.0)
+def test_gemm_half_rate_rows_are_fitted_and_loaded(doc):
+    ratio = doc["fit"]["gemm_half_ridge"]
+    assert ratio in doc["grid"]["gemm_half_ridge"]
+    assert serving.calibration().gemm_half_ridge == ratio
+    inp = ServingInputs(params=8e9, accelerator="h100-sxm", precision="fp8")
+    s = serving._setup(inp)
+    assert serving._shares(inp, s).half_ridge == ratio
 
 
 def test_range_text_says_why_it_is_wider_off_the_calibrated_gpus(doc):
