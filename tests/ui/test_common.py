@@ -416,6 +416,46 @@ def test_fast_feature_check_gives_pyside_s_own_answers(qapp: QApplication) -> No
     assert not answers["sys"]  # built in: no source
 
 
+def test_rich_label_answers_heights_as_qlabel_does_and_follows_changes(qtbot: QtBot) -> None:
+    from PySide6.QtGui import QFont
+    from PySide6.QtWidgets import QLabel
+
+    from desktopapp.ui.common.rich_label import RichLabel
+
+    rows = "".join(
+        f"<tr><td>name {i}</td><td><b>value {i}</b> and a longer source</td></tr>"
+        for i in range(40)
+    )
+    label = RichLabel()
+    qtbot.addWidget(label)
+    plain = QLabel()  # the same text in Qt's own label: the answers to match
+    qtbot.addWidget(plain)
+    plain.setTextFormat(label.textFormat())
+    plain.setWordWrap(True)
+
+    def same(widths: tuple[int, ...]) -> None:
+        for width in widths:
+            assert label.heightForWidth(width) == plain.heightForWidth(width), width
+
+    for text in (f"<table width='100%'>{rows}</table>", "<p>" + "word " * 400 + "</p>"):
+        label.setText(text)
+        plain.setText(text)
+        same((200, 640, 200, 900, 640))  # asked again: from memory, still the same
+    font = QFont(label.font())
+    font.setPointSizeF(font.pointSizeF() * 1.4)  # presentation mode's larger fonts
+    before = label.heightForWidth(640)
+    label.setFont(font)
+    plain.setFont(font)
+    assert label.heightForWidth(640) > before
+    same((200, 640))
+    label.setStyleSheet("QLabel { padding: 20px; }")
+    plain.setStyleSheet("QLabel { padding: 20px; }")
+    same((200, 640))
+    label.setIndent(30)
+    plain.setIndent(30)
+    same((200, 640))
+
+
 def test_leak_finder_reports_windows_workers_and_timers(qtbot: QtBot) -> None:
     """The checks behind tests/ui/conftest.py's autouse fixture."""
     from PySide6.QtCore import QObject

@@ -5,10 +5,11 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QWidget
 
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.units import DASH
+from desktopapp.ui.common.rich_label import RichLabel
 from desktopapp.ui.common.section import Section
 from desktopapp.ui.common.theme import COLORS
 
@@ -22,9 +23,8 @@ class AssumptionsPanel(Section):
             "Every default and figure the results rely on. Hover a result for its formula.",
             parent=parent,
         )
-        self.text = QLabel()
-        self.text.setWordWrap(True)
-        self.text.setTextFormat(Qt.TextFormat.RichText)
+        # 16 KB of HTML tables: laid out once per width, not once per size question
+        self.text = RichLabel()
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.add(self.text)
