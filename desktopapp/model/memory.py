@@ -571,11 +571,12 @@ class MemoryInputs:
             "vocab": self.vocab,
             "mlp": self.mlp,
             "micro_batches": self.micro_batches,
-            "tp": self.tp,
-            "pp": self.pp,
-            "cp": self.cp,
-            "virtual_stages": self.virtual_stages,
-            "recompute": self.resolved_recompute,
+            # the model-parallel plan only where one is given (saved files stay as they were)
+            **{
+                n: getattr(self, n)
+                for n in ("tp", "pp", "cp", "virtual_stages", "recompute")
+                if getattr(self, n) not in (None, 1)
+            },
         }
 
 

@@ -35,6 +35,11 @@ class WorkloadForm:
         self.inputs = inputs
         # decoder | encoder: set by the preset or the scenario (BERT is an encoder)
         self.architecture = "decoder"
+        # the MLP kind and width and the vocabulary of the shape a preset or a scenario set
+        # (no widgets of their own: they travel with that shape, and are dropped when the
+        # Shape fields describe another model); the formula and assumptions name them
+        self._shape_extras: dict[str, object] = {}
+        self._extras_shape: tuple[int, int, int] | None = None
 
     def training_widgets(self) -> Mapping[str, QWidget]:
         inp = self.inputs
@@ -111,6 +116,22 @@ class WorkloadForm:
             "heads": opt(inp.heads.value()),
             "kv_heads": opt(inp.kv_heads.value()),
         }
+
+    def _remember_extras(self, source: object) -> None:
+        """Keep ``source``'s MLP kind, FFN width and vocabulary with its shape."""
+        extras = {n: getattr(source, n, None) for n in ("mlp", "ffn_hidden", "vocab")}
+        self._shape_extras = {k: v for k, v in extras.items() if v}
+        layers, hidden, heads = (
+            getattr(source, n, None) or 0 for n in ("layers", "hidden", "heads")
+        )
+        self._extras_shape = (int(layers), int(hidden), int(heads)) if layers else None
+
+    def shape_extras(self) -> dict[str, object]:
+        """The MLP kind and width and the vocabulary for the shape now in the fields (empty
+        when the fields no longer hold the shape they came with)."""
+        inp = self.inputs
+        now = (inp.layers.value(), inp.hidden.value(), inp.heads.value())
+        return dict(self._shape_extras) if now == self._extras_shape else {}
 
     def _shape_spins(self) -> dict[str, QSpinBox]:
         inp = self.inputs
@@ -221,6 +242,7 @@ class WorkloadForm:
             "accelerator": None if acc is None else acc.id,
         }
         fields.update(self.shape())
+        fields.update(self.shape_extras())
         if custom is not None and custom.memory_bytes:
             fields["memory_gb"] = custom.memory_bytes / units.GIB
         return self._construct(MemoryInputs, fields, self.memory_widgets(), errors)
@@ -289,6 +311,7 @@ class WorkloadForm:
         """Every input a workload class sets (signals blocked; the tab recomputes)."""
         inp = self.inputs
         self.architecture = preset.architecture
+        self._remember_extras(preset)
         inp.show_architecture(self.architecture)
         if preset.architecture == "encoder" and preset.seq_len:
             with blocked(inp.prompt_tokens):  # an encoder reads its whole sequence per request
@@ -326,6 +349,7 @@ class WorkloadForm:
         """The inputs of a workload set from outside (a scenario), signals blocked."""
         inp = self.inputs
         self.architecture = "decoder" if inference is None else inference.architecture
+        self._remember_extras(memory)
         inp.show_architecture(self.architecture)
         widgets = (inp.devices, inp.micro_batch, inp.seq_len, inp.layers, inp.hidden, inp.heads)
         targets = (inp.ttft_target, inp.tpot_target)
