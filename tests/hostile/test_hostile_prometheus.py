@@ -148,7 +148,9 @@ def _one_line(text: str) -> bool:
     return len(text.strip().splitlines()) == 1 and "Traceback" not in text
 
 
-@pytest.mark.parametrize("behaviour", [_slow_headers, _slow_body, _endless], ids=str)
+@pytest.mark.parametrize(
+    "behaviour", [_slow_headers, _slow_body, _endless], ids=lambda f: f.__name__.lstrip("_")
+)
 def test_slow_or_endless_server_is_bounded_in_time_and_memory(behaviour, serve):
     server = serve(behaviour)
     result, took, peak = _cli("cluster", "--prometheus", server.url, "--once", "--timeout-s", "2")
