@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import html
 import math
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QLineEdit
+from PySide6.QtWidgets import QLabel, QLineEdit, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
 from desktopapp.application import training_view, workload
@@ -683,6 +684,34 @@ def test_plots_are_drawn_after_the_figures_and_hidden_ones_once_shown(
     assert tab.plots_drawn()
     assert _points(tab.plots.time_curve) > 10 and _points(tab.plots.time_marker) == 1
     qtbot.waitUntil(lambda: tab.plots.time_plot.isVisibleTo(tab), timeout=10_000)
+
+
+def test_assumptions_below_the_first_screen_follow_the_first_paint(
+    qtbot: QtBot, app_state: AppState
+) -> None:
+    """Built into a window on screen, the tab lays the assumptions list out after its first
+    paint (the list is below the first screen); after the event loop has run it shows the
+    latest list, and from then on each list at once. A tab built on its own shows it at once
+    (the ``tab`` fixture's tests)."""
+    window = QWidget()
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    QVBoxLayout(window)
+    window.show()
+    qtbot.waitExposed(window)
+    tab = create_tab(app_state, window)
+    assert isinstance(tab, EstimateTab)
+    assert tab.assumptions.names()  # the list itself is current at once
+    assert not tab.assumptions.is_current and "PaLM" not in tab.assumptions.text.text()
+    layout = window.layout()
+    assert layout is not None
+    layout.addWidget(tab)
+    qtbot.waitUntil(lambda: tab.assumptions.is_current, timeout=10_000)
+    shown = tab.assumptions.text.text()
+    assert all(html.escape(name) in shown for name in tab.assumptions.names())
+    tab.apply_preset("llm-7b")  # after the first paint: at once
+    assert tab.assumptions.is_current and tab.assumptions.text.text() != shown
+    tab.shutdown()
 
 
 def test_plots_drawn_waits_for_the_latest_curves(tab: EstimateTab, qtbot: QtBot) -> None:

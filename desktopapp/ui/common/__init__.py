@@ -7,6 +7,7 @@
 - ``band_slider``: percent slider with a painted "typical" band.
 - ``accelerator_combo``: catalog accelerator picker with type-to-search.
 - ``section``: titled card for groups of inputs or results.
+- ``rich_label``: a word-wrapped rich-text label that lays a long text out once per width.
 - ``workers`` / ``timers``: registered QThreads (generation counter drops stale results) and
   registered timers; ``leaks.find_leaks`` reports what is left running.
 - ``plots``: lazy pyqtgraph with the app's look; ``axes``: tick labels with SI prefixes and

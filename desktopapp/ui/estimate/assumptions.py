@@ -29,9 +29,36 @@ class AssumptionsPanel(Section):
         self.text.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.add(self.text)
         self._groups: list[tuple[str, tuple[Assumption, ...]]] = []
+        self._holding = False  # see hold()
+        self._pending: str | None = None  # the text waiting for release()
+
+    def hold(self) -> None:
+        """Keep new lists out of the label until :meth:`release` (the tab's first paint): the
+        list is below the first screen, and laying its tables out costs the first window a
+        tenth of a second. :meth:`names` is current all the time."""
+        self._holding = True
+
+    def release(self) -> None:
+        """Show the latest list now and from now on as it comes."""
+        self._holding = False
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            self.text.setText(pending)
+
+    @property
+    def is_current(self) -> bool:
+        """The label shows the latest list (nothing held back)."""
+        return self._pending is None
 
     def set_groups(self, groups: list[tuple[str, tuple[Assumption, ...]]]) -> None:
         self._groups = groups
+        html_text = self._html(groups)
+        if self._holding:
+            self._pending = html_text
+        else:
+            self.text.setText(html_text)
+
+    def _html(self, groups: list[tuple[str, tuple[Assumption, ...]]]) -> str:
         muted = COLORS["muted"]
         parts = []
         for title, assumptions in groups:
@@ -50,7 +77,7 @@ class AssumptionsPanel(Section):
                 f"<p style='margin:8px 0 2px 0; font-weight:700'>{html.escape(title)}</p>"
                 f"<table width='100%' cellspacing='0'>{rows}</table>"
             )
-        self.text.setText("".join(parts) or f"<span style='color:{muted}'>{DASH}</span>")
+        return "".join(parts) or f"<span style='color:{muted}'>{DASH}</span>"
 
     def names(self) -> list[str]:
         return [a.name for _title, group in self._groups for a in group]

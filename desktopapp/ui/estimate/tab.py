@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QPaintEvent
 from PySide6.QtWidgets import QWidget
 
 from desktopapp.application import workload
@@ -110,6 +111,11 @@ class EstimateTab(RecomputingTab):
         self.memory_panel = MemoryPanel()
         self.inference_panel = InferencePanel()
         self.assumptions = AssumptionsPanel()
+        # Built into a window on screen: the assumptions (below the first screen) are laid out
+        # after the tab's first paint, not before it (see paintEvent).
+        self._first_paint_done = parent is None or not parent.isVisible()
+        if not self._first_paint_done:
+            self.assumptions.hold()
         self._build_layout()
         from desktopapp.ui.estimate import advisor  # issue 24: the What to run on view
 
@@ -144,6 +150,12 @@ class EstimateTab(RecomputingTab):
             self.recompute()
         if self.state.custom_accelerator is not None:
             self._on_custom_accelerator(self.state.custom_accelerator)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self._first_paint_done:
+            self._first_paint_done = True
+            QTimer.singleShot(0, self, self.assumptions.release)
 
     # --- layout ------------------------------------------------------------------------------
     def _build_layout(self) -> None:
@@ -562,8 +574,6 @@ class EstimateTab(RecomputingTab):
         self._modelled_pending = (modelled,)
         if not self.is_ready():
             if first:
-                from PySide6.QtCore import QTimer
-
                 QTimer.singleShot(0, self, self._show_modelled_pending)
             return
         self._show_modelled_pending()
