@@ -183,9 +183,27 @@ class MainWindow(QMainWindow):
         central_layout.addLayout(banner_row)
         central_layout.addWidget(self.tabs, 1)
         self.setCentralWidget(central)
-        self.notes_dock = NotesDock(self.document, self)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.notes_dock)
-        self.notes_dock.hide()
+        self._notes_dock: NotesDock | None = None  # made when first shown (see notes_dock)
+
+    @property
+    def notes_dock(self) -> NotesDock:
+        """The Notes dock on the right, hidden until View → Scenario Notes. Made the first
+        time it is asked for: a text editor nobody has opened yet costs the first window
+        nothing."""
+        if self._notes_dock is None:
+            dock = NotesDock(self.document, self)
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+            dock.hide()
+            # the menu's check mark follows the dock (closed with its own button, too)
+            dock.toggleViewAction().toggled.connect(self.notes_action.setChecked)
+            self._notes_dock = dock
+        return self._notes_dock
+
+    def show_notes(self, on: bool) -> None:
+        """Show (or close) the Notes dock, as its own toggle action does."""
+        view = self.notes_dock.toggleViewAction()
+        if view.isChecked() != on:
+            view.trigger()
 
     def _start(
         self, settings: QSettings | None, initial_tab: str | None, theme_mode: str | None

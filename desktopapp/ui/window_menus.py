@@ -134,8 +134,10 @@ def build_view_menu(window: MainWindow) -> None:
         lambda: window.show_compare(page=2),
         "Which inputs move the cost and the time most (tornado chart)",
     )
-    window.notes_action = window.notes_dock.toggleViewAction()
-    window.notes_action.setText("Scenario &Notes")
+    # checked while the dock is shown; the dock is made the first time (MainWindow.notes_dock)
+    window.notes_action = QAction("Scenario &Notes", window)
+    window.notes_action.setCheckable(True)
+    window.notes_action.triggered.connect(window.show_notes)
     window.notes_action.setShortcut(QKeySequence("Ctrl+Shift+N"))
     window.notes_action.setStatusTip("Name and notes saved with the scenario")
     for action in (window.compare_action, window.sensitivity_action, window.notes_action):

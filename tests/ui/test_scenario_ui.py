@@ -780,6 +780,29 @@ def test_every_menu_action_has_a_shortcut(
     assert [m.text() for m in window.menuBar().actions()] == ["&File", "&View", "&Help"]
 
 
+def test_notes_dock_is_made_when_first_shown_and_the_menu_follows_it(
+    qtbot: QtBot, make_window: Callable[..., MainWindow]
+) -> None:
+    from desktopapp.ui.scenario.panels import NotesDock
+
+    window = make_window()
+    window.show()
+    assert window.findChildren(NotesDock) == []  # not made for the first window
+    assert not window.notes_action.isChecked()
+    window.notes_action.trigger()
+    dock = window.notes_dock
+    qtbot.waitUntil(dock.isVisible)
+    assert window.findChildren(NotesDock) == [dock] and window.notes_action.isChecked()
+    dock.close()  # its own close button
+    qtbot.waitUntil(lambda: not window.notes_action.isChecked())
+    window.notes_action.trigger()
+    qtbot.waitUntil(dock.isVisible)
+    window.notes_action.trigger()
+    qtbot.waitUntil(lambda: not dock.isVisible())
+    assert not window.notes_action.isChecked()
+    window.close()
+
+
 def test_inputs_have_accessible_names(qtbot: QtBot, make_window: Callable[..., MainWindow]) -> None:
     window = make_window(initial_tab="estimate")
     tab = window.load_initial_tab()
