@@ -56,6 +56,7 @@ from desktopapp.ui.common.marking import (
 )
 from desktopapp.ui.common.recompute import RecomputingTab
 from desktopapp.ui.common.theme import COLORS
+from desktopapp.ui.estimate import advisor_button
 from desktopapp.ui.estimate.assumptions import AssumptionsPanel
 from desktopapp.ui.estimate.form import WorkloadForm
 from desktopapp.ui.estimate.inference_panel import InferencePanel
@@ -117,9 +118,7 @@ class EstimateTab(RecomputingTab):
         if not self._first_paint_done:
             self.assumptions.hold()
         self._build_layout()
-        from desktopapp.ui.estimate import advisor  # issue 24: the What to run on view
-
-        advisor.install(self)
+        advisor_button.install(self)  # issue 24: the What to run on view (imported on click)
 
         self.inputs.accelerator.set_accelerators(self._catalog.accelerators)
         combo = self.inputs.preset_combo
