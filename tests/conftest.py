@@ -40,6 +40,14 @@ settings.load_profile(
 
 
 @pytest.fixture(autouse=True)
+def no_terminal_size_from_outside(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``COLUMNS``/``LINES`` come from how pytest was started (a terminal exports them; each
+    pytest-xdist worker sets ``COLUMNS=80``): tests that need a width set it themselves."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def no_leaked_threads() -> Iterator[None]:
     before = set(threading.enumerate())
     yield

@@ -68,6 +68,10 @@ class SearchCancelled(Exception):
 # --- inputs -------------------------------------------------------------------------------------
 
 
+# the shape a training workload carries to the modelled run (training_view.shape_of)
+SHAPE_NAMES = ("seq_len", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "mlp")
+
+
 @dataclass(frozen=True)
 class TrainWorkload:
     """What to train, as the Workload tab takes it (without the hardware)."""
@@ -84,6 +88,10 @@ class TrainWorkload:
     kv_heads: int | None = None
     global_batch_tokens: float | None = None
     production_factor: float | None = None
+    # the memory terms of the shape (MLP kind and width, vocabulary), as the Workload tab has
+    ffn_hidden: int | None = None
+    vocab: int | None = None
+    mlp: str | None = None
 
     def __post_init__(self) -> None:
         # the same checks as the Workload tab's (one accelerator stands in for the catalog)
@@ -98,8 +106,7 @@ class TrainWorkload:
         )
 
     def shape(self) -> dict[str, Any]:
-        names = ("seq_len", "layers", "hidden", "heads", "kv_heads")
-        return {n: getattr(self, n) for n in names if getattr(self, n) is not None}
+        return {n: getattr(self, n) for n in SHAPE_NAMES if getattr(self, n) is not None}
 
     def training_inputs(
         self, accelerator: str, gpus: int, precision: str, price: float | None = None
@@ -129,7 +136,7 @@ class TrainWorkload:
             epochs=training.epochs,
             global_batch_tokens=training.global_batch_tokens,
             production_factor=training.production_factor,
-            **{k: shape.get(k) for k in ("seq_len", "layers", "hidden", "heads", "kv_heads")},
+            **{k: shape.get(k) for k in SHAPE_NAMES},
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -66,8 +66,11 @@ def register(subparsers: Any) -> None:
     bench.add_argument(
         "--suite",
         default=None,
-        help="comma-separated: matmul,bandwidth,amp,batching,quantization,profile "
-        "(default: all but profile); or allreduce alone: collectives over --nproc processes",
+        help="comma-separated names from: matmul, bandwidth, amp, batching, quantization, "
+        "profile, memory "
+        "(default: all but profile and memory; memory: real training steps of a small "
+        "transformer, measured peak against the memory model); or allreduce alone: "
+        "collectives over --nproc processes",
     )
     bench.add_argument(
         "--dtype",

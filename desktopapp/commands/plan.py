@@ -132,6 +132,9 @@ def _register_train(sub: Any) -> None:
     p.add_argument("--epochs", type=_quantity, help="passes over the data (default 1)")
     p.add_argument("--precision", help="compute precision (default: bf16 where published)")
     p.add_argument("--seq-len", type=_count, help="sequence length")
+    p.add_argument("--ffn-hidden", type=_count, help="MLP width (default from --mlp)")
+    p.add_argument("--vocab", type=_count, help="vocabulary size (default 32000)")
+    p.add_argument("--mlp", choices=("swiglu", "gelu"), help="MLP kind (default swiglu)")
     p.add_argument("--global-batch-tokens", type=_quantity, help="tokens per optimizer step")
     p.add_argument("--production-factor", type=_quantity, help="1-3 (default: fitted)")
     p.add_argument("--deadline-days", type=_quantity, help="the run must finish within, days")
@@ -262,7 +265,7 @@ def train_workload_from_args(args: argparse.Namespace) -> app.TrainWorkload:
         raise InputError("params", "required (e.g. --params 7B), or a --preset with one")
     if tokens is None:
         raise InputError("tokens", "required (e.g. --tokens 2T), or a --preset with them")
-    shape = _shape(args, preset, ("seq_len", "layers", "hidden", "heads", "kv_heads"))
+    shape = _shape(args, preset, app.SHAPE_NAMES)
     return app.TrainWorkload(
         params=params,
         tokens=tokens,
