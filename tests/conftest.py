@@ -103,21 +103,26 @@ def fresh_catalogs() -> dict[str, Any]:
     """Every catalog document built from ``../shared/reference`` (dated 2000-01-01), once per
     test session: the drift test and the perf-resource checks compare against it. Skips, with
     the reason, where the reference is absent (a clone outside the work tree)."""
+    from pathlib import Path
+
+    reference = Path(__file__).resolve().parents[2] / "shared" / "reference"
+    if not (reference / "accelerators.csv").is_file():
+        pytest.skip(f"reference tables not present at {reference} (a clone outside the work tree)")
+    documents: dict[str, Any] = load_catalog_builder().build_all(reference, "2000-01-01")
+    return documents
+
+
+def load_catalog_builder() -> Any:
+    """``scripts/build_catalogs.py`` as the module ``build_catalogs`` (loaded once)."""
     import importlib.util
     from pathlib import Path
 
-    repo = Path(__file__).resolve().parents[1]
-    reference = repo.parent / "shared" / "reference"
-    if not (reference / "accelerators.csv").is_file():
-        pytest.skip(f"reference tables not present at {reference} (a clone outside the work tree)")
     module = sys.modules.get("build_catalogs")
     if module is None:
-        spec = importlib.util.spec_from_file_location(
-            "build_catalogs", repo / "scripts" / "build_catalogs.py"
-        )
+        path = Path(__file__).resolve().parents[1] / "scripts" / "build_catalogs.py"
+        spec = importlib.util.spec_from_file_location("build_catalogs", path)
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
-        sys.modules["build_catalogs"] = module
+        sys.modules["build_catalogs"] = module  # dataclasses look the module up
         spec.loader.exec_module(module)
-    documents: dict[str, Any] = module.build_all(reference, "2000-01-01")
-    return documents
+    return module

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import json
 import math
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -31,6 +29,7 @@ from desktopapp.model.catalog import (
     vendors,
 )
 from desktopapp.resources import resource_path, resources_dir
+from tests.conftest import load_catalog_builder
 
 REPO = Path(__file__).resolve().parent.parent
 REFERENCE = REPO.parent / "shared" / "reference"
@@ -76,18 +75,7 @@ REQUIRED_IDS = [
 ]
 
 
-def _load_builder():
-    spec = importlib.util.spec_from_file_location(
-        "build_catalogs", REPO / "scripts" / "build_catalogs.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["build_catalogs"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-builder = _load_builder()
+builder = load_catalog_builder()
 
 
 # --- resources ---------------------------------------------------------------------------------

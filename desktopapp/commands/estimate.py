@@ -217,11 +217,7 @@ def _register_train(sub: Any) -> None:
     p.add_argument("--hidden", type=count, help="hidden size")
     p.add_argument("--heads", type=count, help="attention heads")
     p.add_argument("--kv-heads", type=count, help="key/value heads (GQA; default = heads)")
-    p.add_argument(
-        "--ffn-hidden", type=count, help="MLP width (default 4·hidden gelu, ≈8·hidden/3 swiglu)"
-    )
-    p.add_argument("--vocab", type=count, help="vocabulary size (default 32000, Llama 2)")
-    p.add_argument("--mlp", help=_choices_help("MLP kind, default swiglu", MLPS))
+    _add_shape_terms(p)
     p.add_argument(
         "--active-params", type=quantity, help="active parameters per token (mixture of experts)"
     )
@@ -261,6 +257,15 @@ def _register_train(sub: Any) -> None:
     add_json_option(p)
 
 
+def _add_shape_terms(p: argparse.ArgumentParser) -> None:
+    """The memory terms of a transformer's shape (train and memory take them alike)."""
+    p.add_argument(
+        "--ffn-hidden", type=count, help="MLP width (default 4·hidden for gelu, ≈8·hidden/3 swiglu)"
+    )
+    p.add_argument("--vocab", type=count, help="vocabulary size (default 32000, Llama 2)")
+    p.add_argument("--mlp", help=_choices_help("MLP kind, default swiglu", MLPS))
+
+
 def _register_memory(sub: Any) -> None:
     p = add_command(
         sub,
@@ -285,11 +290,7 @@ def _register_memory(sub: Any) -> None:
     p.add_argument("--heads", type=count, help="attention heads (no default)")
     p.add_argument("--kv-heads", type=count, help="key/value heads (GQA; default = heads)")
     p.add_argument("--seq-len", type=count, help="sequence length (no default)")
-    p.add_argument(
-        "--ffn-hidden", type=count, help="MLP width (default 4·hidden for gelu, ≈8·hidden/3 swiglu)"
-    )
-    p.add_argument("--vocab", type=count, help="vocabulary size (default 32000, Llama 2)")
-    p.add_argument("--mlp", help=_choices_help("MLP kind, default swiglu", MLPS))
+    _add_shape_terms(p)
     p.add_argument("--batch-size", type=count, help="micro-batch per device (default 1)")
     p.add_argument(
         "--checkpointing",

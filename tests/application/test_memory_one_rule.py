@@ -20,7 +20,7 @@ from desktopapp.model.validation import InputError
 from tests.application.cli_run import cli_json
 
 
-def _snapshot(preset: str, gpus: int, options: dict) -> tuple:
+def _compute(preset: str, gpus: int, options: dict):
     p = get_preset(preset)
     request = WorkloadRequest(
         training=p.to_training_inputs(gpus=gpus),
@@ -28,7 +28,11 @@ def _snapshot(preset: str, gpus: int, options: dict) -> tuple:
         preset_id=preset,
         run_options=WorkloadRequest.options(options),
     )
-    snap = compute_snapshot(request)
+    return compute_snapshot(request)
+
+
+def _snapshot(preset: str, gpus: int, options: dict) -> tuple:
+    snap = _compute(preset, gpus, options)
     assert snap.training is not None, snap.errors
     run = snap.training.modelled.run
     assert run is not None, snap.training.modelled.reason
@@ -69,15 +73,7 @@ def test_a_mixture_of_experts_plan_shows_its_own_memory():
     mlp=st.sampled_from([None, "gelu", "swiglu"]),
 )
 def test_plan_and_shown_memory_agree_for_any_run(preset, gpus, seq, vocab, mlp):
-    options = {"seq_len": seq, "vocab": vocab, "mlp": mlp}
-    p = get_preset(preset)
-    request = WorkloadRequest(
-        training=p.to_training_inputs(gpus=gpus),
-        memory=p.to_memory_inputs(),
-        preset_id=preset,
-        run_options=WorkloadRequest.options(options),
-    )
-    snap = compute_snapshot(request)
+    snap = _compute(preset, gpus, {"seq_len": seq, "vocab": vocab, "mlp": mlp})
     run = None if snap.training is None else snap.training.modelled.run
     if run is None:  # no plan of this many GPUs fits: refused, nothing shown
         assert snap.memory is None or not snap.memory_for_plan
