@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from desktopapp.model.units import format_duration
+
 pytest.importorskip("pytestqt")
 pytest.importorskip("torch.distributed")
 
@@ -137,6 +139,11 @@ def test_one_rank_reports_the_local_copy_rate_not_zero_busbw(qtbot: Any) -> None
     panel.show_run(run)
     assert panel.table.horizontalHeaderItem(4).text() == "local copy"
     assert panel.table.item(1, 4).text() == "2000.000 GB/s"
+    # the time is the timed copy's (the op itself took 1 µs), and no algorithm bandwidth
+    assert panel.table.horizontalHeaderItem(2).text() == "copy time"
+    assert panel.table.item(1, 2).text() == format_duration(run.results[-1].copy_seconds)
+    assert panel.table.item(1, 2).text() != format_duration(1e-6)
+    assert panel.table.item(1, 3).text() == "—"
     assert "no bus traffic to measure" in panel.interpretation.text()
     assert panel.busbw_choice() is None  # nothing to hand to the estimates
     panel.show_run(_run())  # several ranks: unchanged

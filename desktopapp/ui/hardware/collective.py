@@ -263,21 +263,21 @@ class CollectivePanel(QWidget):
         """Show a run (local, imported or from history)."""
         self.run = run
         one_rank = run.world_size == 1
-        # one rank: no bus traffic to measure; the last column is the local copy rate
+        # one rank: no bus traffic to measure (the op moves nothing); time and the last column
+        # are a timed local copy of the message, and there is no algorithm bandwidth
         self.table.setHorizontalHeaderLabels(
-            ["op", "size", "time", "algbw", "local copy" if one_rank else "busbw"]
-        )
+            ["op", "size", "copy time" if one_rank else "time", "algbw",
+             "local copy" if one_rank else "busbw"]
+        )  # fmt: skip
         self.table.setRowCount(len(run.results))
         for i, r in enumerate(run.results):
-            for j, text in enumerate(
-                (
-                    r.op,
-                    format_bytes(r.bytes),
-                    format_duration(r.seconds),
-                    f"{r.algbw_gbs:.3f} GB/s",
-                    f"{((r.copy_gbs or 0.0) if one_rank else r.busbw_gbs):.3f} GB/s",
-                )
-            ):
+            if one_rank:
+                time_text = format_duration(r.copy_seconds) if r.copy_seconds else "—"
+                rates = ("—", f"{r.copy_gbs or 0.0:.3f} GB/s")
+            else:
+                time_text = format_duration(r.seconds)
+                rates = (f"{r.algbw_gbs:.3f} GB/s", f"{r.busbw_gbs:.3f} GB/s")
+            for j, text in enumerate((r.op, format_bytes(r.bytes), time_text, *rates)):
                 self.table.setItem(i, j, QTableWidgetItem(text))
         self._redraw()
         self._refresh_use()
