@@ -99,14 +99,16 @@ def two_panes(
     if isinstance(splitter, QSplitter):
         splitter.setChildrenCollapsible(False)
     splitter.setHandleWidth(SPACING)
+    # The splitter joins the owner first and the panes then join once: a finished pane tree
+    # moved into the owner's window has its fonts, palette and style resolved a second time.
+    layout = QHBoxLayout(owner)
+    layout.setContentsMargins(SPACING + 4, SPACING, SPACING, 4)
+    layout.addWidget(splitter)
     splitter.addWidget(left)
     splitter.addWidget(right)
     splitter.setStretchFactor(0, 0)
     splitter.setStretchFactor(1, 1)
     splitter.setSizes(list(sizes))
-    layout = QHBoxLayout(owner)
-    layout.setContentsMargins(SPACING + 4, SPACING, SPACING, 4)
-    layout.addWidget(splitter)
     return splitter
 
 
