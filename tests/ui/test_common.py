@@ -408,12 +408,19 @@ def test_fast_feature_check_gives_pyside_s_own_answers(qapp: QApplication) -> No
         except (TypeError, OSError, SyntaxError):
             return False
 
-    modules = [m for m in list(sys.modules.values()) if m is not None]
+    def answer(check: Any, module: object) -> object:
+        try:
+            return check(module)
+        except Exception as exc:  # e.g. torch.classes: any attribute is a lookup that raises
+            return type(exc)
+
+    modules = [m for m in list(sys.modules.values()) if isinstance(m, types.ModuleType)]
     assert len(modules) > 200
-    answers = {m.__name__: fast(m) for m in modules}
-    assert answers == {m.__name__: by_source(m) for m in modules}
-    assert answers["desktopapp.ui.common.theme"] and not answers["desktopapp.model.units"]
-    assert not answers["sys"]  # built in: no source
+    different = [m.__name__ for m in modules if answer(fast, m) != answer(by_source, m)]
+    assert different == []
+    assert fast(sys.modules["desktopapp.ui.common.theme"])
+    assert not fast(sys.modules["desktopapp.model.units"])
+    assert not fast(sys)  # built in: no source
 
 
 def test_rich_label_answers_heights_as_qlabel_does_and_follows_changes(qtbot: QtBot) -> None:

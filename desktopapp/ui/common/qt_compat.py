@@ -81,7 +81,10 @@ def speed_up_feature_check() -> bool:
         return True
 
     def uses_pyside(module: Any) -> bool:
-        path = getattr(module, "__file__", None)
+        try:
+            path = getattr(module, "__file__", None)
+        except Exception:  # a module object with its own __getattr__ (torch.classes)
+            path = None
         if isinstance(path, str) and path.endswith(".py"):
             try:
                 with open(path, "rb") as source:
