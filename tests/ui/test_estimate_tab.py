@@ -896,3 +896,20 @@ def test_plot_axes_of_every_results_panel_format_their_ticks(tab: EstimateTab) -
         strings = axis.tickStrings([0.0, 5e5, 1.5e6], 1.0, 5e5)
         assert len(strings) == 3 and all(isinstance(s, str) and s for s in strings)
     assert tab.inference_panel.plot.getAxis("left").tickStrings([1.5e6], 1.0, 5e5) == ["1.5M"]
+
+
+def test_throughput_axis_starts_at_zero_so_a_flat_curve_reads_as_flat(
+    tab: EstimateTab, qtbot: QtBot
+) -> None:
+    """BERT is compute-bound from batch 1: its sequences/s is flat over batch size. An axis
+    auto-ranged to the curve showed six ticks that all read "1.1k"; from zero it is a line."""
+    tab.show()
+    qtbot.waitUntil(tab.plots_drawn, timeout=10_000)
+    plot = tab.inference_panel.plot
+    _xs, ys = tab.inference_panel.curve.getData()
+    low, high = plot.getPlotItem().viewRange()[1]
+    assert low == 0.0 and max(ys) < high <= 1.2 * max(ys)
+    axis = plot.getAxis("left")
+    spacing, major = axis.tickValues(low, high, plot.height())[0]
+    labels = axis.tickStrings(major, 1.0, spacing)
+    assert len(labels) == len(set(labels)), labels  # no two ticks read alike

@@ -149,7 +149,10 @@ class InferencePanel(Section):
         if curve.target_x is not None:
             target.setValue(curve.target_x)
         item.enableAutoRange(axis="x")
-        item.enableAutoRange(axis="y")
+        # throughput from zero: a flat (compute-bound) curve is a line, not six ticks that all
+        # read "1.1k", and a 10% rise does not look like a cliff
+        top = max((y for y in curve.throughput if y == y), default=0.0)
+        item.setYRange(0.0, top * 1.15 if top > 0 else 1.0, padding=0.0)
 
     def _show_labels(self, curve: InferenceCurve) -> None:
         """Concurrency at a few points of the serving curve ("64" beside its point)."""
