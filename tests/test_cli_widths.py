@@ -114,3 +114,30 @@ def test_into_a_pipe_nothing_is_wrapped(monkeypatch):
     out = io.StringIO()
     print_table([["id", "word " * 40]], ["ID", "NOTES"], stream=out)
     assert len(out.getvalue().splitlines()) == 3
+
+
+ESTIMATES = [
+    ("estimate", "train", "--preset", "llm-7b"),
+    ("estimate", "train", "--preset", "foundation-175b"),
+    ("estimate", "train", "--preset", "bert-base"),
+    ("estimate", "memory", "--preset", "llm-7b"),
+    ("estimate", "memory", "--preset", "llm-7b", "--mode", "inference"),
+    ("estimate", "memory", "--preset", "foundation-175b", "--gpus", "1024", "--tp", "2",
+     "--pp", "16", "--zero-stage", "1", "--micro-batches", "64", "--accelerator", "h100-sxm"),
+    ("estimate", "inference", "--preset", "llm-7b"),
+    ("estimate", "inference", "--preset", "bert-base"),
+    ("estimate", "tco", "--accelerator", "h100-sxm", "--gpu-hours-per-month", "5000"),
+    ("plan", "train", "--preset", "llm-7b"),
+    ("report", "--preset", "llm-7b"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("argv", ESTIMATES, ids=lambda a: "-".join(a[:2] + a[3:4]))
+def test_estimates_plans_and_reports_fit(width, argv, capsys, monkeypatch):
+    # the printers wrap notes, headlines, chains and formulas (a 132-character chain line or
+    # a 125-character serving note was printed whole)
+    monkeypatch.setenv("COLUMNS", str(width))
+    status, out = run(capsys, *argv)
+    assert status == 0, out[-500:]
+    assert too_wide(out, width) == []

@@ -1294,7 +1294,7 @@ def print_memory(e: MemoryEstimate) -> None:
         rows.insert(-1, ("allocator allowance", frag, frag))
     print_table(rows[1:], headers=rows[0])
     if e.peak_phase:
-        print(
+        print_paragraph(
             f"per device: the {e.peak_phase} peak binds (the larger of the backward peak and "
             "the optimizer step; see the formula)"
         )

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from desktopapp.commands.options import add_command, add_json_option
-from desktopapp.commands.output import print_json, print_key_values
+from desktopapp.commands.output import print_json, print_key_values, print_paragraph
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
@@ -126,4 +126,4 @@ def _print_text(summary: Any) -> None:
     print_key_values(rows)
     if snap.training is not None:
         print()
-        print(f"Training: {snap.training.chain}")
+        print_paragraph(f"Training: {snap.training.chain}")

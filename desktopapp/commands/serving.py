@@ -10,7 +10,7 @@ from typing import Any
 
 from desktopapp.application import defaults
 from desktopapp.application.defaults import ServingOptions
-from desktopapp.commands.output import print_key_values
+from desktopapp.commands.output import print_bullet, print_key_values, print_paragraph
 from desktopapp.model import units
 from desktopapp.model.inference import InferenceEstimate, InferenceInputs
 from desktopapp.model.serving import (
@@ -166,7 +166,7 @@ def print_serving(e: ServingEstimate, device: str, single: ServingEstimate | Non
         if e.batching == "continuous"
         else f"static batch {inp.batch_size}"
     )
-    print(f"Serving estimate ({inp.precision}, {mode}, {where})")
+    print_paragraph(f"Serving estimate ({inp.precision}, {mode}, {where})")
     rows = [
         ("time to first token", units.format_duration(e.ttft_seconds)),
         ("time per output token", units.format_duration(e.tpot_seconds)),
@@ -203,4 +203,4 @@ def print_serving(e: ServingEstimate, device: str, single: ServingEstimate | Non
         rows.append(("latency targets", "met" if e.slo_met else "NOT met"))
     print_key_values(rows)
     for note in e.notes:
-        print(f"  - {note}")
+        print_bullet(note)

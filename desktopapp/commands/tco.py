@@ -16,7 +16,12 @@ from typing import Any
 
 from desktopapp.application.verdict import verdict_for_demand
 from desktopapp.commands.options import add_command, add_json_option
-from desktopapp.commands.output import print_json, print_key_values, warn_implausible
+from desktopapp.commands.output import (
+    print_json,
+    print_key_values,
+    print_paragraph,
+    warn_implausible,
+)
 from desktopapp.model import units
 from desktopapp.model.catalog import (
     PRICING_MODELS,
@@ -572,10 +577,12 @@ def run_tco(args: argparse.Namespace) -> int:
     print_key_values(rows)
     print("\nAssumptions")
     for assumption in result.assumptions:
-        print(f"  {assumption.name}: {assumption.value}")
-        print(f"      source: {assumption.source or 'input'}")
+        print_paragraph(f"{assumption.name}: {assumption.value}", indent="  ")
+        print_paragraph(f"source: {assumption.source or 'input'}", indent="      ")
     if resolved.defaults_used:
         names = ", ".join("--" + d.replace("_", "-") for d in resolved.defaults_used)
-        print(f"\nDefaults used for: {names}")
-    print(f"\nFormula: {result.formula}")
+        print()
+        print_paragraph(f"Defaults used for: {names}")
+    print()
+    print_paragraph(f"Formula: {result.formula}")
     return 0
