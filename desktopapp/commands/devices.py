@@ -13,6 +13,7 @@ from desktopapp.commands.output import (
     print_bullet,
     print_json,
     print_key_values,
+    print_paragraph,
     print_table,
     wrap_text,
 )
@@ -300,9 +301,12 @@ def run_bench(args: argparse.Namespace) -> int:
     target = resolve_device(config.device)  # ValueError("device: …") → exit 2
 
     def on_event(event: Any) -> None:
-        sys.stderr.write(_progress_line(event) + "\n")
+        width = output_width(sys.stderr)
+        for line in wrap_text(_progress_line(event), width, " " * 22, first=""):
+            sys.stderr.write(line + "\n")
         if event.warning:
-            sys.stderr.write(f"        note: {event.warning}\n")
+            for line in wrap_text(event.warning, width, " " * 14, first="        note: "):
+                sys.stderr.write(line + "\n")
         sys.stderr.flush()
 
     run = _run_interruptible(config, on_event, target)
@@ -363,7 +367,10 @@ def run_bench(args: argparse.Namespace) -> int:
     )
     for r in run.results:
         if r.suite == "memory" and r.extra.get("measured_bytes"):  # measured vs predicted
-            print(f"\nMemory of one training step, micro-batch {r.size} ({r.extra['method']}):")
+            print()
+            print_paragraph(
+                f"Memory of one training step, micro-batch {r.size} ({r.extra['method']}):"
+            )
             measured, predicted = r.extra["measured_bytes"], r.extra["predicted_bytes"]
             print_table(
                 [
@@ -379,7 +386,8 @@ def run_bench(args: argparse.Namespace) -> int:
             )
     for r in run.results:
         if r.suite == "profile" and r.extra.get("operators"):
-            print(f"\nTop operators of one training step ({r.extra.get('sorted_by', '')}):")
+            print()
+            print_paragraph(f"Top operators of one training step ({r.extra.get('sorted_by', '')}):")
             print_table(
                 [
                     [op["name"], format_duration(op["self_seconds"]), f"{op['percent']:.1f}%"]

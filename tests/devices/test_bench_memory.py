@@ -64,3 +64,36 @@ def test_cancel_between_steps():
     with pytest.raises(Cancelled):
         for _ in gen:
             pass
+
+
+def test_profiler_chatter_is_dropped_and_other_native_stderr_kept(capfd):
+    import os
+
+    from desktopapp.devices.bench.memory import _profiler_chatter_filtered
+
+    with _profiler_chatter_filtered():
+        os.write(2, b"USDT:2026-11-28 10:00:00 1:1 SyncActivityProfilerHandler.cpp:52] start\n")
+        os.write(
+            2,
+            b"[W CPUAllocator.cpp:245] Memory block of unknown size was allocated "
+            b"before the profiling started, profiler results will not include it\n",
+        )
+        os.write(2, b"a real native error\n")
+    err = capfd.readouterr().err
+    assert "USDT" not in err and "Memory block of unknown size" not in err
+    assert "a real native error" in err
+
+
+def test_bench_memory_output_fits_80_columns(capfd, monkeypatch):
+    # the progress lines, the term tables' headings and the notes wrap; the profiler's
+    # native chatter (kineto's "USDT: … profiler_start") no longer reaches the terminal
+    from desktopapp import cli
+
+    monkeypatch.setenv("COLUMNS", "80")
+    status = cli.main(["bench", "--suite", "memory", "--quick", "--no-save"])
+    out, err = capfd.readouterr()
+    assert status == 0, err[-800:]
+    lines = (out + err).splitlines()
+    assert "Memory of one training step" in out
+    assert [line for line in lines if len(line) > 80] == []
+    assert not any("USDT" in line for line in lines)

@@ -24,9 +24,11 @@ imports torch at module import.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -287,11 +289,48 @@ def _is_weight_copy(t: Any) -> bool:
     return False
 
 
+# what the profiler's native code writes to stderr on every start and stop (kineto's
+# "USDT: … profiler_start/stop", c10's note that tensors predate the profile): not the user's
+PROFILER_CHATTER = ("USDT:", "Memory block of unknown size was allocated before the profiling")
+
+
+@contextlib.contextmanager
+def _profiler_chatter_filtered() -> Iterator[None]:
+    """Native stderr (file descriptor 2) during the profile goes to a temporary file; its
+    lines are written back afterwards, except the profiler's own start/stop chatter. Where
+    descriptor 2 cannot be redirected (no such descriptor), nothing is filtered."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except OSError:
+        yield
+        return
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            text = sink.read().decode("utf-8", "replace")
+            kept = [
+                line
+                for line in text.splitlines()
+                if line.strip() and not any(c in line for c in PROFILER_CHATTER)
+            ]
+            if kept:
+                sys.stderr.write("\n".join(kept) + "\n")
+
+
 def _profiled_peak(run: Callable[[], None]) -> float:
     """Peak of the bytes allocated (net of frees) while ``run`` runs, from torch.profiler."""
     from torch.profiler import ProfilerActivity, profile
 
-    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+    with (
+        _profiler_chatter_filtered(),
+        profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof,
+    ):
         run()
     fd, path = tempfile.mkstemp(suffix=".json")
     os.close(fd)
