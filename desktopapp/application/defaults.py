@@ -20,10 +20,13 @@ GPU count
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktopapp.model.inference import InferenceInputs
-from desktopapp.model.serving import DEFAULT_MAX_BATCH, ServingInputs, from_inference
+
+if TYPE_CHECKING:
+    # The serving model: imported by serving_inputs, not when the window starts.
+    from desktopapp.model.serving import ServingInputs
 
 GPU_CANDIDATES: tuple[int, ...] = tuple(2**k for k in range(17))  # 1 … 65,536
 DEFAULT_DEADLINE_DAYS = 90.0
@@ -76,6 +79,8 @@ def serving_inputs(
     Workload tab, ``estimate inference``, the report). A batch size the user gave is the
     concurrency; with latency targets the targets pick the concurrency (up to the batch size
     when it is above the engine cap)."""
+    from desktopapp.model.serving import DEFAULT_MAX_BATCH, from_inference
+
     opts = options or ServingOptions()
     ttft = opts.ttft_slo_s if opts.ttft_slo_s is not None else inference.ttft_target_s
     tpot = opts.tpot_slo_s if opts.tpot_slo_s is not None else inference.tpot_target_s

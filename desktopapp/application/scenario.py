@@ -26,23 +26,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktopapp.application.plan import PlanState
 from desktopapp.model.catalog import accelerator_catalog
-from desktopapp.model.planning import (
-    DEFAULT_ACCELERATOR,
-    DEMAND_RUNS,
-    DEMAND_TYPED,
-    CostInputs,
-    OptionKey,
-    default_compared,
-    default_onprem,
-    default_spot_overhead,
-    offers_with_custom,
-)
 from desktopapp.model.scenario import DEMAND_AUTO, MAX_NAME_CHARS, CostPlan, Scenario
 from desktopapp.model.training import TrainingInputs
+
+if TYPE_CHECKING:
+    # The cost model: imported by the functions that plan costs, not when the window starts.
+    from desktopapp.model.planning import CostInputs, OptionKey
+    from desktopapp.model.tco import OnPremInputs
 
 UNTITLED = "Untitled"
 
@@ -170,7 +164,19 @@ def apply_runs_per_month(state: PlanState, plan: CostPlan) -> None:
     state.set_runs_per_month(plan.demand.runs_per_month)
 
 
+def default_onprem(
+    accelerator_id: str, gpus: int | None = None, gpus_per_server: int | None = None
+) -> OnPremInputs | None:
+    """:func:`desktopapp.model.planning.default_onprem`, the cost model imported when first
+    asked (not when the window starts)."""
+    from desktopapp.model import planning
+
+    return planning.default_onprem(accelerator_id, gpus, gpus_per_server)
+
+
 def _accelerator_id(*candidates: str | None) -> str:
+    from desktopapp.model.planning import DEFAULT_ACCELERATOR
+
     catalog = accelerator_catalog()
     for candidate in candidates:
         if candidate:
@@ -189,6 +195,15 @@ def cost_inputs_from_plan(
     The compared prices are the plan's, or the default spread for the accelerator when the plan
     does not list them; the plan's offer (the hybrid plan's price) is always among them.
     """
+    from desktopapp.model.planning import (
+        DEMAND_RUNS,
+        DEMAND_TYPED,
+        CostInputs,
+        default_compared,
+        default_spot_overhead,
+        offers_with_custom,
+    )
+
     acc = _accelerator_id(plan.accelerator, None if training is None else training.accelerator)
     onprem = plan.on_prem or default_onprem(acc)
     if onprem is None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from desktopapp.application.defaults import (
     DEADLINE_SOURCE,
@@ -51,7 +51,6 @@ from desktopapp.application.workload_compute import FieldError, MeasuredDevice
 from desktopapp.model import perf_training, units
 from desktopapp.model.inference import InferenceEstimate, InferenceInputs, estimate_inference
 from desktopapp.model.memory import MemoryEstimate, MemoryInputs, estimate_memory
-from desktopapp.model.planning import CostComparison, CostInputs, Verdict, compare
 from desktopapp.model.sensitivity import (
     DEFAULT_STEP,
     Outcome,
@@ -59,7 +58,6 @@ from desktopapp.model.sensitivity import (
     training_sensitivity,
     utilization_curve,
 )
-from desktopapp.model.serving import ServingEstimate, estimate_serving
 from desktopapp.model.training import (
     TrainingEstimate,
     TrainingInputs,
@@ -68,6 +66,12 @@ from desktopapp.model.training import (
 )
 from desktopapp.model.training_defaults import fleet_outgrows_batch
 from desktopapp.model.validation import error_field, user_message
+
+if TYPE_CHECKING:
+    # The cost and serving models: imported where a snapshot computes a cost or serves a
+    # language model, not when the window starts.
+    from desktopapp.model.planning import CostComparison, CostInputs, Verdict
+    from desktopapp.model.serving import ServingEstimate
 
 TRAINING, MEMORY, INFERENCE, SERVING, COST = "training", "memory", "inference", "serving", "cost"
 SECONDS_PER_DAY = 86_400.0
@@ -562,6 +566,8 @@ def _serving(
     roofline = _attempt(INFERENCE, errors, estimate_inference, inference)
     if roofline is None or not inference.is_language_model:
         return roofline, None, None
+    from desktopapp.model.serving import estimate_serving
+
     inputs = _attempt(SERVING, errors, serving_inputs, inference, request.serving)
     served = None if inputs is None else _attempt(SERVING, [], estimate_serving, inputs)
     if inputs is not None and served is None and not request.given("inference.gpus"):
@@ -600,6 +606,8 @@ def _cost(
         inputs = _attempt(COST, errors, cost_inputs_from_plan, CostPlan(), training.inputs)
         if inputs is None:
             return None
+    from desktopapp.model.planning import compare
+
     run_hours = None if training is None else training.gpu_hours
     result: CostComparison | None = _attempt(
         COST, errors, compare, inputs, run_hours, request.runs_per_month

@@ -24,7 +24,7 @@ import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -37,12 +37,14 @@ from desktopapp.model.inference import InferenceEstimate, InferenceInputs, infer
 from desktopapp.model.memory import MemoryEstimate
 from desktopapp.model.perf_training import RunEstimate, estimate_run
 from desktopapp.model.sensitivity import Outcome, utilization_curve
-from desktopapp.model.serving import ServingEstimate
 from desktopapp.model.training import (
     TrainingEstimate,
     TrainingInputs,
     training_sweep_devices,
 )
+
+if TYPE_CHECKING:
+    from desktopapp.model.serving import ServingEstimate  # imported when a model is served
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -7,7 +7,6 @@ each number comes from. The JSON files are generated from ``../shared/reference`
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Mapping
@@ -204,6 +203,8 @@ class AcceleratorCatalog:
         norm = _loose(key)
         loose = {_loose(k): k for k in self._index}
         keys = list(loose)
+        import difflib  # only for a mistyped id
+
         close = difflib.get_close_matches(norm, keys, n=limit * 3, cutoff=0.5)
         # Substring matches first ("h100" → h100-sxm, h100-pcie).
         contains = [k for k in keys if norm and (norm in k or k in norm)]
@@ -288,6 +289,8 @@ def offer_by_id(offer_id: str) -> CloudOffer:
         if offer.id == wanted:
             return offer
     ids = [o.id for o in cloud_offers()]
+    import difflib  # only for a mistyped id
+
     close = difflib.get_close_matches(wanted, ids, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     raise InputError(

@@ -7,7 +7,6 @@ carry method ``none``: guidance text only, no compute estimate.
 
 from __future__ import annotations
 
-import difflib
 import json
 from dataclasses import dataclass
 from functools import cache
@@ -242,6 +241,8 @@ def get_preset(preset_id: str) -> Preset:
         if preset.id == preset_id:
             return preset
     ids = preset_ids()
+    import difflib  # only for a mistyped id
+
     close = difflib.get_close_matches(str(preset_id), ids, n=3, cutoff=0.4)
     hint = f"did you mean {', '.join(close)}? " if close else ""
     raise ValueError(f"preset: unknown id {preset_id!r}; {hint}(known: {', '.join(ids)})")

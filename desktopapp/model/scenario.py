@@ -25,7 +25,6 @@ disk keeps its old version until the user saves. See ``docs/scenario-format.md``
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import enum
 import json
 import math
@@ -38,11 +37,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
-from desktopapp.model.advisor import AdvisorChoice
 from desktopapp.model.atomic import atomic_write_bytes
 from desktopapp.model.catalog import PRICING_MODELS, CloudOffer
 from desktopapp.model.inference import InferenceInputs
@@ -56,6 +54,11 @@ from desktopapp.model.validation import (
     require_non_negative,
     require_positive,
 )
+
+if TYPE_CHECKING:
+    # The What to run on view's choice: imported when a scenario is decoded (``_hints``,
+    # ``_decode_current``), not when the window starts.
+    from desktopapp.model.advisor import AdvisorChoice
 
 FORMAT = "desktopapp-scenario"
 VERSION = 2
@@ -432,7 +435,9 @@ def _encode(obj: Any) -> Any:
 
 @cache
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    from desktopapp.model.advisor import AdvisorChoice  # only annotations name it here
+
+    return typing.get_type_hints(cls, localns={"AdvisorChoice": AdvisorChoice})
 
 
 def _init_fields(cls: type) -> list[dataclasses.Field[Any]]:
@@ -450,6 +455,8 @@ def _decode_dataclass(cls: type[T], raw: object, where: str) -> T:
     names = [f.name for f in fields]
     for key in raw:
         if key not in names:
+            import difflib
+
             close = difflib.get_close_matches(key, names, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise _Problem(f"{where}.{_clip(key, 40)}: unknown field{hint}", f"{where}.{key}")
@@ -601,6 +608,8 @@ def _scenario_from_document(document: object) -> tuple[Scenario, int]:
 def _decode_current(doc: dict[str, Any]) -> Scenario:
     for key in doc:
         if key not in _TOP_KEYS:
+            import difflib
+
             close = difflib.get_close_matches(key, _TOP_KEYS, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise _Problem(f"{_clip(key, 40)}: unknown field{hint}", key)
@@ -616,6 +625,8 @@ def _decode_current(doc: dict[str, Any]) -> Scenario:
     if doc.get("cost") is not None:
         kwargs["cost"] = _decode_dataclass(CostPlan, doc["cost"], "cost")
     if doc.get("advisor") is not None:
+        from desktopapp.model.advisor import AdvisorChoice
+
         kwargs["advisor"] = _decode_dataclass(AdvisorChoice, doc["advisor"], "advisor")
     try:
         return Scenario(**kwargs)

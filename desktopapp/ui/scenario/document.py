@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
@@ -37,7 +38,6 @@ from desktopapp.application.scenario import (
     default_onprem,
     name_after_save_as,
 )
-from desktopapp.model.planning import CostInputs
 from desktopapp.model.scenario import (
     FILE_SUFFIX,
     CostPlan,
@@ -50,6 +50,9 @@ from desktopapp.model.validation import user_message
 from desktopapp.scenario_files import Autosave
 from desktopapp.ui.common.timers import register_timer
 from desktopapp.ui.state import AppState
+
+if TYPE_CHECKING:
+    from desktopapp.model.planning import CostInputs  # the cost model loads when first used
 
 AUTOSAVE_INTERVAL_MS = 60_000
 SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
