@@ -869,16 +869,19 @@ def test_presentation_mode(qtbot: QtBot, make_window: Callable[..., MainWindow])
     tab = window.tab_content("estimate")
     curve = tab.plots.time_curve  # type: ignore[union-attr]
     width = curve.opts["pen"].widthF()
-    base_font = QApplication.font().pointSizeF()
     window.presentation_action.trigger()
     assert window.is_presenting() and window.isFullScreen()
     assert theme.current_scale() == theme.PRESENTATION_SCALE
-    assert QApplication.font().pointSizeF() == pytest.approx(base_font * theme.PRESENTATION_SCALE)
+    # the theme's body size, scaled (the application font before it depends on what ran
+    # earlier in this process: Qt's own default when this test runs first)
+    presenting = theme.BASE_POINT_SIZE * theme.PRESENTATION_SCALE
+    assert QApplication.font().pointSizeF() == pytest.approx(presenting)
     assert curve.opts["pen"].widthF() > width * 1.5  # high-contrast plots
     assert window.view_actions["cost"].shortcut().toString() == "Ctrl+2"  # still there
     window.leave_presentation_action.trigger()
     assert not window.is_presenting() and not window.isFullScreen()
     assert theme.current_scale() == 1.0
+    assert QApplication.font().pointSizeF() == pytest.approx(theme.BASE_POINT_SIZE)
     assert curve.opts["pen"].widthF() == pytest.approx(width)
 
 
