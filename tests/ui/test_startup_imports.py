@@ -35,6 +35,9 @@ LAZY_MODULES = (
     "desktopapp.ui.monitor",
     "difflib",
     "calendar",
+    # the benchmarks' and the monitor's hardware libraries (heavy, and torch can take seconds)
+    "torch",
+    "pynvml",
 )
 
 
