@@ -284,22 +284,33 @@ def wait_until_ready(window: MainWindow, timeout_s: float = SCREENSHOT_READY_TIM
     return ready
 
 
-def _when_ready(
-    window: MainWindow, then: Callable[[], object], timeout_s: float = SCREENSHOT_READY_TIMEOUT_S
+def _when(
+    done: Callable[[], bool],
+    then: Callable[[], object],
+    window: MainWindow,
+    timeout_s: float,
+    every_ms: int = 50,
 ) -> None:
-    """Call ``then`` once the current tab reports ready (or after ``timeout_s``), without
-    blocking the event loop."""
+    """Call ``then`` once ``done()`` holds (or after ``timeout_s``), polling every
+    ``every_ms`` without blocking the event loop."""
     from PySide6.QtCore import QTimer
 
     deadline = time.monotonic() + timeout_s
 
     def poll() -> None:
-        if window.is_tab_ready() or time.monotonic() >= deadline:
+        if done() or time.monotonic() >= deadline:
             then()
         else:
-            QTimer.singleShot(50, window, poll)
+            QTimer.singleShot(every_ms, window, poll)
 
     QTimer.singleShot(0, window, poll)
+
+
+def _when_ready(
+    window: MainWindow, then: Callable[[], object], timeout_s: float = SCREENSHOT_READY_TIMEOUT_S
+) -> None:
+    """Call ``then`` once the current tab reports ready (or after ``timeout_s``)."""
+    _when(window.is_tab_ready, then, window, timeout_s)
 
 
 # Longest the garbage collector waits for the first tab (a tab that never completes must not
@@ -338,18 +349,8 @@ def _when_complete(
     window: MainWindow, then: Callable[[], object], timeout_s: float = STARTUP_GC_PAUSE_S
 ) -> None:
     """Call ``then`` once the current tab is complete (:func:`first_tab_complete`) or after
-    ``timeout_s``, without blocking the event loop."""
-    from PySide6.QtCore import QTimer
-
-    deadline = time.monotonic() + timeout_s
-
-    def poll() -> None:
-        if first_tab_complete(window) or time.monotonic() >= deadline:
-            then()
-        else:
-            QTimer.singleShot(20, window, poll)
-
-    QTimer.singleShot(0, window, poll)
+    ``timeout_s``."""
+    _when(lambda: first_tab_complete(window), then, window, timeout_s, every_ms=20)
 
 
 def save_screenshot(window: QWidget, path: Path) -> None:

@@ -34,6 +34,7 @@ from desktopapp.model.catalog import (
     offers_for,
 )
 from desktopapp.model.interconnect import interconnect_for
+from desktopapp.model.memory import SHAPE_TERMS
 from desktopapp.model.planning import default_onprem, default_spot_overhead
 from desktopapp.model.tco import (
     CloudInputs,
@@ -69,7 +70,7 @@ class SearchCancelled(Exception):
 
 
 # the shape a training workload carries to the modelled run (training_view.shape_of)
-SHAPE_NAMES = ("seq_len", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "mlp")
+SHAPE_NAMES = ("seq_len", "layers", "hidden", "heads", "kv_heads", *SHAPE_TERMS)
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,12 @@ from desktopapp.application.training_view import (
 from desktopapp.application.workload_compute import FieldError, MeasuredDevice
 from desktopapp.model import perf_training, units
 from desktopapp.model.inference import InferenceEstimate, InferenceInputs, estimate_inference
-from desktopapp.model.memory import MemoryEstimate, MemoryInputs, estimate_memory
+from desktopapp.model.memory import (
+    MemoryEstimate,
+    MemoryInputs,
+    estimate_memory,
+    expert_rank_params,
+)
 from desktopapp.model.sensitivity import (
     DEFAULT_STEP,
     Outcome,
@@ -459,10 +464,10 @@ def plan_memory(
         layers, hidden, heads = perf_training.assumed_shape(inp.active_params or inp.params)
     assert layers is not None and hidden is not None and heads is not None
     seq = inp.seq_len or perf_training.DEFAULT_SEQ_LEN
-    active = inp.active_params or inp.params
     values: dict[str, Any] = {
-        # the dense part and the active experts whole; the other experts split over EP
-        "params": active + (inp.params - active) / plan.expert_parallel,
+        "params": expert_rank_params(
+            inp.params, inp.active_params or inp.params, plan.expert_parallel
+        ),
         "mode": "train",
         "optimizer": memory.optimizer if memory is not None else "adamw",
         "layers": layers,

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from desktopapp.application.text import CardView, formula_tooltip
 from desktopapp.model import perf_training, units
+from desktopapp.model.memory import SHAPE_TERMS
 from desktopapp.model.training import TrainingEstimate, TrainingInputs
 from desktopapp.model.validation import error_field, error_text, user_message
 
@@ -137,7 +138,7 @@ def shape_of(memory: Any, preset: Any = None) -> dict[str, Any]:
             continue
         shape = {n: getattr(source, n, None) for n in ("layers", "hidden", "heads", "seq_len")}
         # GQA and the memory terms of the shape (MLP kind and width, vocabulary), where known
-        for name in ("kv_heads", "ffn_hidden", "vocab", "mlp"):
+        for name in ("kv_heads", *SHAPE_TERMS):
             value = getattr(source, name, None)
             if value:
                 shape[name] = value

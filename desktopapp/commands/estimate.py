@@ -41,6 +41,7 @@ from desktopapp.model.memory import (
     MLPS,
     MODES,
     OPTIMIZERS,
+    SHAPE_TERMS,
     MemoryEstimate,
     MemoryInputs,
 )
@@ -807,7 +808,7 @@ def _run_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.preset is not None and args.scenario is None:  # the preset's sourced shape
         preset = get_preset(args.preset)
         if preset.method == "6nd" and all(extra[n] is None for n in ("layers", "hidden", "heads")):
-            for name in ("layers", "hidden", "heads", "seq_len", "ffn_hidden", "vocab", "mlp"):
+            for name in ("layers", "hidden", "heads", "seq_len", *SHAPE_TERMS):
                 if extra[name] is None:
                     extra[name] = getattr(preset, name)
     return {k: v for k, v in extra.items() if v is not None}

@@ -172,6 +172,18 @@ def kv_bytes_per_value(precision: str) -> float:
 # logits (the peak of the step: every layer's activations are still held).
 MLPS: tuple[str, ...] = ("swiglu", "gelu")
 DEFAULT_MLP = "swiglu"
+# The memory terms of a transformer's shape beyond layers × hidden × heads: they travel with
+# the shape (presets, the Workload tab, the modelled run, the "What to run on" search).
+SHAPE_TERMS: tuple[str, ...] = ("mlp", "ffn_hidden", "vocab")
+
+
+def expert_rank_params(total: Any, active: Any, expert_parallel: Any) -> Any:
+    """Parameters one expert-parallel rank holds: the dense part and the active experts
+    whole, the other experts split over the EP group (floats or numpy arrays; the plan search
+    and the plan's shown memory use this one rule)."""
+    return active + (total - active) / expert_parallel
+
+
 DEFAULT_VOCAB = 32_000
 VOCAB_SOURCE = "Llama 2 tokenizer, 32k entries (Touvron et al. 2023)"
 FRAGMENTATION = 0.05

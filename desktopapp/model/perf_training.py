@@ -58,6 +58,7 @@ from desktopapp.model.memory import (
     activation_terms,
     bytes_per_param,
     default_ffn_hidden,
+    expert_rank_params,
     kept_activation_bytes,
     training_peak,
 )
@@ -791,9 +792,7 @@ def _plan_activation_terms(
         ffn_hidden=ffn,
         vocab=inp.vocab or DEFAULT_VOCAB,
         mlp=mlp,
-        precision="fp32"
-        if inp.precision in ("fp32", "tf32")
-        else ("bf16" if sharded else "mixed"),
+        precision="fp32" if inp.precision in ("fp32", "tf32") else ("bf16" if sharded else "mixed"),
         # RunInputs.flash_attention says whether the kernel skips the masked half (time);
         # every stack the plan models runs a fused attention kernel that stores no scores
         flash_attention=True,
@@ -1119,11 +1118,9 @@ def _evaluate(pb: _Problem, c: _Cands, n: FloatArray, idx: Any = None) -> dict[s
             4.0 * (pb.layers / pp) * a2a * (ep - 1.0) / ep / ep_bw * (1.0 - EP_OVERLAP),
             0.0,
         )
-        # the dense part and the active experts whole; the other experts split over EP (the
-        # rule `estimate memory` is given by the snapshot's plan memory)
-        params_gpu = (t.params_dense * pb.n_active / pb.n_total) + t.params_dense * (
-            1.0 - pb.n_active / pb.n_total
-        ) / ep
+        params_gpu = expert_rank_params(
+            t.params_dense, t.params_dense * pb.n_active / pb.n_total, ep
+        )
     else:
         ep = np.ones_like(dp)
         t_ep = np.zeros_like(dp)

@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from desktopapp.model.memory import MemoryInputs
+from desktopapp.model.memory import SHAPE_TERMS, MemoryInputs
 from desktopapp.model.training import TRAINING_PRECISIONS, TrainingInputs
 from desktopapp.model.validation import (
     require_choice,
@@ -144,7 +144,7 @@ class Preset:
             "gpus": self.devices,
             "accelerator": self.accelerator,
         }
-        for name in ("mlp", "ffn_hidden", "vocab"):  # the model's own shape where known
+        for name in SHAPE_TERMS:  # the model's own shape where known
             if getattr(self, name) is not None:
                 fields[name] = getattr(self, name)
         fields.update(overrides)

@@ -17,7 +17,7 @@ from desktopapp.application.workload_policy import WorkloadController
 from desktopapp.model import units
 from desktopapp.model.catalog import Accelerator, AcceleratorCatalog
 from desktopapp.model.inference import InferenceInputs
-from desktopapp.model.memory import MemoryInputs
+from desktopapp.model.memory import SHAPE_TERMS, MemoryInputs
 from desktopapp.model.presets import Preset
 from desktopapp.model.training import TrainingInputs
 from desktopapp.model.validation import user_message
@@ -119,7 +119,7 @@ class WorkloadForm:
 
     def _remember_extras(self, source: object) -> None:
         """Keep ``source``'s MLP kind, FFN width and vocabulary with its shape."""
-        extras = {n: getattr(source, n, None) for n in ("mlp", "ffn_hidden", "vocab")}
+        extras = {n: getattr(source, n, None) for n in SHAPE_TERMS}
         self._shape_extras = {k: v for k, v in extras.items() if v}
         layers, hidden, heads = (
             getattr(source, n, None) or 0 for n in ("layers", "hidden", "heads")
