@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from desktopapp.application.text import CardView, formula_tooltip
 from desktopapp.model import perf_training, units
+from desktopapp.model.grids import distinct_sorted
 from desktopapp.model.memory import SHAPE_TERMS
 from desktopapp.model.training import TrainingEstimate, TrainingInputs
 from desktopapp.model.validation import error_field, error_text, user_message
@@ -26,7 +27,7 @@ FloatArray = npt.NDArray[np.float64]
 
 SHAPE_FIELDS = ("seq_len", "layers", "hidden", "heads", "kv_heads", "active_params")
 PLAN_FIELDS = ("tp", "pp", "dp", "micro_batch", "global_batch_tokens")
-PLOT_GPUS = np.unique(
+PLOT_GPUS = distinct_sorted(
     np.array([m * 2**k for k in range(13) for m in (1, 3) if m * 2**k <= 4096], dtype=float)
 )
 NOT_MODELLED_SIMPLE = (

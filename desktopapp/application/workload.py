@@ -33,6 +33,7 @@ from desktopapp.application.text import CardView, assumption_rows, formula_toolt
 from desktopapp.application.workload_presets import params_text
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
+from desktopapp.model.grids import distinct_sorted
 from desktopapp.model.inference import InferenceEstimate, InferenceInputs, inference_sweep_batch
 from desktopapp.model.memory import MemoryEstimate
 from desktopapp.model.perf_training import RunEstimate, estimate_run
@@ -48,9 +49,9 @@ if TYPE_CHECKING:
 
 FloatArray = npt.NDArray[np.float64]
 
-DEVICE_SWEEP = np.unique(np.round(np.logspace(0.0, np.log10(4096.0), 160)))
+DEVICE_SWEEP = distinct_sorted(np.round(np.logspace(0.0, np.log10(4096.0), 160)))
 UTILIZATION_SWEEP = np.linspace(0.05, 0.80, 76)
-BATCH_SWEEP = np.unique(np.round(np.logspace(0.0, 10.0, 41, base=2.0)))
+BATCH_SWEEP = distinct_sorted(np.round(np.logspace(0.0, 10.0, 41, base=2.0)))
 PLANNING_NOTE = (
     "Low end: this estimate, compute only. High end: ×{margin:g} for the whole project "
     "(experiments, tuning, failed and repeated runs, evaluation)."
@@ -532,7 +533,7 @@ def inference_view(
         )
     elif est.fits:
         note += f" of {units.format_bytes(est.device_memory_bytes)}."
-    sweep = inference_sweep_batch(inputs, np.union1d(BATCH_SWEEP, [inputs.batch_size]))
+    sweep = inference_sweep_batch(inputs, distinct_sorted([*BATCH_SWEEP, inputs.batch_size]))
     rate = units.format_count(est.throughput_per_second).replace(" ", "")
     headline = ""
     if unit == "sequence" and est.input_tokens_per_second is not None:

@@ -269,7 +269,7 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(10, self, lambda: self._load_initial_tab(attempts + 1))
             return
         self._initial_tab = None
-        self.ensure_tab_loaded(name)
+        self.deck.ensure_loaded(name, first_screen=True)
 
     def load_initial_tab(self) -> QWidget:
         """Build the first tab now (for callers that do not show the window)."""

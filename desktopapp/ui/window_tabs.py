@@ -11,11 +11,12 @@ scenario document's "loading, not an edit"), when one is done (``loaded``) and w
 from __future__ import annotations
 
 import contextlib
+import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from desktopapp.application.window import failure_message
@@ -101,11 +102,35 @@ def create_tab_content(
     return widget, False
 
 
-def decorate(content: QWidget) -> None:
-    """Export/copy actions on the tab's plots, tables and cards; the active theme."""
+# How often a tab whose plots are still being built is asked whether they are drawn, and for
+# how long (a tab that never draws them still gets its actions).
+EXPORT_POLL_MS = 50
+EXPORT_WAIT_S = 15.0
+
+
+def _install_export_actions(content: QWidget) -> None:
     from desktopapp.ui.common.export import install_export_actions
 
     install_export_actions(content)
+
+
+def _install_when_drawn(content: QWidget, deadline: float) -> None:
+    """Export actions once the tab's plots are drawn: a right-click menu is not needed in the
+    first tenth of a second, and the plots it would decorate are built after the figures."""
+    drawn = getattr(content, "plots_drawn", None)
+    if drawn is None or drawn() or time.monotonic() >= deadline:
+        _install_export_actions(content)
+    else:
+        QTimer.singleShot(EXPORT_POLL_MS, content, lambda: _install_when_drawn(content, deadline))
+
+
+def decorate(content: QWidget, actions_later: bool = False) -> None:
+    """Export/copy actions on the tab's plots, tables and cards (with ``actions_later``, the
+    first tab of a window coming up, once its plots are drawn); the active theme."""
+    if actions_later:
+        _install_when_drawn(content, time.monotonic() + EXPORT_WAIT_S)
+    else:
+        _install_export_actions(content)
     if current_theme() != "light" or current_scale() != 1.0:
         from desktopapp.ui.common.appearance import restyle
 
@@ -161,7 +186,9 @@ class TabDeck:
             info, self.state, parent, lambda message: self.failed(info, message)
         )
 
-    def ensure_loaded(self, name: str) -> QWidget:
+    def ensure_loaded(self, name: str, first_screen: bool = False) -> QWidget:
+        """The tab's content, built now if it is not yet (``first_screen``: the window's first
+        tab, whose context-menu actions wait until its plots are drawn)."""
         host = self.hosts[name]
         if host.content is not None:
             return host.content
@@ -170,7 +197,7 @@ class TabDeck:
             # make the style sheet polish every widget of it a second time.
             content, placeholder = self.create(host.info, host)
             host.set_content(content, placeholder)
-        decorate(content)
+        decorate(content, actions_later=first_screen)
         self.loaded(name)
         return content
 

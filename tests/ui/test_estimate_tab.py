@@ -21,6 +21,7 @@ from desktopapp.model.perf_training import MODELLED_SOURCE
 from desktopapp.model.presets import get_preset, load_presets
 from desktopapp.model.training import TrainingInputs, catalog_price, estimate_training
 from desktopapp.ui.estimate import create_tab
+from desktopapp.ui.estimate import tab as tab_module
 from desktopapp.ui.estimate.tab import (
     CUSTOM_ID,
     CUSTOM_PRESET,
@@ -676,7 +677,9 @@ def test_plots_are_drawn_after_the_figures_and_hidden_ones_once_shown(
     assert panel.view is not None and panel.plots_holder is not None
     assert panel.plots_holder.isVisibleTo(tab)
     assert all(_points(curve) > 10 for curve in panel._build_plots()["curves"])
-    assert tab.inference_panel.is_built and _points(tab.inference_panel.curve) > 1
+    # the serving curve, if below the first screen, follows a moment later
+    qtbot.waitUntil(lambda: tab.inference_panel.is_built, timeout=10_000)
+    assert _points(tab.inference_panel.curve) > 1
     assert tab.plots.isHidden() and not tab.plots.is_built  # nobody sees it yet
     tab.apply_preset("cnn-imagenet")  # FLOPs × samples: not modelled, the flat plots show
     assert not tab.plots.isHidden()
@@ -684,6 +687,66 @@ def test_plots_are_drawn_after_the_figures_and_hidden_ones_once_shown(
     assert tab.plots_drawn()
     assert _points(tab.plots.time_curve) > 10 and _points(tab.plots.time_marker) == 1
     qtbot.waitUntil(lambda: tab.plots.time_plot.isVisibleTo(tab), timeout=10_000)
+
+
+def _window_with_tab(
+    qtbot: QtBot, app_state: AppState, size: tuple[int, int]
+) -> tuple[QWidget, EstimateTab]:
+    """A window on screen of ``size`` holding a Workload tab (keep the window referenced)."""
+    window = QWidget()
+    qtbot.addWidget(window)
+    window.resize(*size)
+    QVBoxLayout(window)
+    window.show()
+    qtbot.waitExposed(window)
+    tab = create_tab(app_state, window)
+    assert isinstance(tab, EstimateTab)
+    layout = window.layout()
+    assert layout is not None
+    layout.addWidget(tab)
+    return window, tab
+
+
+def test_a_plot_below_the_first_screen_does_not_hold_up_the_first_complete_screen(
+    qtbot: QtBot, app_state: AppState
+) -> None:
+    """Issue 25 item 9: at 1400×900 the serving curve is below the first screen. The tab is
+    complete (``plots_drawn``) once the plots in view are drawn; the serving curve is built
+    just after, before anyone could scroll to it, and holds the computed curve."""
+    _window, tab = _window_with_tab(qtbot, app_state, (1400, 900))
+    panel = tab.inference_panel
+    seen: list[tuple[bool, bool]] = []  # at the build: (tab complete, serving curve in view)
+    build = panel.ensure_built
+
+    def recording_build() -> dict[str, object]:
+        if not panel.is_built:
+            seen.append((tab.plots_drawn(), not panel.holder.visibleRegion().isEmpty()))
+        return build()
+
+    panel.ensure_built = recording_build  # type: ignore[method-assign]
+    try:
+        qtbot.waitUntil(lambda: panel.is_built, timeout=10_000)
+        assert seen == [(True, False)]  # built after the screen was complete, out of view
+        assert tab.modelled.is_drawn and _points(panel.curve) > 1 and tab.plots_drawn()
+    finally:
+        tab.shutdown()
+
+
+def test_a_plot_scrolled_into_view_is_built_at_once(
+    qtbot: QtBot, app_state: AppState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scrolled to before its delay has passed, the serving curve is built on the scroll; in
+    view, it counts for ``plots_drawn``."""
+    monkeypatch.setattr(tab_module, "OFFSCREEN_DELAY_MS", 600_000)  # only the scroll builds it
+    _window, tab = _window_with_tab(qtbot, app_state, (1400, 900))
+    try:
+        qtbot.waitUntil(tab.plots_drawn, timeout=10_000)
+        assert not tab.inference_panel.is_built
+        tab.results_scroll.ensureWidgetVisible(tab.inference_panel.holder)
+        assert tab.inference_panel.is_built  # on the scroll, not after the delay
+        assert tab.plots_drawn()
+    finally:
+        tab.shutdown()
 
 
 def test_assumptions_below_the_first_screen_follow_the_first_paint(
@@ -721,7 +784,8 @@ def test_plots_drawn_waits_for_the_latest_curves(tab: EstimateTab, qtbot: QtBot)
     tab.apply_preset("llm-7b")
     assert tab.modelled.view is not None
     qtbot.waitUntil(tab.plots_drawn, timeout=10_000)
-    assert tab.inference_panel.is_drawn and tab.modelled.is_drawn
+    assert tab.modelled.is_drawn
+    qtbot.waitUntil(lambda: tab.inference_panel.is_drawn, timeout=10_000)
     fresh = create_tab(tab.state)  # built, never shown: its plots wait for the event loop
     try:
         assert fresh.is_ready() and not fresh.plots_drawn()

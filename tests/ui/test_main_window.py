@@ -49,6 +49,28 @@ def test_window_opens_offscreen_with_a_tab_per_job(
     assert not window.windowIcon().isNull()
 
 
+def test_first_tab_gets_its_menu_actions_once_its_plots_are_drawn(
+    qtbot: QtBot, window_factory: Callable[..., MainWindow]
+) -> None:
+    """Issue 25 item 9: the first tab's save/copy actions are added after its plots are drawn
+    (not on the way to the first screen), so the plots built after the figures get them too."""
+    from desktopapp.app import first_tab_complete
+    from desktopapp.ui.common import export
+
+    window = window_factory(initial_tab="estimate")
+    window.resize(1400, 900)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: first_tab_complete(window), timeout=10_000)
+    tab = window.tab_content("estimate")
+    assert tab is not None
+    plots = tab.modelled._build_plots()["plots"]  # type: ignore[attr-defined]
+    qtbot.waitUntil(lambda: all(len(p.actions()) == 3 for p in plots), timeout=10_000)
+    card = tab.training_results.time_card  # type: ignore[attr-defined]
+    assert [a.text() for a in card.actions()] == ["Copy result with formula"]
+    assert export.install_export_actions(tab) == 0  # nothing left without them
+
+
 def test_default_size_and_view_shortcuts(
     qtbot: QtBot, window_factory: Callable[..., MainWindow]
 ) -> None:

@@ -35,6 +35,8 @@ LAZY_MODULES = (
     "desktopapp.ui.monitor",
     "difflib",
     "calendar",
+    # np.unique's first call imports it (about 8 ms); the sweep grids use model.grids
+    "numpy.ma",
     # the benchmarks' and the monitor's hardware libraries (heavy, and torch can take seconds)
     "torch",
     "pynvml",

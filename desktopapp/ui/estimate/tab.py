@@ -72,6 +72,12 @@ from desktopapp.ui.state import AppState, CustomAccelerator, PriceChoice
 DEFAULT_PRESET = "bert-base"
 CUSTOM_ID = "custom:measured"
 CUSTOM_PRESET = ""  # data of the preset picker's "Custom" entry
+# How often the tab checks whether the plots in view are drawn before it builds the ones
+# below them (milliseconds).
+OFFSCREEN_POLL_MS = 10
+# How long after the plots in view are drawn the ones below them are built (milliseconds):
+# after the first paint, long before anyone can scroll to them.
+OFFSCREEN_DELAY_MS = 150
 
 
 @dataclass
@@ -136,8 +142,8 @@ class EstimateTab(RecomputingTab):
         self._connect()
         # The plots come after the figures: the tab is ready (and painted) first.
         self.ready.connect(self.plots.build_later)
-        self.ready.connect(self.inference_panel.build_later)
         self.ready.connect(self.modelled.build_later)
+        self.ready.connect(self._build_offscreen_plots)
         start = DEFAULT_PRESET if any(p.id == DEFAULT_PRESET for p in self._presets) else None
         if start is None and self._presets:
             start = self._presets[0].id
@@ -597,14 +603,61 @@ class EstimateTab(RecomputingTab):
         # the modelled scaling plots (that bend) replace the flat-utilization ones
         self.plots.setVisible(isinstance(view, NotModelled))
 
+    def _in_view(self, widget: QWidget) -> bool:
+        """Whether ``widget`` is on screen: not hidden and, in a tab on screen, inside the
+        visible part of its scrolling column (a tab not on screen counts every shown widget)."""
+        if widget.isHidden():
+            return False
+        return not self.isVisible() or not widget.visibleRegion().isEmpty()
+
     def plots_drawn(self) -> bool:
-        """Every plot of the tab that is not hidden exists and shows the current figures: the
-        modelled run's scaling plots (or the flat ones they replace) and the inference curve.
-        The plots are built after the figures (``ready``); this says when they are done."""
+        """Every plot of the tab in view exists and shows the current figures: the modelled
+        run's scaling plots (or the flat ones they replace) and the serving curve, where each is
+        on screen. The plots are built after the figures (``ready``); this says when they are
+        done. A plot scrolled out of view is built just after (see _build_offscreen_plots)."""
         if not self.is_ready() or self._modelled_pending is not None:
             return False
-        panels = (self.modelled, self.plots, self.inference_panel)
-        return all(panel.isHidden() or panel.is_drawn for panel in panels)
+        panels = (
+            (self.modelled, self.modelled),
+            (self.plots, self.plots),
+            (self.inference_panel, self.inference_panel.holder),
+        )
+        return all(panel.is_drawn or not self._in_view(part) for panel, part in panels)
+
+    def _build_offscreen_plots(self) -> None:
+        """The serving curve, below the first screen at the default size, is built shortly
+        after the plots in view are drawn, or at once when it is (or is scrolled) in view: the
+        first complete screen does not wait for a plot nobody can see yet, and it is there
+        before anyone scrolls to it."""
+        panel = self.inference_panel
+        if panel.is_built:
+            return
+        above = (self.modelled, self.plots)  # the plots above it come first
+        if (
+            not self.is_ready()
+            or self._modelled_pending is not None
+            or not all(p.isHidden() or p.is_drawn for p in above)
+        ):
+            QTimer.singleShot(OFFSCREEN_POLL_MS, self, self._build_offscreen_plots)
+            return
+        column = self.results_scroll.widget()
+        if column is not None and column.layout() is not None:
+            column.layout().activate()  # where it is now, not before the plots above were added
+        if self._in_view(panel.holder):
+            panel.build_later()
+            return
+        QTimer.singleShot(OFFSCREEN_DELAY_MS, self, lambda: panel.is_built or panel.build_later())
+        self.results_scroll.verticalScrollBar().valueChanged.connect(self._on_results_scrolled)
+
+    def _on_results_scrolled(self, _value: int) -> None:
+        """Build the serving curve the moment it scrolls into view (if the delay has not)."""
+        panel = self.inference_panel
+        if panel.is_built:
+            self.results_scroll.verticalScrollBar().valueChanged.disconnect(
+                self._on_results_scrolled
+            )
+        elif self._in_view(panel.holder):
+            panel.ensure_built()
 
     def marked_fields(self) -> dict[QWidget, str]:
         """Widgets currently marked invalid by the model, with the reason."""
