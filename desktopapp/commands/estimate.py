@@ -903,9 +903,7 @@ def _refuse(args: argparse.Namespace, section: str, field: str, message: str) ->
 
         if section == "serving":  # the file's names for the serving model's fields
             section = "inference"
-            field = {"ttft_slo_s": "ttft_target_s", "tpot_slo_s": "tpot_target_s"}.get(
-                field, field
-            )
+            field = {"ttft_slo_s": "ttft_target_s", "tpot_slo_s": "tpot_target_s"}.get(field, field)
 
         from desktopapp.model.scenario import ScenarioError
         from desktopapp.model.validation import field_label

@@ -321,9 +321,7 @@ def fit_production(
     inputs = [run_inputs(run, production_factor=1.0) for run in runs]
     steady = np.asarray(
         [
-            steady_gpu_hours(
-                inp, k, a, None if ics is None else ics[run["accelerator_id"]], table
-            )
+            steady_gpu_hours(inp, k, a, None if ics is None else ics[run["accelerator_id"]], table)
             for inp, run in zip(inputs, runs, strict=True)
         ]
     )

@@ -570,7 +570,15 @@ def _decode_number(hint: type, value: object, path: str) -> float | int:
 # --- document → Scenario ---------------------------------------------------------------------
 
 _TOP_KEYS = (
-    "format", "version", "name", "notes", "training", "memory", "inference", "cost", "advisor"
+    "format",
+    "version",
+    "name",
+    "notes",
+    "training",
+    "memory",
+    "inference",
+    "cost",
+    "advisor",
 )
 
 

@@ -427,9 +427,7 @@ TINY_LADDER = (LmShape(32, 1, 2, 1, 8, 64), LmShape(48, 1, 2, 2, 8, 64))
 
 @needs_torch
 def test_amp_suite_measures_every_precision_at_the_chosen_size() -> None:
-    events, results, warnings = collect(
-        amp_suite(cpu_target(), budget_s=0.2, ladder=TINY_LADDER)
-    )
+    events, results, warnings = collect(amp_suite(cpu_target(), budget_s=0.2, ladder=TINY_LADDER))
     check_progress(events)
     by_mode = {r.dtype: r for r in results}
     assert set(by_mode) == {"fp32", "bf16"}

@@ -33,7 +33,7 @@ def _stub_dir(tmp: Path) -> Path:
         # could interleave their records in the log
         stub.write_text(
             "#!/bin/sh\n"
-            f'rec=$(printf \'%s{RS}\' "${{0##*/}}" "$@"; printf \'{GS}\')\n'
+            f"rec=$(printf '%s{RS}' \"${{0##*/}}\" \"$@\"; printf '{GS}')\n"
             'printf \'%s\' "$rec" >> "$STUB_LOG"\n'
         )
         stub.chmod(0o755)
@@ -53,7 +53,7 @@ def _source(script: str, tmp: Path) -> tuple[int, list[list[str]], str]:
     handler = (
         "command_not_found_handle() { "
         f"rec=$(printf '%s{RS}' UNKNOWN \"$@\"; printf '{GS}'); "
-        "printf '%s' \"$rec\" >> \"$STUB_LOG\"; return 127; }; "
+        'printf \'%s\' "$rec" >> "$STUB_LOG"; return 127; }; '
     )
     done = subprocess.run(
         [BASH, "--noprofile", "--norc", "-c", handler + '. "$1"', "bash", str(path)],

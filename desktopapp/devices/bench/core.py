@@ -18,7 +18,13 @@ from typing import Any
 
 DTYPES: tuple[str, ...] = ("fp32", "tf32", "fp16", "bf16", "fp8")
 SUITES: tuple[str, ...] = (
-    "matmul", "bandwidth", "amp", "batching", "quantization", "profile", "memory"
+    "matmul",
+    "bandwidth",
+    "amp",
+    "batching",
+    "quantization",
+    "profile",
+    "memory",
 )
 NAN = math.nan
 

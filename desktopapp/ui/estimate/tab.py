@@ -641,13 +641,18 @@ class EstimateTab(RecomputingTab):
             QTimer.singleShot(OFFSCREEN_POLL_MS, self, self._build_offscreen_plots)
             return
         column = self.results_scroll.widget()
-        if column is not None and column.layout() is not None:
-            column.layout().activate()  # where it is now, not before the plots above were added
+        layout = None if column is None else column.layout()
+        if layout is not None:
+            layout.activate()  # where it is now, not before the plots above were added
         if self._in_view(panel.holder):
             panel.build_later()
             return
-        QTimer.singleShot(OFFSCREEN_DELAY_MS, self, lambda: panel.is_built or panel.build_later())
+        QTimer.singleShot(OFFSCREEN_DELAY_MS, self, self._build_offscreen_plot_now)
         self.results_scroll.verticalScrollBar().valueChanged.connect(self._on_results_scrolled)
+
+    def _build_offscreen_plot_now(self) -> None:
+        if not self.inference_panel.is_built:
+            self.inference_panel.ensure_built()
 
     def _on_results_scrolled(self, _value: int) -> None:
         """Build the serving curve the moment it scrolls into view (if the delay has not)."""
