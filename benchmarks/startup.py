@@ -3,9 +3,10 @@
 Each run starts a fresh interpreter that prints the wall-clock time at which its main window
 is first exposed (or shown, where the platform sends no expose event), at which its first tab
 reports ready (the Workload tab's figures are in its widgets: the "ready" figure) and at which
-that tab's plots are drawn (``plots_drawn()``: every plot of the tab that is not hidden exists
-and shows the computed curves; they come after the figures, on the next turns of the event
-loop), and exits. The baseline
+that tab's plots are drawn (``plots_drawn()``: every plot of the tab that is on screen, not
+hidden and inside the visible part of its scrolling column, exists and shows the computed
+curves; they come after the figures, on the next turns of the event loop; a plot below the
+first screen is built just after), and exits. The baseline
 is a bare PySide6 + pyqtgraph window (a QMainWindow holding one PlotWidget) measured in the
 same session, alternating with the app so drift hits both alike. Prints the medians, the ratio
 and whether torch was imported before the window appeared (it must not be).
