@@ -43,9 +43,9 @@ import numpy as np
 
 from desktopapp.model.atomic import atomic_write_bytes
 from desktopapp.model.catalog import PRICING_MODELS, CloudOffer
+from desktopapp.model.demand import DEMAND_SHAPES
 from desktopapp.model.inference import InferenceInputs
 from desktopapp.model.memory import MemoryInputs
-from desktopapp.model.tco import DEMAND_SHAPES, CloudInputs, OnPremInputs
 from desktopapp.model.training import TrainingInputs
 from desktopapp.model.validation import (
     InputError,
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     # The What to run on view's choice: imported when a scenario is decoded (``_hints``,
     # ``_decode_current``), not when the window starts.
     from desktopapp.model.advisor import AdvisorChoice
+    from desktopapp.model.tco import CloudInputs, OnPremInputs
 
 FORMAT = "desktopapp-scenario"
 VERSION = 2
@@ -280,6 +281,10 @@ class CostPlan:
                 raise InputError("custom_offers", f"the id {_show(offer.id)} is used twice")
             seen.add(offer.id)
         object.__setattr__(self, "custom_offers", offers)
+        if self.on_prem is None and self.cloud is None:
+            return  # a plan not costed yet: the cost model is imported when one is
+        from desktopapp.model.tco import CloudInputs, OnPremInputs
+
         if self.on_prem is not None and not isinstance(self.on_prem, OnPremInputs):
             raise InputError("on_prem", f"expected OnPremInputs, got {_show(self.on_prem)}")
         if self.cloud is not None and not isinstance(self.cloud, CloudInputs):
@@ -435,9 +440,15 @@ def _encode(obj: Any) -> Any:
 
 @cache
 def _hints(cls: type) -> dict[str, Any]:
-    from desktopapp.model.advisor import AdvisorChoice  # only annotations name it here
+    from desktopapp.model.advisor import AdvisorChoice  # only annotations name these here
+    from desktopapp.model.tco import CloudInputs, OnPremInputs
 
-    return typing.get_type_hints(cls, localns={"AdvisorChoice": AdvisorChoice})
+    names = {
+        "AdvisorChoice": AdvisorChoice,
+        "CloudInputs": CloudInputs,
+        "OnPremInputs": OnPremInputs,
+    }
+    return typing.get_type_hints(cls, localns=names)
 
 
 def _init_fields(cls: type) -> list[dataclasses.Field[Any]]:

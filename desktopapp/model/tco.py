@@ -29,6 +29,7 @@ import numpy.typing as npt
 
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import PRICING_MODELS, cloud_defaults, tco_defaults
+from desktopapp.model.demand import DEMAND_SHAPES as DEMAND_SHAPES
 from desktopapp.model.units import (
     HOURS_PER_MONTH,
     HOURS_PER_YEAR,
@@ -60,7 +61,6 @@ DEFAULT_GPUS_PER_SERVER = 8
 
 LIFE_YEARS_RANGE = (1.0, 10.0)  # typical 3-6; the GUI slider may be narrower
 PUE_RANGE = (1.0, 3.0)
-DEMAND_SHAPES: tuple[str, ...] = ("flat", "growing", "bursty")
 _EPS = 1e-9
 
 TCO_FORMULA = (

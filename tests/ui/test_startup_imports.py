@@ -23,6 +23,7 @@ LAZY_MODULES = (
     "desktopapp.model.planning",
     "desktopapp.model.serving",
     "desktopapp.model.idle_cost",
+    "desktopapp.model.tco",
     "desktopapp.application.advisor",
     "desktopapp.application.compare",
     "desktopapp.application.cost",
