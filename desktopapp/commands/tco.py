@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from desktopapp.application.verdict import verdict_for_demand
@@ -450,14 +450,25 @@ def _break_even_text(result: TcoResult) -> str:
 
 
 def text_rows(
-    resolved: ResolvedTco, result: TcoResult, with_totals: bool = True
+    resolved: ResolvedTco,
+    result: TcoResult,
+    with_totals: bool = True,
+    utilization_cap: float | None = None,
 ) -> list[tuple[str, str]]:
     """The text output: inputs after defaults, then the results. ``with_totals`` False (a
-    demand is given): the yearly and horizon totals of the --gpus fleet at --utilization are
-    left out, so that one demand has one renting total (the demand plan's)."""
+    demand is given): the yearly and horizon totals are left out, so that one demand has one
+    renting total (the demand plan's). ``utilization_cap``: ``resolved`` is the fleet sized to
+    the demand at the utilization the demand gives it, sized to be busy at most this much (the
+    Cost tab's figures for the same plan)."""
     onprem, cloud = resolved.onprem, resolved.cloud
     acc = resolved.accelerator
     u = onprem.utilization
+    busy = units.format_percent(u)
+    if utilization_cap is not None:
+        busy += (
+            f" of hours: the demand on this fleet, sized to be busy at most "
+            f"{units.format_percent(utilization_cap, 0)}"
+        )
     verdict = _break_even_text(result)
     payback = (
         f"month {result.payback_month}"
@@ -491,7 +502,7 @@ def text_rows(
             f"{units.format_percent(onprem.ops_fraction)} of capex per year / "
             f"${units.format_plain(onprem.facility_usd_per_kw_month)} per kW-month",
         ),
-        ("Utilization", units.format_percent(u)),
+        ("Utilization", busy),
         (
             "Cloud price",
             f"{units.format_money(float(cloud.cloud_price))}/GPU-hour ({cloud.pricing})"
@@ -571,12 +582,20 @@ def run_tco(args: argparse.Namespace) -> int:
             data["plan"] = plan_payload(plan, per_server, args.profile, _cloud_label(resolved))
         print_json(data)
         return 0
-    rows = text_rows(resolved, result, with_totals=plan is None)
-    if plan is not None:
+    if plan is None:
+        rows = text_rows(resolved, result)
+        shown = result
+    else:
+        # One plan, one set of figures: the fleet sized to the demand at the utilization the
+        # demand gives it (as the Cost tab's cards and assumptions show it), not the
+        # one-server reference at --utilization.
+        fleet = replace(resolved, onprem=plan.fleet_onprem)
+        rows = text_rows(fleet, plan.plan, False, resolved.onprem.utilization)
         rows += plan_rows(plan, per_server, args.profile, _cloud_label(resolved))
+        shown = plan.plan
     print_key_values(rows)
     print("\nAssumptions")
-    for assumption in result.assumptions:
+    for assumption in shown.assumptions:
         print_paragraph(f"{assumption.name}: {assumption.value}", indent="  ")
         print_paragraph(f"source: {assumption.source or 'input'}", indent="      ")
     if resolved.defaults_used:

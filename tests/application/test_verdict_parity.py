@@ -78,3 +78,34 @@ def test_cli_cost_tab_and_report_give_one_verdict(
     path.write_text(Scenario(name="parity", cost=inputs.to_plan()).to_json(), encoding="utf-8")
     report = _cli_json(capsys, ["report", str(path), "--json"])
     assert report["verdict"]["text"] == plan["recommendation"]["text"]
+
+
+def test_cli_text_shows_the_cost_tabs_fleet_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 25 "one Cost story": with a demand, ``estimate tco``'s text describes the fleet the
+    plan owns (servers, capex in total, how busy the demand keeps it, the owning rate at that
+    utilization, the capex assumption), as the Cost tab's cards and assumptions do, not the
+    one-server reference at --utilization."""
+    from desktopapp.application.cost import fleet_assumptions, owning_card
+    from desktopapp.application.text import busy_percent
+    from desktopapp.model import units
+
+    argv = ["estimate", "tco", "--accelerator", ACC, "--gpu-hours-per-month", f"{HOURS:g}",
+            "--horizon-months", str(MONTHS), "--profile", PROFILE]  # fmt: skip
+    cli = _cli_json(capsys, [*argv, "--json"])
+    assert run_command(argv) == 0
+    text = capsys.readouterr().out
+    comparison = compare(_cost_inputs(cli["cloud_price_source"]["offer_id"]), None, 1.0)
+    fleet = comparison.fleet
+    assert fleet is not None and fleet.servers > 1  # a fleet unlike the one-server reference
+    card = owning_card(comparison)
+    row = f"Owning per useful GPU-hour at {busy_percent(fleet.utilization)}"
+    line = next(line for line in text.splitlines() if line.startswith(row))
+    assert line.split()[-1] == card.value
+    assert f"{fleet.gpus} GPUs in {fleet.servers} server(s)" in text
+    capex = float(comparison.onprem.server_price) * fleet.servers
+    assert f"{units.format_money(capex)} in total" in text
+    (assumption,) = [a for a in fleet_assumptions(comparison) if a.name == "capex"]
+    flat = " ".join(text.split())
+    assert f"× {fleet.servers} server(s)" in flat and f"{fleet.servers} servers" in assumption.value
+    assert units.format_money(capex) in assumption.value
+    assert f"{units.format_percent(comparison.onprem.utilization, 0)}" in flat
