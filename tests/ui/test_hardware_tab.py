@@ -725,3 +725,35 @@ def test_the_tab_opens_on_the_latest_saved_run_with_every_column_whole(
     for column in range(1, model.columnCount()):  # every figure column sized to its text
         assert not header.isSectionHidden(column)
         assert header.sectionSize(column) >= view.sizeHintForColumn(column), column
+
+
+def test_throughput_plot_updates_keep_their_items(qtbot: QtBot) -> None:
+    """Issue 25 item 10: every result of a run redraws the throughput plot; the curves, peak
+    lines and their labels are made once and given new data (a rebuild per result stalled the
+    GUI thread), a series or peak no longer shown goes, legend entry included."""
+    from desktopapp.ui.hardware.bench_panel import ThroughputPlot
+
+    plot = ThroughputPlot()
+    qtbot.addWidget(plot)
+    plot.show()
+    fp32 = [(256, 1.0)]
+    plot.show_data({("fp32", ""): fp32}, {"fp32": 4.0})
+    curve, line, label = (
+        plot.curves[("fp32", "")],
+        plot.peak_lines["fp32"],
+        plot.peak_labels["fp32"],
+    )
+    legend = plot.plot.getPlotItem().legend
+    for n in (512, 1024):
+        fp32 = [*fp32, (n, n / 256.0)]
+        plot.show_data({("fp32", ""): fp32, ("bf16", ""): [(256, 2.0)]}, {"fp32": 4.0})
+        assert plot.curves[("fp32", "")] is curve  # the same item, new data
+        assert plot.peak_lines["fp32"] is line and plot.peak_labels["fp32"] is label
+    xs, ys = curve.getData()
+    assert len(xs) == 3 and list(ys) == [1.0, 2.0, 4.0]
+    assert len(legend.items) == 2 and "fp32 peak 4" in label.toPlainText()
+    plot.show_data({("bf16", ""): [(256, 2.0)]}, {})  # fp32 and its peak no longer shown
+    assert set(plot.curves) == {("bf16", "")} and not plot.peak_lines and not plot.peak_labels
+    assert len(legend.items) == 1
+    items = plot.plot.getPlotItem().items
+    assert curve not in items and line not in items and label not in items

@@ -397,6 +397,7 @@ class ThroughputPlot(QStackedWidget):
         self.plot: Any = None
         self.curves: dict[tuple[str, str], Any] = {}
         self.peak_lines: dict[str, Any] = {}
+        self.peak_labels: dict[str, Any] = {}
         self.setMinimumHeight(220)
 
     def _ensure_plot(self) -> Any:
@@ -413,9 +414,15 @@ class ThroughputPlot(QStackedWidget):
             self.addWidget(self.plot)
         return self.plot
 
+    def prepare(self) -> None:
+        """Build the (empty) plot now, out of sight until there is data: making it on the
+        first result of a run would stall the GUI thread while the run goes on."""
+        self._ensure_plot()
+
     def clear_data(self) -> None:
         self.curves = {}
         self.peak_lines = {}
+        self.peak_labels = {}
         if self.plot is not None:
             item = self.plot.getPlotItem()
             item.clear()
@@ -430,7 +437,10 @@ class ThroughputPlot(QStackedWidget):
         peaks: Mapping[str, float],
         peak_note: str = "",
     ) -> None:
-        """Redraw: ``series`` from :func:`summary.matmul_series`; ``peaks`` by dtype."""
+        """Show ``series`` (from :func:`summary.matmul_series`) and ``peaks`` (by dtype). Called
+        on every result of a run: each curve, peak line and label is made once and then given
+        its new data (``setData``), so an update costs the GUI thread almost nothing (issue 25:
+        no GUI stall while a benchmark runs)."""
         if not series:
             self.clear_data()
             return
@@ -439,15 +449,13 @@ class ThroughputPlot(QStackedWidget):
         module = pg()
         plot = self._ensure_plot()
         item = plot.getPlotItem()
-        item.clear()
-        if item.legend is not None:
-            item.legend.clear()
-        self.curves = {}
-        self.peak_lines = {}
+        for key in [k for k in self.curves if k not in series]:
+            item.removeItem(self.curves.pop(key))  # and its legend entry
         sizes = sorted({size for points in series.values() for size, _ in points})
         xs_all = [log2_size(s) for s in sizes]
         x_low, x_high = min(xs_all) - 0.35, max(xs_all) + 0.35
         top = 0.0
+        outline = module.mkPen(QColor(plot_palette().marker_outline), width=1.2)
         for (dtype, variant), points in series.items():
             color = QColor(themed(DTYPE_COLORS.get(dtype, SERIES[5])))
             style = Qt.PenStyle.SolidLine if not variant else Qt.PenStyle.DotLine
@@ -455,37 +463,54 @@ class ThroughputPlot(QStackedWidget):
             xs = [log2_size(size) for size, _ in points]
             ys = [value for _, value in points]
             top = max(top, *ys)
-            name = dtype if not variant else f"{dtype} ({variant})"
-            curve = item.plot(
-                xs,
-                ys,
-                pen=qpen,
-                symbol="o",
-                symbolSize=7 if not variant else 5,
-                symbolBrush=module.mkBrush(color),
-                symbolPen=module.mkPen(QColor(plot_palette().marker_outline), width=1.2),
-                name=name,
-            )
-            self.curves[(dtype, variant)] = curve
-        shown = list(dict.fromkeys(dtype for dtype, _ in series))
-        for dtype in shown:
+            curve = self.curves.get((dtype, variant))
+            if curve is None:
+                name = dtype if not variant else f"{dtype} ({variant})"
+                curve = item.plot(
+                    xs,
+                    ys,
+                    pen=qpen,
+                    symbol="o",
+                    symbolSize=7 if not variant else 5,
+                    symbolBrush=module.mkBrush(color),
+                    symbolPen=outline,
+                    name=name,
+                )
+                self.curves[(dtype, variant)] = curve
+            else:  # the colours follow the theme, which may have changed since
+                curve.setData(xs, ys)
+                curve.setPen(qpen)
+                curve.setSymbolBrush(module.mkBrush(color))
+                curve.setSymbolPen(outline)
+        shown = {dtype for dtype, _ in series if peaks.get(dtype)}
+        for dtype in [d for d in self.peak_lines if d not in shown]:
+            item.removeItem(self.peak_lines.pop(dtype))
+            item.removeItem(self.peak_labels.pop(dtype))
+        for dtype in dict.fromkeys(dtype for dtype, _ in series):
             peak = peaks.get(dtype)
             if not peak:
                 continue
             color = QColor(themed(DTYPE_COLORS.get(dtype, SERIES[5])))
             line_pen = pen(0, width=1.4, dashed=True)
             line_pen.setColor(color)
-            line = module.PlotDataItem([x_low, x_high], [peak, peak], pen=line_pen)
-            item.addItem(line)
-            # at the left end, just below the line: the curves rise towards the peak on the
-            # right (large matrices), so a label there sat on a curve, and above the line at
-            # the left it met the legend (issue 25)
-            label = module.TextItem(
-                f"{dtype} peak {tflops_text(peak)}{peak_note}", color=color, anchor=(0, 0)
-            )
+            text = f"{dtype} peak {tflops_text(peak)}{peak_note}"
+            line = self.peak_lines.get(dtype)
+            if line is None:
+                line = module.PlotDataItem([x_low, x_high], [peak, peak], pen=line_pen)
+                item.addItem(line)
+                # at the left end, just below the line: the curves rise towards the peak on
+                # the right (large matrices), so a label there sat on a curve, and above the
+                # line at the left it met the legend (issue 25)
+                label = module.TextItem(text, color=color, anchor=(0, 0))
+                item.addItem(label)
+                self.peak_lines[dtype] = line
+                self.peak_labels[dtype] = label
+            else:
+                line.setData([x_low, x_high], [peak, peak])
+                line.setPen(line_pen)
+                label = self.peak_labels[dtype]
+                label.setText(text, color=color)
             label.setPos(x_low, peak)
-            item.addItem(label)
-            self.peak_lines[dtype] = line
             top = max(top, peak)
         axis = item.getAxis("bottom")
         axis.setTicks([[(log2_size(s), f"{s:,}") for s in sizes], []])
