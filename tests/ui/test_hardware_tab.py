@@ -757,3 +757,34 @@ def test_throughput_plot_updates_keep_their_items(qtbot: QtBot) -> None:
     assert len(legend.items) == 1
     items = plot.plot.getPlotItem().items
     assert curve not in items and line not in items and label not in items
+
+
+def test_peak_label_keeps_off_the_curves(qtbot: QtBot) -> None:
+    """Issue 25: the peak label sits at the left end below its dashed line, where curves that
+    rise towards the peak leave room; when a curve runs just under the line there (a CPU near
+    its peak) the label goes above the line instead, and the y range makes room for it below
+    the legend."""
+    from desktopapp.ui.hardware.bench_panel import (
+        LABEL_HEIGHT_FRACTION,
+        LEGEND_FREE_FRACTION,
+        ThroughputPlot,
+    )
+
+    plot = ThroughputPlot()
+    qtbot.addWidget(plot)
+    plot.show()
+    gpu = {("fp32", ""): [(256, 4.0), (1024, 30.0), (4096, 55.0)]}  # far below at the left
+    plot.show_data(gpu, {"fp32": 67.0})
+    assert plot.peak_labels["fp32"].anchor.y() == 0  # hangs below the line
+    cpu = {("fp32", ""): [(256, 0.108), (512, 0.124), (2048, 0.161)], ("bf16", ""): [(256, 0.32)]}
+    plot.show_data(cpu, {"fp32": 0.166})
+    label = plot.peak_labels["fp32"]
+    assert label.anchor.y() == 1  # stands on the line: the fp32 curve is just below it
+    _x_range, (_low, high) = plot.plot.getPlotItem().viewRange()
+    assert high >= 0.32 * 1.3  # the curves' own headroom is kept
+    assert 0.166 + LABEL_HEIGHT_FRACTION * high <= LEGEND_FREE_FRACTION * high  # under the legend
+    # a peak above every curve: the label above the line gets room under the legend
+    plot.show_data({("fp32", ""): [(256, 0.9), (512, 0.95)]}, {"fp32": 1.0})
+    _x_range, (_low, high) = plot.plot.getPlotItem().viewRange()
+    assert plot.peak_labels["fp32"].anchor.y() == 1
+    assert LEGEND_FREE_FRACTION * high + 1e-9 >= 1.0 + LABEL_HEIGHT_FRACTION * 1.3

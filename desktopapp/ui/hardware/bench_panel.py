@@ -381,6 +381,14 @@ def results_table(model: ResultsModel) -> QTableView:
     return table
 
 
+# A peak label's size as fractions of the throughput plot's ranges (about 16 px of the ~130 px
+# plot area at its minimum height; about 45% of the width in presentation mode), and the part
+# of the height below the legend's row.
+LABEL_HEIGHT_FRACTION = 0.12
+LABEL_WIDTH_FRACTION = 0.45
+LEGEND_FREE_FRACTION = 0.85
+
+
 class ThroughputPlot(QStackedWidget):
     """Achieved matmul TFLOP/s against matrix size per precision (log₂ x axis), with each
     precision's peak as a dashed line. pyqtgraph is loaded on the first :meth:`show_data`."""
@@ -482,6 +490,15 @@ class ThroughputPlot(QStackedWidget):
                 curve.setPen(qpen)
                 curve.setSymbolBrush(module.mkBrush(color))
                 curve.setSymbolPen(outline)
+        top_all = max([top, *(peaks.get(dtype) or 0.0 for dtype, _ in series)])
+        y_high = top_all * 1.3 if top_all > 0 else 1.0
+        label_h = LABEL_HEIGHT_FRACTION * y_high  # a peak label's height, in TFLOP/s
+        left = [  # the points under a label at the left end of the plot
+            value
+            for points in series.values()
+            for size, value in points
+            if log2_size(size) <= x_low + LABEL_WIDTH_FRACTION * (x_high - x_low)
+        ]
         shown = {dtype for dtype, _ in series if peaks.get(dtype)}
         for dtype in [d for d in self.peak_lines if d not in shown]:
             item.removeItem(self.peak_lines.pop(dtype))
@@ -498,9 +515,6 @@ class ThroughputPlot(QStackedWidget):
             if line is None:
                 line = module.PlotDataItem([x_low, x_high], [peak, peak], pen=line_pen)
                 item.addItem(line)
-                # at the left end, just below the line: the curves rise towards the peak on
-                # the right (large matrices), so a label there sat on a curve, and above the
-                # line at the left it met the legend (issue 25)
                 label = module.TextItem(text, color=color, anchor=(0, 0))
                 item.addItem(label)
                 self.peak_lines[dtype] = line
@@ -510,12 +524,21 @@ class ThroughputPlot(QStackedWidget):
                 line.setPen(line_pen)
                 label = self.peak_labels[dtype]
                 label.setText(text, color=color)
+            # At the left end (the curves rise towards the peak on the right, so a label there
+            # sat on a curve): below the line, unless a curve runs just under it there (a CPU
+            # near its peak), then above it, with room made under the legend (issue 25).
+            above = any(peak - label_h <= v <= peak for v in left) and not any(
+                peak <= v <= peak + label_h for v in left
+            )
+            label.setAnchor((0, 1) if above else (0, 0))
             label.setPos(x_low, peak)
+            if above:
+                y_high = max(y_high, (peak + label_h) / LEGEND_FREE_FRACTION)
             top = max(top, peak)
         axis = item.getAxis("bottom")
         axis.setTicks([[(log2_size(s), f"{s:,}") for s in sizes], []])
         item.setXRange(x_low, x_high, padding=0)
-        item.setYRange(0, top * 1.3 if top > 0 else 1.0, padding=0)
+        item.setYRange(0, y_high, padding=0)
         self.setCurrentWidget(plot)
 
     def has_data(self) -> bool:
