@@ -788,3 +788,35 @@ def test_peak_label_keeps_off_the_curves(qtbot: QtBot) -> None:
     _x_range, (_low, high) = plot.plot.getPlotItem().viewRange()
     assert plot.peak_labels["fp32"].anchor.y() == 1
     assert LEGEND_FREE_FRACTION * high + 1e-9 >= 1.0 + LABEL_HEIGHT_FRACTION * 1.3
+
+
+def test_results_table_gives_the_suite_room_in_presentation(qtbot: QtBot) -> None:
+    """Issue 25: at presentation size in the width the Hardware tab gives it at 1440×900, the
+    results table shows every figure and the suite name whole ("Matmul", not "M…l"): the
+    columns whose figures are narrower than their names show them on two lines. Exports keep
+    one-line names."""
+    from desktopapp.ui.common import export
+    from desktopapp.ui.common.theme import BASE_POINT_SIZE, PRESENTATION_SCALE
+    from desktopapp.ui.hardware.bench_panel import ResultsModel, results_table
+
+    model = ResultsModel()
+    for dtype in ("fp32", "bf16"):
+        for size in (256, 1024, 2048):
+            model.append(result(dtype, size, 0.161))
+    table = results_table(model)
+    qtbot.addWidget(table)
+    font = table.font()
+    font.setPointSizeF(BASE_POINT_SIZE * PRESENTATION_SCALE)
+    table.setFont(font)
+    table.resize(900, 300)
+    table.show()
+    qtbot.waitExposed(table)
+    header = table.horizontalHeader()
+    # the text and the cell margins of the style (an elided "M…l" had 63 px for 61 px of text)
+    assert header.sectionSize(0) >= table.fontMetrics().horizontalAdvance("Matmul · a@b.T")
+    assert sum(header.sectionSize(c) for c in range(model.columnCount())) <= (
+        table.viewport().width()
+    )  # no sideways scrolling
+    assert "\n" in str(model.headerData(6, Qt.Orientation.Horizontal))
+    first = export.table_csv(table).splitlines()[0]
+    assert first == "Suite,Precision,Size,Result,Best,Time per op,% of peak"

@@ -169,8 +169,12 @@ def table_rows(view: QAbstractItemView) -> list[list[str]]:
         view.isRowHidden if isinstance(view, QTableView) else (lambda _r: False)
     )
     columns = [c for c in range(model.columnCount()) if not hidden_col(c)]
-    header = [
-        str(model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole) or "")
+    header = [  # a header shown on two lines is one name in a file
+        " ".join(
+            str(
+                model.headerData(c, Qt.Orientation.Horizontal, Qt.ItemDataRole.DisplayRole) or ""
+            ).split()
+        )
         for c in columns
     ]
     vertical = [
