@@ -284,33 +284,13 @@ def wait_until_ready(window: MainWindow, timeout_s: float = SCREENSHOT_READY_TIM
     return ready
 
 
-def _when(
-    done: Callable[[], bool],
-    then: Callable[[], object],
-    window: MainWindow,
-    timeout_s: float,
-    every_ms: int = 50,
-) -> None:
-    """Call ``then`` once ``done()`` holds (or after ``timeout_s``), polling every
-    ``every_ms`` without blocking the event loop."""
-    from PySide6.QtCore import QTimer
-
-    deadline = time.monotonic() + timeout_s
-
-    def poll() -> None:
-        if done() or time.monotonic() >= deadline:
-            then()
-        else:
-            QTimer.singleShot(every_ms, window, poll)
-
-    QTimer.singleShot(0, window, poll)
-
-
 def _when_ready(
     window: MainWindow, then: Callable[[], object], timeout_s: float = SCREENSHOT_READY_TIMEOUT_S
 ) -> None:
     """Call ``then`` once the current tab reports ready (or after ``timeout_s``)."""
-    _when(window.is_tab_ready, then, window, timeout_s)
+    from desktopapp.ui.common.timers import when
+
+    when(window.is_tab_ready, then, window, timeout_s)
 
 
 # Longest the garbage collector waits for the first tab (a tab that never completes must not
@@ -350,7 +330,9 @@ def _when_complete(
 ) -> None:
     """Call ``then`` once the current tab is complete (:func:`first_tab_complete`) or after
     ``timeout_s``."""
-    _when(lambda: first_tab_complete(window), then, window, timeout_s, every_ms=20)
+    from desktopapp.ui.common.timers import when
+
+    when(lambda: first_tab_complete(window), then, window, timeout_s, every_ms=20)
 
 
 def save_screenshot(window: QWidget, path: Path) -> None:

@@ -185,7 +185,7 @@ MAX_HORIZON_MONTHS = 120
 class CostDemand:
     """The Cost tab's demand: where the GPU-hours per month come from (``source``), the figure
     typed in, how often the Workload tab's run repeats, the horizon and the month-by-month shape
-    (``model.tco.DEMAND_SHAPES``) of the hybrid plan.
+    (``model.demand.DEMAND_SHAPES``) of the hybrid plan.
 
     ``gpu_hours_per_month`` is the typed figure; with another source it is kept (not used) so
     switching back to "typed" finds it again. None: no figure typed.
@@ -281,14 +281,14 @@ class CostPlan:
                 raise InputError("custom_offers", f"the id {_show(offer.id)} is used twice")
             seen.add(offer.id)
         object.__setattr__(self, "custom_offers", offers)
-        if self.on_prem is None and self.cloud is None:
-            return  # a plan not costed yet: the cost model is imported when one is
-        from desktopapp.model.tco import CloudInputs, OnPremInputs
+        if self.on_prem is not None or self.cloud is not None:
+            # a plan not costed yet does not import the cost model (start-up)
+            from desktopapp.model.tco import CloudInputs, OnPremInputs
 
-        if self.on_prem is not None and not isinstance(self.on_prem, OnPremInputs):
-            raise InputError("on_prem", f"expected OnPremInputs, got {_show(self.on_prem)}")
-        if self.cloud is not None and not isinstance(self.cloud, CloudInputs):
-            raise InputError("cloud", f"expected CloudInputs, got {_show(self.cloud)}")
+            if self.on_prem is not None and not isinstance(self.on_prem, OnPremInputs):
+                raise InputError("on_prem", f"expected OnPremInputs, got {_show(self.on_prem)}")
+            if self.cloud is not None and not isinstance(self.cloud, CloudInputs):
+                raise InputError("cloud", f"expected CloudInputs, got {_show(self.cloud)}")
 
     def custom_offer(self, offer_id: str) -> CloudOffer | None:
         return next((o for o in self.custom_offers if o.id == offer_id), None)

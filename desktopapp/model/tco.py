@@ -29,7 +29,7 @@ import numpy.typing as npt
 
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import PRICING_MODELS, cloud_defaults, tco_defaults
-from desktopapp.model.demand import DEMAND_SHAPES as DEMAND_SHAPES
+from desktopapp.model.demand import DEMAND_SHAPES
 from desktopapp.model.units import (
     HOURS_PER_MONTH,
     HOURS_PER_YEAR,

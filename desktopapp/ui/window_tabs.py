@@ -11,18 +11,18 @@ scenario document's "loading, not an edit"), when one is done (``loaded``) and w
 from __future__ import annotations
 
 import contextlib
-import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from desktopapp.application.window import failure_message
 from desktopapp.ui import TAB_NAMES, TABS, TabInfo, tab_info
 from desktopapp.ui.common.placeholder import ComingPanel
 from desktopapp.ui.common.theme import current_scale, current_theme
+from desktopapp.ui.common.timers import when
 from desktopapp.ui.state import AppState
 from desktopapp.ui.tabs import FACTORIES, Flushable, TabFactory, TabView
 
@@ -102,9 +102,8 @@ def create_tab_content(
     return widget, False
 
 
-# How often a tab whose plots are still being built is asked whether they are drawn, and for
-# how long (a tab that never draws them still gets its actions).
-EXPORT_POLL_MS = 50
+# How long the first tab's context-menu actions wait for its plots (a tab that never draws
+# them still gets its actions).
 EXPORT_WAIT_S = 15.0
 
 
@@ -114,21 +113,14 @@ def _install_export_actions(content: QWidget) -> None:
     install_export_actions(content)
 
 
-def _install_when_drawn(content: QWidget, deadline: float) -> None:
-    """Export actions once the tab's plots are drawn: a right-click menu is not needed in the
-    first tenth of a second, and the plots it would decorate are built after the figures."""
-    drawn = getattr(content, "plots_drawn", None)
-    if drawn is None or drawn() or time.monotonic() >= deadline:
-        _install_export_actions(content)
-    else:
-        QTimer.singleShot(EXPORT_POLL_MS, content, lambda: _install_when_drawn(content, deadline))
-
-
 def decorate(content: QWidget, actions_later: bool = False) -> None:
     """Export/copy actions on the tab's plots, tables and cards (with ``actions_later``, the
     first tab of a window coming up, once its plots are drawn); the active theme."""
-    if actions_later:
-        _install_when_drawn(content, time.monotonic() + EXPORT_WAIT_S)
+    drawn = getattr(content, "plots_drawn", None)
+    if actions_later and drawn is not None:
+        # a right-click menu is not needed in the first tenth of a second, and the plots it
+        # would decorate are built after the figures
+        when(drawn, lambda: _install_export_actions(content), content, EXPORT_WAIT_S)
     else:
         _install_export_actions(content)
     if current_theme() != "light" or current_scale() != 1.0:

@@ -6,6 +6,7 @@ Use :func:`debounce_timer` for "recompute shortly after the user stops typing" a
 
 from __future__ import annotations
 
+import time
 import weakref
 from collections.abc import Callable
 
@@ -45,3 +46,23 @@ def debounce_timer(
     timer.setInterval(interval_ms)
     timer.timeout.connect(callback)
     return register_timer(timer)
+
+
+def when(
+    done: Callable[[], bool],
+    then: Callable[[], object],
+    context: QObject,
+    timeout_s: float,
+    every_ms: int = 50,
+) -> None:
+    """Call ``then`` once ``done()`` holds (or after ``timeout_s``), polling every ``every_ms``
+    without blocking the event loop; nothing runs once ``context`` is gone."""
+    deadline = time.monotonic() + timeout_s
+
+    def poll() -> None:
+        if done() or time.monotonic() >= deadline:
+            then()
+        else:
+            QTimer.singleShot(every_ms, context, poll)
+
+    QTimer.singleShot(0, context, poll)

@@ -56,6 +56,7 @@ from desktopapp.ui.common.marking import (
 )
 from desktopapp.ui.common.recompute import RecomputingTab
 from desktopapp.ui.common.theme import COLORS
+from desktopapp.ui.common.timers import when
 from desktopapp.ui.estimate import advisor_button
 from desktopapp.ui.estimate.assumptions import AssumptionsPanel
 from desktopapp.ui.estimate.form import WorkloadForm
@@ -75,6 +76,7 @@ CUSTOM_PRESET = ""  # data of the preset picker's "Custom" entry
 # How often the tab checks whether the plots in view are drawn before it builds the ones
 # below them (milliseconds).
 OFFSCREEN_POLL_MS = 10
+OFFSCREEN_WAIT_S = 15.0  # longest it waits for them (then it places the curve anyway)
 # How long after the plots in view are drawn the ones below them are built (milliseconds):
 # after the first paint, long before anyone can scroll to them.
 OFFSCREEN_DELAY_MS = 150
@@ -629,16 +631,28 @@ class EstimateTab(RecomputingTab):
         after the plots in view are drawn, or at once when it is (or is scrolled) in view: the
         first complete screen does not wait for a plot nobody can see yet, and it is there
         before anyone scrolls to it."""
+        if not self.inference_panel.is_built:
+            self.results_scroll.verticalScrollBar().valueChanged.connect(self._on_results_scrolled)
+            when(
+                self._plots_above_drawn,
+                self._place_offscreen_plot,
+                self,
+                OFFSCREEN_WAIT_S,
+                every_ms=OFFSCREEN_POLL_MS,
+            )
+
+    def _plots_above_drawn(self) -> bool:
+        """The figures are in and the plots above the serving curve are drawn (or hidden)."""
+        above = (self.modelled, self.plots)
+        return (
+            self.is_ready()
+            and self._modelled_pending is None
+            and all(p.isHidden() or p.is_drawn for p in above)
+        )
+
+    def _place_offscreen_plot(self) -> None:
         panel = self.inference_panel
         if panel.is_built:
-            return
-        above = (self.modelled, self.plots)  # the plots above it come first
-        if (
-            not self.is_ready()
-            or self._modelled_pending is not None
-            or not all(p.isHidden() or p.is_drawn for p in above)
-        ):
-            QTimer.singleShot(OFFSCREEN_POLL_MS, self, self._build_offscreen_plots)
             return
         column = self.results_scroll.widget()
         layout = None if column is None else column.layout()
@@ -648,7 +662,6 @@ class EstimateTab(RecomputingTab):
             panel.build_later()
             return
         QTimer.singleShot(OFFSCREEN_DELAY_MS, self, self._build_offscreen_plot_now)
-        self.results_scroll.verticalScrollBar().valueChanged.connect(self._on_results_scrolled)
 
     def _build_offscreen_plot_now(self) -> None:
         if not self.inference_panel.is_built:
