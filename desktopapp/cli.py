@@ -166,7 +166,15 @@ def tolerant_streams() -> None:
 
 
 def run_command(argv: Sequence[str]) -> int:
+    """Runs one subcommand; its error lines fold to the terminal width (issue 25)."""
+    from desktopapp.commands.output import folded_stderr
+
     tolerant_streams()
+    with folded_stderr():
+        return _run_command(argv)
+
+
+def _run_command(argv: Sequence[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(list(argv))
     handler = getattr(args, "handler", None)

@@ -141,3 +141,55 @@ def test_estimates_plans_and_reports_fit(width, argv, capsys, monkeypatch):
     status, out = run(capsys, *argv)
     assert status == 0, out[-500:]
     assert too_wide(out, width) == []
+
+
+ERRORS = [
+    ("estimate", "tco"),  # --server-price is required without --accelerator
+    ("estimate", "serve"),  # argparse's own "invalid choice" line
+    ("estimate", "train", "--params", "7B", "--tokens", "1T", "--gpus", "8", "--accelerator",
+     "no-such-accelerator-id-anywhere"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("argv", ERRORS, ids=lambda a: "-".join(a[:3]))
+def test_error_lines_fold_to_the_terminal(argv, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    status, _ = run(capsys, *argv)
+    monkeypatch.setenv("COLUMNS", "60")
+    status_narrow, text = run(capsys, *argv)
+    assert status == status_narrow == 2
+    lines = text.splitlines()
+    assert len(lines) >= 2, text  # each message is longer than 60 columns
+    assert too_wide(text, 60) == []
+    assert lines[0].startswith("desktopapp") and "error:" in lines[0]
+    assert all(line.startswith("  ") for line in lines[1:])  # continuation, indented
+
+
+@pytest.mark.parametrize("argv", ERRORS, ids=lambda a: "-".join(a[:3]))
+def test_into_a_pipe_an_error_stays_one_line(argv, capsys, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    status, text = run(capsys, *argv)
+    assert status == 2
+    assert len(text.splitlines()) == 1, text
+
+
+def test_folding_keeps_every_word_and_passes_progress_and_partial_lines(monkeypatch):
+    from desktopapp.commands.output import FoldingStream, fold_line
+
+    line = "    warning: " + " ".join(f"word{i}" for i in range(30))
+    folded = fold_line(line, 40).splitlines()
+    assert all(len(part) <= 40 for part in folded)
+    assert folded[0].startswith("    warning:") and folded[1].startswith("      word")
+    assert " ".join(part.strip() for part in folded) == line.strip()
+    assert fold_line("x" * 90, 40) == "x" * 90  # one long word (a path) stays whole
+
+    monkeypatch.setenv("COLUMNS", "40")
+    under = io.StringIO()
+    stream = FoldingStream(under)
+    stream.write("\rstep 3 of 9 " + "." * 60)  # a progress line redraws itself: untouched
+    stream.write("partial ")
+    assert under.getvalue().endswith("." * 60)  # the partial line waits for its end ...
+    stream.flush()
+    assert under.getvalue().endswith("partial ")  # ... or for a flush
+    stream.write(line + "\n")
+    assert under.getvalue().endswith(fold_line(line, 40) + "\n")

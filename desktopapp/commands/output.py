@@ -91,6 +91,78 @@ def output_width(stream: TextIO | None = None) -> int | None:
     return None
 
 
+def fold_line(line: str, width: int) -> str:
+    """One line folded at spaces to ``width`` columns, the continuation indented two spaces
+    under the first line's own indent; a line that fits, or one word longer than the width (a
+    path, a URL, which must stay whole to be copied), comes back as it is."""
+    if len(line) <= width:
+        return line
+    indent = line[: len(line) - len(line.lstrip(" "))]
+    parts = textwrap.wrap(
+        line,
+        width,
+        subsequent_indent=indent + "  ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return "\n".join(parts) if parts else line
+
+
+class FoldingStream:
+    """A text stream (the CLI's standard error) whose lines wider than the terminal are
+    folded at spaces, as the tables on standard output are sized: error and warning lines fit
+    at 80 columns. Where the width is unknown (a pipe or file and no ``COLUMNS``) text passes
+    unchanged, so a log keeps one line per message; so does text that redraws a line ("\\r",
+    progress). A partial line waits for its end, or goes out as it is on :meth:`flush`."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._pending = ""
+
+    def write(self, text: str) -> int:
+        width = output_width(self._stream)
+        if width is None or "\r" in text:
+            self._write_pending()
+            return self._stream.write(text)
+        lines = (self._pending + text).split("\n")
+        self._pending = lines.pop()
+        for line in lines:
+            self._stream.write(fold_line(line, width) + "\n")
+        return len(text)
+
+    def _write_pending(self) -> None:
+        if self._pending:
+            pending, self._pending = self._pending, ""
+            self._stream.write(pending)
+
+    def flush(self) -> None:
+        self._write_pending()
+        self._stream.flush()
+
+    @property
+    def wrapped(self) -> TextIO:
+        """The stream underneath."""
+        return self._stream
+
+    def __getattr__(self, name: str) -> Any:  # encoding, isatty, fileno …
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def folded_stderr() -> Iterator[None]:
+    """``sys.stderr`` folds its lines to the terminal width inside the block (see
+    :class:`FoldingStream`); whatever is left of a line is written at the end."""
+    original = sys.stderr
+    folding = FoldingStream(original)
+    sys.stderr = folding  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        folding.flush()
+        if sys.stderr is folding:
+            sys.stderr = original
+
+
 MIN_COLUMN = 6  # a squeezed column keeps at least this many characters ("ab…" is useless)
 GAP = 2
 SHORT_COLUMN = 14  # a column this narrow (figures with units, dates) is never wrapped
