@@ -154,7 +154,7 @@ def folded_stderr() -> Iterator[None]:
     :class:`FoldingStream`); whatever is left of a line is written at the end."""
     original = sys.stderr
     folding = FoldingStream(original)
-    sys.stderr = folding  # type: ignore[assignment]
+    sys.stderr = folding
     try:
         yield
     finally:
