@@ -1740,8 +1740,14 @@ def knee_sentence(
     """Where doubling the GPUs stops paying: the first power of two ``n`` from which each
     doubling saves under ``time_saving`` of the wall time (ideal: 50%)."""
     doublings = [2**i for i in range(0, 31) if 2 ** (i + 1) <= gpus[-1]]
-    hours_at = {int(g): float(h) for g, h in zip(gpus, hours, strict=True)}
-    gh_at = {int(g): float(h) for g, h in zip(gpus, gpu_hours, strict=True)}
+    # the values at the powers of two only (a dict of every count cost 7 ms per sweep)
+    wanted = np.asarray([*doublings, 2 * doublings[-1]] if doublings else [], dtype=float)
+    order = np.argsort(gpus, kind="stable")
+    at = np.minimum(np.searchsorted(gpus, wanted, sorter=order), max(len(gpus) - 1, 0))
+    found = order[at] if len(gpus) else at
+    hit = [bool(gpus[i] == w) for i, w in zip(found, wanted, strict=True)]
+    hours_at = {int(w): float(hours[i]) for i, w, h in zip(found, wanted, hit, strict=True) if h}
+    gh_at = {int(w): float(gpu_hours[i]) for i, w, h in zip(found, wanted, hit, strict=True) if h}
     for g in doublings:
         if all(math.isfinite(hours_at.get(x, math.nan)) for x in (g, 2 * g)):
             saving = 1.0 - hours_at[2 * g] / hours_at[g]

@@ -101,6 +101,33 @@ def test_knee_sentence_names_the_first_doubling_that_stops_paying():
     assert "more GPU-hours" in text
 
 
+def _knee_by_dicts(gpus, hours, gpu_hours, time_saving=0.30):
+    """The rule of knee_sentence written the plain way (a dict of every count)."""
+    doublings = [2**i for i in range(0, 31) if 2 ** (i + 1) <= gpus[-1]]
+    at = {int(g): float(h) for g, h in zip(gpus, hours, strict=True)}
+    for g in doublings:
+        finite = all(np.isfinite(at.get(x, np.nan)) for x in (g, 2 * g))
+        if finite and 1.0 - at[2 * g] / at[g] < time_saving:
+            return float(g)
+    return None
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    counts=st.lists(st.integers(1, 300), min_size=1, max_size=60, unique=True),
+    data=st.data(),
+)
+def test_knee_sentence_reads_the_powers_of_two_wherever_they_are(counts, data):
+    # sparse, unsorted GPU counts with gaps (NaN) and missing powers of two: the knee is the one
+    # the plain rule finds; the last entry stays last (the sentence names the range's end)
+    gpus = np.asarray(counts, dtype=float)
+    value = st.floats(0.1, 1e4) | st.just(np.nan)
+    hours = np.asarray(data.draw(st.lists(value, min_size=len(counts), max_size=len(counts))))
+    knee, text = knee_sentence(gpus, hours, hours * gpus)
+    assert knee == _knee_by_dicts(gpus, hours, hours * gpus)
+    assert text
+
+
 def test_no_shape_falls_back_to_6nd_and_says_so():
     e = estimate_run(RunInputs(params=7e9, tokens=1e12, accelerator="h100-sxm", gpus=8))
     assert e.model_flops == pytest.approx(6 * 7e9 * 1e12)
