@@ -139,11 +139,6 @@ class FoldingStream:
         self._write_pending()
         self._stream.flush()
 
-    @property
-    def wrapped(self) -> TextIO:
-        """The stream underneath."""
-        return self._stream
-
     def __getattr__(self, name: str) -> Any:  # encoding, isatty, fileno …
         return getattr(self._stream, name)
 
