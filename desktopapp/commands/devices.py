@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from desktopapp.commands.options import add_command, add_json_option
+from desktopapp.commands.options import add_command, add_json_option, option_number
 from desktopapp.commands.output import (
     Column,
     output_width,
@@ -20,21 +20,9 @@ from desktopapp.commands.output import (
 from desktopapp.model import units
 from desktopapp.model.units import DASH, format_bytes, format_duration
 
-MAX_OPTION_VALUE = 1e18  # plausibility bound on numeric options (as for estimate's)
-
-
-def _number(text: str) -> float:
-    """An option's number (``0.5``, ``1,000``, ``2k``); NaN, inf, ``1,5`` are refused."""
-    from desktopapp.model.units import parse_quantity
-
-    try:
-        return parse_quantity(text, "value", maximum=MAX_OPTION_VALUE)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("value: ")) from None
-
 
 def _whole_number(text: str) -> int:
-    value = _number(text)
+    value = option_number(text)
     if not value.is_integer():
         raise argparse.ArgumentTypeError(f"{text[:40]!r} is not a whole number")
     return int(value)
@@ -87,7 +75,7 @@ def register(subparsers: Any) -> None:
     )
     bench.add_argument(
         "--budget-s",
-        type=_number,
+        type=option_number,
         default=None,
         help="time budget per measurement step in seconds, 0.01-600 (default 2, or 0.4 with "
         "--quick)",

@@ -15,7 +15,7 @@ import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from desktopapp.commands.options import add_command, add_json_option
+from desktopapp.commands.options import add_command, add_json_option, option_number
 from desktopapp.commands.output import (
     output_width,
     print_json,
@@ -68,11 +68,6 @@ SWEEP_BATCH_SIZES: tuple[int, ...] = tuple(2**i for i in range(11))  # 1 … 102
 # --- argparse value types --------------------------------------------------------------------
 
 
-# Plausibility bound on every numeric option: far above any real input (the largest training
-# runs have ~1e12-1e13 parameters and ~1e13-1e14 tokens, Epoch AI "Notable AI models", 2024),
-# and low enough that a product of 17 inputs stays below float64's 1.8e308, so no estimate
-# overflows to infinity. Larger values are refused naming the option.
-MAX_OPTION_VALUE = 1e18
 # Most experts per MoE layer accepted (--experts, and so --moe-top-k): far above published
 # models (DeepSeek-V3: 256 routed experts, arXiv 2412.19437; Switch-C: 2,048, Fedus et al. 2021).
 MAX_EXPERTS = 4096
@@ -80,11 +75,7 @@ MAX_EXPERTS = 4096
 
 def quantity(text: str) -> float:
     """``110M``, ``7B``, ``1.5e9`` → float; anything else is an argparse error (exit 2)."""
-    try:
-        return units.parse_quantity(text, "value", maximum=MAX_OPTION_VALUE)
-    except ValueError as exc:
-        message = str(exc).removeprefix("value: ")
-        raise argparse.ArgumentTypeError(message) from None
+    return option_number(text)
 
 
 def count(text: str) -> float | int:

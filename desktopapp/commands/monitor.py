@@ -22,14 +22,13 @@ import time
 from datetime import datetime
 from typing import Any, TextIO
 
-from desktopapp.commands.options import add_command, add_json_option
+from desktopapp.commands.options import add_command, add_json_option, option_number
 from desktopapp.model import units
 from desktopapp.model.units import (
     DASH,
     format_bytes,
     format_duration,
     format_money,
-    parse_quantity,
 )
 from desktopapp.model.validation import require_positive, require_range
 
@@ -39,15 +38,6 @@ ONCE_INTERVAL_S = 0.3
 # Longest --duration: a year of samples (a bound that keeps every figure finite; longer
 # monitoring runs until Ctrl-C without --duration).
 MAX_DURATION_S = 366 * 86400.0
-MAX_OPTION_VALUE = 1e18  # as for estimate's options: far above any real value
-
-
-def _number(text: str) -> float:
-    """An option's number (``1.5``, ``1,000``, ``2k``); NaN, inf, ``1,5`` are refused."""
-    try:
-        return parse_quantity(text, "value", maximum=MAX_OPTION_VALUE)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("value: ")) from None
 
 
 # Channels shown in the text summary (the JSON summary has all of them).
@@ -78,14 +68,14 @@ def register(subparsers: Any) -> None:
     add_json_option(p, "JSON output (sample, or run summary)")
     p.add_argument(
         "--interval",
-        type=_number,
+        type=option_number,
         default=1.0,
         metavar="SECONDS",
         help=f"seconds between samples ({MIN_INTERVAL_S:g} to {MAX_INTERVAL_S:g}; default 1)",
     )
     p.add_argument(
         "--duration",
-        type=_number,
+        type=option_number,
         default=None,
         metavar="SECONDS",
         help=f"stop after this long, up to {MAX_DURATION_S:g} s = 1 year "
@@ -110,7 +100,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--price-per-gpu-hour",
-        type=_number,
+        type=option_number,
         default=None,
         metavar="USD",
         help="price of one GPU-hour for the idle cost (default 2.00)",

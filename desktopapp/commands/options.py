@@ -9,6 +9,23 @@ from typing import Any
 Handler = Callable[[argparse.Namespace], int]
 JSON_HELP = "print one JSON object"
 
+# Plausibility bound on every numeric option: far above any real input (the largest training
+# runs have ~1e12-1e13 parameters and ~1e13-1e14 tokens, Epoch AI "Notable AI models", 2024),
+# and low enough that a product of 17 inputs stays below float64's 1.8e308, so no estimate
+# overflows to infinity. Larger values are refused naming the option.
+MAX_OPTION_VALUE = 1e18
+
+
+def option_number(text: str) -> float:
+    """An option's number (``110M``, ``7B``, ``1.5e9``, ``1,000``, ``2k``) as an argparse type:
+    NaN, inf, ``1,5`` and values above :data:`MAX_OPTION_VALUE` are an argparse error (exit 2)."""
+    from desktopapp.model.units import parse_quantity
+
+    try:
+        return parse_quantity(text, "value", maximum=MAX_OPTION_VALUE)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("value: ")) from None
+
 
 def add_command(
     subparsers: Any,

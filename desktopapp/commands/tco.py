@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from desktopapp.application.verdict import verdict_for_demand
-from desktopapp.commands.options import add_command, add_json_option
+from desktopapp.commands.options import MAX_OPTION_VALUE, add_command, add_json_option
 from desktopapp.commands.output import (
     print_json,
     print_key_values,
@@ -150,8 +150,6 @@ def _number(args: argparse.Namespace, dest: str) -> float | None:
     raw = getattr(args, dest, None)
     if raw is None:
         return None
-    from desktopapp.commands.estimate import MAX_OPTION_VALUE
-
     return parse_quantity(raw, dest, maximum=MAX_OPTION_VALUE)
 
 

@@ -111,9 +111,14 @@ def _value_options() -> list[tuple[str, str]]:
                 command, option = " ".join(path), action.option_strings[-1]
                 found.append((command, option))
                 kind = getattr(action.type, "__name__", "")
-                if kind in {"quantity", "count", "_number", "_whole_number", "float", "int"} or (
-                    command == "estimate tco" and option not in TEXT_OPTIONS_OF_TCO
-                ):
+                if kind in {
+                    "quantity",
+                    "count",
+                    "option_number",
+                    "_whole_number",
+                    "float",
+                    "int",
+                } or (command == "estimate tco" and option not in TEXT_OPTIONS_OF_TCO):
                     NUMERIC.add((command, option))
 
     walk(build_parser(), [])
