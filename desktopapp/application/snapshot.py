@@ -605,7 +605,7 @@ def _cost(
     if inputs is None:
         if training is None:
             return None
-        from desktopapp.application.scenario import cost_inputs_from_plan
+        from desktopapp.application.cost_plan import cost_inputs_from_plan
         from desktopapp.model.scenario import CostPlan
 
         inputs = _attempt(COST, errors, cost_inputs_from_plan, CostPlan(), training.inputs)
@@ -821,7 +821,7 @@ def request_from_scenario(scenario: Any, *, with_verdict: bool = True) -> Worklo
     """The request for a saved scenario (``model.scenario.Scenario``): its sections, its cost
     plan (demand, compared prices, owning inputs) and runs per month. A saved batch size other
     than 1 (the default) counts as the user's concurrency."""
-    from desktopapp.application.scenario import cost_inputs_from_plan
+    from desktopapp.application.cost_plan import cost_inputs_from_plan
 
     cost: CostInputs | None = None
     if with_verdict:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from desktopapp.application import scenario as mapping
+from desktopapp.application.cost_plan import cost_inputs_from_plan
 from desktopapp.application.plan import PlanState
 from desktopapp.model import planning
 from desktopapp.model.memory import MemoryInputs
@@ -24,14 +25,14 @@ def test_applying_a_scenario_computes_its_estimates() -> None:
 
 def test_the_cost_plan_goes_round_through_cost_inputs() -> None:
     plan = PlanState()
-    inputs = mapping.cost_inputs_from_plan(CostPlan(), TRAINING)
+    inputs = cost_inputs_from_plan(CostPlan(), TRAINING)
     assert inputs is not None and inputs.accelerator_id == "h100-sxm"
     assert inputs.demand_source == planning.DEMAND_RUNS  # "auto" with a training workload
     assert inputs.compared == planning.default_compared(planning.offers_with_custom("h100-sxm", ()))
     plan.set_cost_inputs(inputs)
     saved = mapping.cost_plan_of(plan)
     assert saved is not None
-    again = mapping.cost_inputs_from_plan(saved, TRAINING)
+    again = cost_inputs_from_plan(saved, TRAINING)
     assert again is not None and again.onprem == inputs.onprem
     assert again.compared == inputs.compared
     mapping.apply_runs_per_month(plan, saved)

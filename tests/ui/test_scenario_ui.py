@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from desktopapp import APP_NAME, scenario_files
-from desktopapp.application.scenario import cost_inputs_from_plan, default_onprem
+from desktopapp.application.cost_plan import cost_inputs_from_plan, default_onprem
 from desktopapp.model.catalog import PRICING_MODELS, offers_for
 from desktopapp.model.memory import MemoryInputs
 from desktopapp.model.planning import CostInputs, default_spot_overhead

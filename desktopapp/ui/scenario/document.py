@@ -29,13 +29,12 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from desktopapp import scenario_files
+from desktopapp.application.cost_plan import cost_inputs_from_plan, default_onprem
 from desktopapp.application.scenario import (
     UNTITLED,
     apply_runs_per_month,
     apply_workload,
-    cost_inputs_from_plan,
     cost_plan_of,
-    default_onprem,
     name_after_save_as,
 )
 from desktopapp.model.scenario import (
