@@ -12,6 +12,7 @@ import pytest
 
 from desktopapp.cli import run_command
 from desktopapp.model import planning
+from desktopapp.model import price_age as price_ages
 from desktopapp.model.catalog import (
     CloudOffer,
     accelerator_catalog,
@@ -230,22 +231,22 @@ def test_make_custom_offer_validates() -> None:
 @pytest.mark.parametrize(
     ("price_date", "status"),
     [
-        ("2025-06", planning.STALE),  # all of June 2025 is more than 12 months back
-        ("2023-06-22", planning.STALE),
-        ("2025-11-20", planning.STALE),  # 12 months and a day
-        ("2025-11-21", planning.FRESH),  # exactly 12 months
-        ("2025-11", planning.MAYBE_STALE),  # 1-20 Nov 2025 would be stale, 21-30 not
-        ("2025", planning.MAYBE_STALE),
-        ("2026", planning.FRESH),
-        ("2026-04", planning.FRESH),
-        ("not a date", planning.UNDATED),
-        ("2025-02-30", planning.UNDATED),
+        ("2025-06", price_ages.STALE),  # all of June 2025 is more than 12 months back
+        ("2023-06-22", price_ages.STALE),
+        ("2025-11-20", price_ages.STALE),  # 12 months and a day
+        ("2025-11-21", price_ages.FRESH),  # exactly 12 months
+        ("2025-11", price_ages.MAYBE_STALE),  # 1-20 Nov 2025 would be stale, 21-30 not
+        ("2025", price_ages.MAYBE_STALE),
+        ("2026", price_ages.FRESH),
+        ("2026-04", price_ages.FRESH),
+        ("not a date", price_ages.UNDATED),
+        ("2025-02-30", price_ages.UNDATED),
     ],
 )
 def test_price_age_rule(price_date: str, status: str) -> None:
-    age = planning.price_age(price_date, TODAY)
+    age = price_ages.price_age(price_date, TODAY)
     assert age.status == status
-    assert age.is_stale == (status == planning.STALE)
+    assert age.is_stale == (status == price_ages.STALE)
 
 
 def test_monthly_demand_rules() -> None:

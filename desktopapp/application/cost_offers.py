@@ -23,16 +23,8 @@ from datetime import date
 
 from desktopapp.model import units
 from desktopapp.model.catalog import PRICING_MODELS, CloudOffer
-from desktopapp.model.planning import (
-    FRESH,
-    KIND_LABELS,
-    MAYBE_STALE,
-    PRICING_LABELS,
-    STALE,
-    STALE_AFTER_MONTHS,
-    PriceAge,
-    make_custom_offer,
-)
+from desktopapp.model.planning import KIND_LABELS, PRICING_LABELS, make_custom_offer
+from desktopapp.model.price_age import FRESH, MAYBE_STALE, STALE, STALE_AFTER_MONTHS, PriceAge
 from desktopapp.model.units import parse_quantity, shown_value
 from desktopapp.model.validation import InputError, user_message
 

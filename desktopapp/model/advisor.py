@@ -11,7 +11,7 @@ modelled run the Workload tab and ``desktopapp estimate`` show, and hands the op
 - :func:`training_recommendation` / :func:`serving_recommendation` say it in one paragraph
   from the top of the ranking and its runner-up, or say that nothing meets the constraints and
   which one binds;
-- prices older than :data:`~desktopapp.model.planning.STALE_AFTER_MONTHS` are marked stale.
+- prices older than :data:`~desktopapp.model.price_age.STALE_AFTER_MONTHS` are marked stale.
 """
 
 from __future__ import annotations
@@ -180,7 +180,7 @@ class OfferRef:
 
 def is_stale(price_date: str, today: date) -> bool:
     """Older than a year (planning's rule for catalog prices)."""
-    from desktopapp.model.planning import price_age  # planning imports the scenario files
+    from desktopapp.model.price_age import price_age
 
     return price_age(price_date, today).is_stale
 

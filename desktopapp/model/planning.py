@@ -17,19 +17,16 @@ owns are about *planning* and each one is stated where it is used:
   ``desktopapp estimate tco``), and ``catalog.estimated_server_power_kw`` for the power; an
   estimated power (no published server figure for that GPU count) is kept to three significant
   figures, all the estimate has, in the Cost tab and the CLI alike.
-- **Price age**: a price dated ``2025-06`` is from some day of June 2025. It is *stale* when even
-  the last day of that period is more than 12 months before today, *possibly stale* when only
-  part of the period is.
+- **Price age** (:mod:`desktopapp.model.price_age`): a price dated ``2025-06`` is from some day
+  of June 2025, *stale* when even the last day of that period is more than 12 months back.
 """
 
 from __future__ import annotations
 
-import calendar
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date
 
 import numpy as np
 import numpy.typing as npt
@@ -45,6 +42,7 @@ from desktopapp.model.catalog import (
     offers_for,
     tco_defaults,
 )
+from desktopapp.model.price_age import date_period
 from desktopapp.model.scenario import (
     DEFAULT_GPU_HOURS_PER_MONTH,
     DEFAULT_HORIZON_MONTHS,
@@ -85,7 +83,6 @@ DEFAULT_ACCELERATOR = "h100-sxm"
 # DEFAULT_GPU_HOURS_PER_MONTH, DEFAULT_HORIZON_MONTHS and the DEMAND_* sources come from
 # model.scenario (a scenario file stores the demand).
 LIFE_CHOICES: tuple[int, ...] = (3, 4, 5, 6)
-STALE_AFTER_MONTHS = 12
 MAX_GPUS_PER_SERVER = 72
 CURVE_UTILIZATION = np.linspace(0.02, 1.0, 99)
 
@@ -498,84 +495,6 @@ def make_verdict(
         return None
     plans.sort(key=lambda plan: plan.cost_usd)
     return Verdict(plans[0], tuple(plans[1:]), horizon_months)
-
-
-# --- price dates --------------------------------------------------------------------------------
-
-_DATE_RE = re.compile(r"^\s*(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?\s*$")
-
-FRESH = "fresh"
-STALE = "stale"
-MAYBE_STALE = "maybe"
-UNDATED = "undated"
-
-
-def date_period(text: str) -> tuple[date, date] | None:
-    """First and last day a ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD`` date can stand for."""
-    match = _DATE_RE.match(text or "")
-    if not match:
-        return None
-    year = int(match.group(1))
-    month = int(match.group(2)) if match.group(2) else None
-    day = int(match.group(3)) if match.group(3) else None
-    try:
-        if month is None:
-            return date(year, 1, 1), date(year, 12, 31)
-        if day is None:
-            return date(year, month, 1), date(year, month, calendar.monthrange(year, month)[1])
-        single = date(year, month, day)
-    except ValueError:
-        return None
-    return single, single
-
-
-def _add_months(day: date, months: int) -> date:
-    index = day.month - 1 + months
-    year, month = day.year + index // 12, index % 12 + 1
-    return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
-
-
-def _months_between(earlier: date, later: date) -> int:
-    """Whole months from ``earlier`` to ``later`` (0 if later is not after)."""
-    months = (later.year - earlier.year) * 12 + later.month - earlier.month
-    if later.day < earlier.day:
-        months -= 1
-    return max(0, months)
-
-
-@dataclass(frozen=True)
-class PriceAge:
-    status: str  # fresh | stale | maybe | undated
-    months: int | None  # whole months since the latest day the date can stand for
-    explanation: str
-
-    @property
-    def is_stale(self) -> bool:
-        return self.status == STALE
-
-
-def price_age(price_date: str, today: date, limit_months: int = STALE_AFTER_MONTHS) -> PriceAge:
-    """How old a catalog price is relative to ``today`` (rule in the module docstring)."""
-    period = date_period(price_date)
-    if period is None:
-        return PriceAge(UNDATED, None, "No usable date: check the price before relying on it.")
-    first, last = period
-    months = _months_between(last, today)
-    if _add_months(last, limit_months) < today:
-        return PriceAge(
-            STALE,
-            months,
-            f"Price of {price_date}: {months} months before {today.isoformat()}, older than "
-            f"{limit_months} months. Check the provider's current price.",
-        )
-    if _add_months(first, limit_months) < today:
-        return PriceAge(
-            MAYBE_STALE,
-            months,
-            f"Price of {price_date}: the date gives only the year or month, so it may be more "
-            f"than {limit_months} months old on {today.isoformat()}.",
-        )
-    return PriceAge(FRESH, months, f"Price of {price_date}, within {limit_months} months.")
 
 
 # --- offers -------------------------------------------------------------------------------------

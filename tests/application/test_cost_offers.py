@@ -13,7 +13,7 @@ import pytest
 from desktopapp.application import cost_offers as rules
 from desktopapp.model import units
 from desktopapp.model.catalog import PRICING_MODELS, offers_for
-from desktopapp.model.planning import STALE, price_age
+from desktopapp.model.price_age import STALE, price_age
 from desktopapp.model.validation import FIELD_LABELS
 
 TODAY = date(2026, 11, 21)

@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 
 from desktopapp.application.text import break_even_text, busy_percent
 from desktopapp.model import planning, units
+from desktopapp.model import price_age as price_ages
 from desktopapp.model.catalog import accelerator_catalog, offers_for, tco_defaults
 from desktopapp.model.tco import (
     CloudInputs,
@@ -394,14 +395,14 @@ def test_stale_prices_are_marked_in_the_table(tab: CostTab) -> None:
     for row in range(model.rowCount()):
         offer = model.offer_at(row)
         index = model.index(row, column)
-        status = planning.price_age(offer.price_date, TODAY).status
+        status = price_ages.price_age(offer.price_date, TODAY).status
         assert index.data(STALE_ROLE) == status
         text = index.data()
-        assert ("⚠ stale" in text) == (status == planning.STALE)
-        assert ("⚠" in text) == (status in (planning.STALE, planning.MAYBE_STALE))
+        assert ("⚠ stale" in text) == (status == price_ages.STALE)
+        assert ("⚠" in text) == (status in (price_ages.STALE, price_ages.MAYBE_STALE))
         assert offer.price_date in text
         seen.add(status)
-    assert planning.STALE in seen and planning.FRESH in seen
+    assert price_ages.STALE in seen and price_ages.FRESH in seen
     aws = next(r for r in range(model.rowCount()) if model.offer_at(r).price_date == "2025-06")
     assert "older than 12 months" in model.index(aws, column).data(Qt.ItemDataRole.ToolTipRole)
 

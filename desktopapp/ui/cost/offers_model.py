@@ -37,14 +37,8 @@ from desktopapp.application.cost_offers import (
     sort_value,
 )
 from desktopapp.model.catalog import PRICING_MODELS, CloudOffer
-from desktopapp.model.planning import (
-    CUSTOM_OFFER_KIND,
-    MAYBE_STALE,
-    STALE,
-    OptionKey,
-    PriceAge,
-    price_age,
-)
+from desktopapp.model.planning import CUSTOM_OFFER_KIND, OptionKey
+from desktopapp.model.price_age import MAYBE_STALE, STALE, PriceAge, price_age
 from desktopapp.ui.common.theme import COLORS
 
 __all__ = [
