@@ -97,7 +97,7 @@ def _scaled_title(html_text: str, scale: float) -> str:
 
 def restyle_plot(widget: Any, scale: float | None = None) -> None:
     """Colours and line widths of one plot for the active theme and scale."""
-    from desktopapp.ui.common.plots import pg
+    from desktopapp.ui.common.pyqtgraph_module import pg
 
     module = pg()
     k = current_scale() if scale is None else scale
@@ -187,7 +187,7 @@ def _retint_brush(brush: object) -> QBrush | None:
 def retint_plot_items(plot_item: Any) -> int:
     """Switch the colours of everything drawn in ``plot_item`` (a pyqtgraph ``PlotItem``) to
     the active theme's colours of the same role; returns how many items changed."""
-    from desktopapp.ui.common.plots import pg, style_annotation
+    from desktopapp.ui.common.pyqtgraph_module import pg, style_annotation
 
     module = pg()
     changed = 0

@@ -195,7 +195,7 @@ def make_axis(
     """A pyqtgraph ``AxisItem`` whose ticks are SI-prefixed with ``unit`` (or go through
     ``formatter``, e.g. ``units.format_money``, on a linear axis); no automatic SI scale in
     the label, no exponents on a log axis."""
-    from desktopapp.ui.common.plots import pg
+    from desktopapp.ui.common.pyqtgraph_module import pg
 
     module = pg()
 

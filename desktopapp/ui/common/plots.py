@@ -7,12 +7,12 @@ import: the window must appear before pyqtgraph (and its numpy/OpenGL set-up) is
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from types import ModuleType
 from typing import Any
 
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QWidget
 
+from desktopapp.ui.common.pyqtgraph_module import pg, style_annotation
 from desktopapp.ui.common.theme import (
     BASE_POINT_SIZE,
     COLORS,
@@ -21,7 +21,6 @@ from desktopapp.ui.common.theme import (
     series_color,
 )
 
-_PG: ModuleType | None = None
 PLOT_MIN_HEIGHT = 180  # px at scale 1: a plot is never squeezed below (the page scrolls)
 BASE_TITLE = "_desktopapp_base_title"  # a plot's title at scale 1 (restyle_plot scales it)
 
@@ -30,32 +29,6 @@ def annotation_point_size() -> float:
     """Font size (pt) of text drawn on a plot, for the active scale: presentation mode
     enlarges annotations as it enlarges ticks."""
     return (BASE_POINT_SIZE - 1.5) * current_scale()
-
-
-def pg() -> ModuleType:
-    """The pyqtgraph module, configured for the app's light theme on first use."""
-    global _PG
-    if _PG is None:
-        import pyqtgraph
-
-        pyqtgraph.setConfigOptions(
-            antialias=True,
-            background=COLORS["surface"],
-            foreground=COLORS["muted"],
-            leftButtonPan=False,  # drag-to-zoom box; wheel still zooms
-        )
-        _PG = pyqtgraph
-    return _PG
-
-
-def preload() -> bool:
-    """Import pyqtgraph off the GUI thread (most of a second), so the first plot is quick.
-
-    pyqtgraph creates no Qt object at import; the plot itself is built on the GUI thread.
-    """
-    import pyqtgraph  # noqa: F401
-
-    return True
 
 
 def pen(index: int = 0, width: float = 2.2, dashed: bool = False) -> Any:
@@ -260,24 +233,6 @@ def annotation_html(text: str, color_hex: str | None = None, bold: bool = False)
         f"font-size:{annotation_point_size():.0f}pt; background:{palette.annotation_css()}'>"
         f"{html.escape(text)}</span>"
     )
-
-
-def style_annotation(item: Any, boxed: bool = True) -> Any:
-    """Give a pyqtgraph ``TextItem`` the theme's annotation box (fill and border) or, with
-    ``boxed=False``, none; returns the item. :func:`desktopapp.ui.common.appearance.restyle`
-    calls it again on a theme change for items made by :func:`annotation`."""
-    module = pg()
-    palette = plot_palette()
-    if boxed:
-        fill = QColor(palette.annotation_fill)
-        fill.setAlpha(palette.annotation_alpha)
-        # TextItem keeps its box colours in these attributes (pyqtgraph has no setter).
-        item.fill = module.mkBrush(fill)
-        item.border = module.mkPen(QColor(palette.annotation_border))
-    item.setColor(QColor(palette.annotation_text))
-    item._desktopapp_annotation = boxed  # restyle() recognises it by this
-    item.update()
-    return item
 
 
 def annotation(text: str = "", anchor: tuple[float, float] = (0.0, 0.0), boxed: bool = True) -> Any:

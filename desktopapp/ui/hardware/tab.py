@@ -73,7 +73,7 @@ class HardwareTab(QWidget):
         self.setStyleSheet(hardware_style_sheet())
         self.state = state
         if services is None:
-            from desktopapp.ui.common.plots import preload
+            from desktopapp.ui.common.pyqtgraph_module import preload
 
             services = HardwareServices(warm_up=preload)
         self.services = services
