@@ -46,6 +46,7 @@ from desktopapp.ui.common.theme import (
 )
 from desktopapp.ui.scenario.document import AUTOSAVE_INTERVAL_MS, ScenarioDocument
 from desktopapp.ui.scenario.panels import MessageBanner, NotesDock
+from desktopapp.ui.settings import app_settings
 from desktopapp.ui.state import AppState
 from desktopapp.ui.tabs import TabView
 from desktopapp.ui.window_menus import build_menus, check_action, rebuild_recent_menu
@@ -69,7 +70,6 @@ __all__ = [
 
 DEFAULT_SIZE = QSize(*policy.DEFAULT_SIZE)
 MINIMUM_SIZE = QSize(*policy.MINIMUM_SIZE)
-SETTINGS_FILE = "desktopapp.ini"
 KEY_GEOMETRY = "window/geometry"
 KEY_LAST_TAB = "window/last_tab"
 KEY_THEME = "view/theme"
@@ -77,13 +77,6 @@ KEY_NOTES_VISIBLE = "view/notes_visible"
 # on close, how long to wait for a worker that cannot be interrupted (an import of torch on a
 # loaded machine takes several seconds)
 WORKER_WAIT_MS = 30_000
-
-
-def app_settings() -> QSettings:
-    """The app's settings file (IniFormat) under ``paths.config_dir()``."""
-    from desktopapp.paths import config_dir
-
-    return QSettings(str(config_dir() / SETTINGS_FILE), QSettings.Format.IniFormat)
 
 
 class MainWindow(QMainWindow):

@@ -49,7 +49,7 @@ KEY_TOKEN_FILE = "cluster/token_file"
 
 
 def _settings() -> Any:
-    from desktopapp.ui.main_window import app_settings  # the app's settings file
+    from desktopapp.ui.settings import app_settings
 
     return app_settings()
 
