@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     guard_singleton_refcounts()
     app = QApplication.instance() or QApplication([])
     from desktopapp.application.hardware_jobs import HardwareServices, start_benchmark_in_process
-    from desktopapp.ui.common.plots import preload
+    from desktopapp.ui.common.pyqtgraph_module import preload
     from desktopapp.ui.hardware.tab import HardwareTab
     from desktopapp.ui.state import AppState
 

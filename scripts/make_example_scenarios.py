@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from desktopapp.application.scenario import cost_inputs_from_plan, default_onprem
+from desktopapp.application.cost_plan import cost_inputs_from_plan, default_onprem
 from desktopapp.model import units
 from desktopapp.model.catalog import offer_by_id
 from desktopapp.model.memory import MemoryInputs
@@ -42,7 +42,9 @@ WORKLOAD: dict[str, Any] = {
     "params": 7e9,
     "tokens": 150e9,
     "precision": "bf16",
-    "utilization": 0.40,
+    # untouched, as the Workload tab saves it: the modelled plan's MFU sets the time (a figure
+    # here would read as "set by you" when the file is opened)
+    "utilization": None,
 }
 SHAPE: dict[str, Any] = {
     "layers": 32,
