@@ -73,9 +73,8 @@ SWEEP_BATCH_SIZES: tuple[int, ...] = tuple(2**i for i in range(11))  # 1 … 102
 MAX_EXPERTS = 4096
 
 
-def quantity(text: str) -> float:
-    """``110M``, ``7B``, ``1.5e9`` → float; anything else is an argparse error (exit 2)."""
-    return option_number(text)
+# ``110M``, ``7B``, ``1.5e9`` → float; anything else is an argparse error (exit 2)
+quantity = option_number
 
 
 def count(text: str) -> float | int:

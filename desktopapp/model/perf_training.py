@@ -1745,9 +1745,11 @@ def knee_sentence(
     order = np.argsort(gpus, kind="stable")
     at = np.minimum(np.searchsorted(gpus, wanted, sorter=order), max(len(gpus) - 1, 0))
     found = order[at] if len(gpus) else at
-    hit = [bool(gpus[i] == w) for i, w in zip(found, wanted, strict=True)]
-    hours_at = {int(w): float(hours[i]) for i, w, h in zip(found, wanted, hit, strict=True) if h}
-    gh_at = {int(w): float(gpu_hours[i]) for i, w, h in zip(found, wanted, hit, strict=True) if h}
+    hours_at: dict[int, float] = {}
+    gh_at: dict[int, float] = {}
+    for i, w in zip(found, wanted, strict=True):
+        if gpus[i] == w:
+            hours_at[int(w)], gh_at[int(w)] = float(hours[i]), float(gpu_hours[i])
     for g in doublings:
         if all(math.isfinite(hours_at.get(x, math.nan)) for x in (g, 2 * g)):
             saving = 1.0 - hours_at[2 * g] / hours_at[g]

@@ -617,7 +617,7 @@ class EstimateTab(RecomputingTab):
         run's scaling plots (or the flat ones they replace) and the serving curve, where each is
         on screen. The plots are built after the figures (``ready``); this says when they are
         done. A plot scrolled out of view is built just after (see _build_offscreen_plots)."""
-        if not self.is_ready() or self._modelled_pending is not None:
+        if not self._figures_in():
             return False
         panels = (
             (self.modelled, self.modelled),
@@ -641,14 +641,14 @@ class EstimateTab(RecomputingTab):
                 every_ms=OFFSCREEN_POLL_MS,
             )
 
+    def _figures_in(self) -> bool:
+        """The figures are shown and no modelled run waits to be shown."""
+        return self.is_ready() and self._modelled_pending is None
+
     def _plots_above_drawn(self) -> bool:
         """The figures are in and the plots above the serving curve are drawn (or hidden)."""
         above = (self.modelled, self.plots)
-        return (
-            self.is_ready()
-            and self._modelled_pending is None
-            and all(p.isHidden() or p.is_drawn for p in above)
-        )
+        return self._figures_in() and all(p.isHidden() or p.is_drawn for p in above)
 
     def _place_offscreen_plot(self) -> None:
         panel = self.inference_panel

@@ -259,12 +259,10 @@ class ResultsModel(QAbstractTableModel):
     """Benchmark results, one row each, appended as they arrive."""
 
     # The device is in the caption and each row's tooltip, not a column: in presentation mode
-    # the key figures (result, best repeat, time, % of peak) need the width (issue 25).
-    HEADERS = ("Suite", "Precision", "Size", "Result", "Best", "Time / op", "% of peak")
-    # As shown: two lines where a column's figures are much narrower than its name, so that
-    # the suite column, which gives way first, still reads "Matmul" in presentation mode
-    # (issue 25). Exports join the lines again.
-    HEADER_LABELS = ("Suite", "Precision", "Size", "Result", "Best", "Time\nper op", "% of\npeak")
+    # the key figures (result, best repeat, time, % of peak) need the width (issue 25). Two
+    # lines where a column's figures are much narrower than its name, so that the suite column,
+    # which gives way first, still reads "Matmul" in presentation mode; exports join the lines.
+    HEADERS = ("Suite", "Precision", "Size", "Result", "Best", "Time\nper op", "% of\npeak")
     HEADER_TIPS = (
         "",
         "",
@@ -290,7 +288,7 @@ class ResultsModel(QAbstractTableModel):
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADER_LABELS[section]
+            return self.HEADERS[section]
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
             return self.HEADER_TIPS[section] or None
         horizontal = orientation == Qt.Orientation.Horizontal
@@ -538,7 +536,6 @@ class ThroughputPlot(QStackedWidget):
             label.setPos(x_low, peak)
             if above:
                 y_high = max(y_high, (peak + label_h) / LEGEND_FREE_FRACTION)
-            top = max(top, peak)
         axis = item.getAxis("bottom")
         axis.setTicks([[(log2_size(s), f"{s:,}") for s in sizes], []])
         item.setXRange(x_low, x_high, padding=0)
