@@ -54,6 +54,9 @@ class OneLineErrorParser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", FittingHelpFormatter)
+        # No prefix matching: `--micro-batch` must not quietly become `--micro-batches` (a
+        # different quantity) where a command has only the longer option.
+        kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = NEGATIVE_QUANTITY
 

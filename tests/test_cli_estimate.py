@@ -439,3 +439,31 @@ def test_one_micro_batch_per_step_is_singular(capsys) -> None:
     plan = json.loads(capsys.readouterr().out)["parallel_plan"]
     assert plan["micro_batches_per_step"] == 1
     assert "1 micro-batch per step" in plan["reason"]
+
+
+def test_memory_takes_the_micro_batch_as_train_spells_it(capsys):
+    """`estimate train --micro-batch 4` and `estimate memory --micro-batch 4` mean the same
+    sequences per device; before, memory had only --batch-size, and argparse's prefix
+    matching turned --micro-batch into --micro-batches (gradient accumulation) without a word."""
+    shape = ["estimate", "memory", "--params", "1.3B", "--layers", "24", "--hidden", "2048",
+             "--heads", "16", "--seq-len", "2048"]  # fmt: skip
+    spelled = _json(capsys, [*shape, "--micro-batch", "4"])
+    aliased = _json(capsys, [*shape, "--batch-size", "4"])
+    one = _json(capsys, [*shape, "--micro-batch", "1"])
+    assert spelled["activations_bytes"] == aliased["activations_bytes"]
+    assert spelled["activations_bytes"] == pytest.approx(4 * one["activations_bytes"], rel=0.02)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["estimate", "train", "--params", "7B", "--tokens", "1T", "--prod", "2"],
+        ["estimate", "memory", "--params", "7B", "--micro-batc", "2"],
+    ],
+)
+def test_abbreviated_options_are_refused_not_guessed(capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        run_command(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "unrecognized arguments" in err and argv[-2] in err

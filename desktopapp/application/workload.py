@@ -538,12 +538,10 @@ def inference_view(
     headline = ""
     if unit == "sequence" and est.input_tokens_per_second is not None:
         # an encoder: sequences (requests) per second and the tokens they read, no decoding
-        rate_detail = (
-            f"{units.format_count(est.input_tokens_per_second).replace(' ', '')} tokens/s "
-            f"read · batch {inputs.batch_size:,}"
-        )
+        tokens_rate = units.format_count(est.input_tokens_per_second).replace(" ", "")
+        rate_detail = f"{tokens_rate} tokens/s read · batch {inputs.batch_size:,}"
         headline = (
-            f"{rate} sequences/s ({units.format_count(est.input_tokens_per_second)} tokens/s) "
+            f"{rate} sequences/s ({tokens_rate} tokens/s) "
             f"at {units.format_duration(est.latency_seconds)} per request"
             + (
                 ""

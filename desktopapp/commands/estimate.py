@@ -282,7 +282,14 @@ def _register_memory(sub: Any) -> None:
     p.add_argument("--kv-heads", type=count, help="key/value heads (GQA; default = heads)")
     p.add_argument("--seq-len", type=count, help="sequence length (no default)")
     _add_shape_terms(p)
-    p.add_argument("--batch-size", type=count, help="micro-batch per device (default 1)")
+    p.add_argument(
+        "--micro-batch",  # as `estimate train` spells it
+        "--batch-size",
+        dest="batch_size",
+        metavar="N",
+        type=count,
+        help="sequences per micro-batch per device (default 1)",
+    )
     p.add_argument(
         "--checkpointing",
         action=argparse.BooleanOptionalAction,

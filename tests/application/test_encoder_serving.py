@@ -47,6 +47,9 @@ def test_bert_preset_is_an_encoder_and_gets_no_token_timings() -> None:
     )
     assert "first token" not in text and "output token" not in text
     assert "sequences/s" in view.headline and "per request" in view.headline
+    # both rates in the headline are written alike ("1.11k sequences/s (567k tokens/s)")
+    assert re.findall(r"\d [kMG]\b", view.headline) == []
+    assert view.throughput.detail.split(" tokens/s")[0] in view.headline
 
 
 def test_cli_report_and_compare_give_the_encoder_figures(
