@@ -467,3 +467,20 @@ def test_abbreviated_options_are_refused_not_guessed(capsys, argv):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "unrecognized arguments" in err and argv[-2] in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["estimate", "train", "--params", "110M", "--tokens", "3.3B", "--accelerator",
+         "a100-sxm-80gb", "--gpus", "8"],
+        ["estimate", "inference", "--params", "7B", "--accelerator", "h100-sxm"],
+    ],
+)  # fmt: skip
+def test_price_takes_the_monitor_spelling_too(capsys, argv):
+    """--price-per-gpu-hour (monitor, cluster) is the same option as --price here."""
+    plain = _json(capsys, [*argv, "--price", "3"])
+    spelled = _json(capsys, [*argv, "--price-per-gpu-hour", "3"])
+    cheaper = _json(capsys, [*argv, "--price", "1.5"])
+    assert plain == spelled
+    assert plain != cheaper

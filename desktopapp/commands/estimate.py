@@ -183,6 +183,8 @@ def _register_train(sub: Any) -> None:
     )
     p.add_argument(
         "--price",
+        "--price-per-gpu-hour",  # as monitor and cluster spell it
+        dest="price",
         type=quantity,
         help="USD per GPU-hour (default: the cheapest catalog offer for --accelerator under "
         "--pricing; no cost without either)",
@@ -384,6 +386,8 @@ def _register_inference(sub: Any) -> None:
     )
     p.add_argument(
         "--price",
+        "--price-per-gpu-hour",  # as monitor and cluster spell it
+        dest="price",
         type=quantity,
         help="USD per GPU-hour (default: the cheapest catalog offer for --accelerator under "
         "--pricing)",
