@@ -68,7 +68,7 @@ def test_help_says_defaults_and_what_is_required(
     status, out, _ = run(capsys, *argv, "--help")
     assert status == 0
     entries = re.split(r"\n  (?=-)", out.split("options:", 1)[1])
-    entry = next(e for e in entries if e.startswith(option + " "))
+    entry = next(e for e in entries if e.startswith((option + " ", option + ",")))
     text = " ".join(entry.split())
     assert words in text, f"{option}: {text!r}"
 
