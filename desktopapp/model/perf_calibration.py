@@ -275,12 +275,14 @@ def judge(
     train: np.ndarray,
     judged: np.ndarray,
     inputs: Sequence[RunInputs],
+    band_runs: np.ndarray | None = None,
 ) -> dict[str, Any]:
     """Fit the allowance to the ``train`` runs, predict the ``judged`` ones; the range is the
-    5-95% band of the train runs' own organisation-out errors, widened where a judged run lies
-    outside the train runs' envelope (as the app does for a new run)."""
+    5-95% band of the organisation-out errors of the ``band_runs`` (default: the train runs;
+    the splits pass every run on the training side, checked ones too), widened where a judged
+    run lies outside the train runs' envelope (as the app does for a new run)."""
     allowance = float(np.exp(-np.mean(logs[train])))
-    inner = _org_out_ratios(logs, orgs, train)[train]
+    inner = _org_out_ratios(logs, orgs, train)[train if band_runs is None else band_runs]
     lo, hi = _quantile_band(inner[np.isfinite(inner)])
     env = envelope([r for r, t in zip(runs, train, strict=True) if t])
     ratios, inside = [], []
@@ -317,7 +319,10 @@ def fit_production(
     validation that cannot flatter: a time split (fitted to the runs published before the
     median date of the fitted runs, judged on the later ones) and an organisation split (each
     organisation's runs predicted with the allowance fitted to the other organisations). The
-    shipped range is the 5-95% band of the organisation-out errors of all fitted runs."""
+    shipped range is the 5-95% band of the organisation-out errors of every published run:
+    the allowance is fitted to the "fit" runs only, but how far production runs stray from it
+    is measured on all of them, the checked ones too (added blind, they strayed further: with
+    the band of the fitted runs alone the range held 15 of 27 of them)."""
     inputs = [run_inputs(run, production_factor=1.0) for run in runs]
     steady = np.asarray(
         [
@@ -339,14 +344,15 @@ def fit_production(
     loo[fit_mask] = np.exp(fit_logs - (np.sum(fit_logs) - fit_logs) / max(n - 1, 1))
     loo[~fit_mask] = in_ratio[~fit_mask]
     org_out = _org_out_ratios(logs, orgs, fit_mask)
-    lo, hi = _quantile_band(org_out[fit_mask])
+    lo, hi = _quantile_band(org_out[np.isfinite(org_out)])
 
     def err(x: np.ndarray) -> np.ndarray:
         return np.maximum(x, 1.0 / x)
 
     dates = sorted(str(run["date"]) for run in fitted_runs)
     cutoff = dates[len(dates) // 2]
-    early = fit_mask & np.asarray([str(run["date"]) < cutoff for run in runs])
+    before = np.asarray([str(run["date"]) < cutoff for run in runs])
+    early = fit_mask & before
     late = np.asarray([str(run["date"]) >= cutoff for run in runs])
     # the organisation split, each organisation judged with the others' fit
     by_org: dict[str, dict[str, Any]] = {}
@@ -354,7 +360,7 @@ def fit_production(
     for org in sorted(set(orgs)):
         mine = np.asarray([o == org for o in orgs])
         if (fit_mask & ~mine).any():
-            by_org[org] = judge(logs, orgs, runs, fit_mask & ~mine, mine, inputs)
+            by_org[org] = judge(logs, orgs, runs, fit_mask & ~mine, mine, inputs, ~mine)
             each = zip(np.flatnonzero(mine), by_org[org]["inside_each"], strict=True)
             fit_inside += sum(1 for i, ok in each if ok and fit_mask[i])
     org_rows = list(by_org.values())
@@ -368,9 +374,9 @@ def fit_production(
             "rule": "cutoff = the median publication date of the fitted runs",
             "fitted_only": {
                 "cutoff": cutoff,
-                **judge(logs, orgs, runs, early, late & fit_mask, inputs),
+                **judge(logs, orgs, runs, early, late & fit_mask, inputs, before),
             },
-            "all": judge(logs, orgs, runs, early, late, inputs),
+            "all": judge(logs, orgs, runs, early, late, inputs, before),
         },
         "organisation": {
             "organisations": len(org_rows),
@@ -414,7 +420,8 @@ def fit_production(
             "quantiles": list(SPLIT_QUANTILES),
             "ratio_low": _r6(lo),
             "ratio_high": _r6(hi),
-            "basis": "organisation-out predictions of the fitted runs",
+            "basis": "organisation-out predictions of all published runs, fitted and checked",
+            "runs": int(np.isfinite(org_out).sum()),
         },
         "splits": splits,
         "per_run": [

@@ -1457,10 +1457,11 @@ def _likely_band(inp: RunInputs) -> tuple[float, float, str]:
     if fit.runs and inp.production_factor is None and inp.utilization is None:
         widen, reasons = range_widening(inp, fit.envelope)
         text = (
-            f"the {q_lo:.0%}-{q_hi:.0%} band of the out-of-sample errors of {fit.runs} published "
-            "runs, each predicted with the production allowance fitted to the other "
-            f"organisations' runs (predicted/published GPU-hours {fit.band_low:.2f}-"
-            f"{fit.band_high:.2f})"
+            f"the {q_lo:.0%}-{q_hi:.0%} band of the out-of-sample errors of "
+            f"{fit.runs + fit.checked_runs} published runs ({fit.runs} fitted, "
+            f"{fit.checked_runs} checked only), each predicted with the production allowance "
+            "fitted to the other organisations' runs (predicted/published GPU-hours "
+            f"{fit.band_low:.2f}-{fit.band_high:.2f})"
         )
         ts = fit.time_split
         if ts and ts.get("judged_runs"):

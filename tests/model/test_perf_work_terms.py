@@ -150,6 +150,36 @@ def test_the_organisation_split_never_uses_the_judged_organisation():
     assert moved["factor"] != pytest.approx(base["factor"])  # the shipped fit does use them
 
 
+def test_the_splits_build_their_range_without_the_runs_they_judge():
+    """The range of a split comes from every run on its training side, checked ones too, and
+    from nothing it judges: moving the checked later runs leaves the time split's band alone,
+    while moving the checked earlier runs moves it (and the shipped range), not the allowance.
+    (The organisation split's isolation: the test above.)"""
+    doc = _throughput_document()
+    cal = doc["calibration"]
+    runs = doc["runs"]
+
+    def splits(rows):
+        fit = fit_production(rows, cal["kernel_overhead"], cal["attention_efficiency"])
+        return fit["splits"], fit["band"]
+
+    base, base_band = splits(runs)
+    cutoff = base["time"]["cutoff"]
+
+    def scaled(pick, factor):
+        return [{**r, "gpu_hours": factor * r["gpu_hours"]} if pick(r) else r for r in runs]
+
+    late_checks = scaled(lambda r: r["use"] == "check" and r["date"] >= cutoff, 3.0)
+    moved, _ = splits(late_checks)
+    assert moved["time"]["all"]["band"] == base["time"]["all"]["band"]
+    assert moved["time"]["fitted_only"] == base["time"]["fitted_only"]
+    early_checks = scaled(lambda r: r["use"] == "check" and r["date"] < cutoff, 3.0)
+    moved, moved_band = splits(early_checks)
+    assert moved["time"]["all"]["band"] != base["time"]["all"]["band"]
+    assert moved_band != base_band  # the shipped range uses the checked runs too
+    assert moved["time"]["all"]["allowance"] == base["time"]["all"]["allowance"]  # not the fit
+
+
 def test_the_range_widens_off_the_fitted_envelope_and_says_why():
     fit = production_fit()
     near = RunInputs(params=7e9, tokens=2e12, accelerator="h100-sxm", gpus=512)
