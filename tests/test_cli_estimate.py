@@ -484,3 +484,20 @@ def test_price_takes_the_monitor_spelling_too(capsys, argv):
     cheaper = _json(capsys, [*argv, "--price", "1.5"])
     assert plain == spelled
     assert plain != cheaper
+
+
+@pytest.mark.parametrize(
+    ("argv", "option"),
+    [
+        (["inference", "--preset", "llm-7b", "--concurrency", "0"], "--concurrency"),
+        (["inference", "--preset", "llm-7b", "--ttft-slo-ms", "0"], "--ttft-slo-ms"),
+    ],
+)
+def test_a_refusal_names_its_option_once(capsys, argv, option):
+    """The snapshot's message names the field; the option replaces that name rather than
+    standing in front of it ("--concurrency: concurrency: must be …" before)."""
+    assert run_command(["estimate", *argv]) == 2
+    line = capsys.readouterr().err.strip()
+    message = line.split(f"{option}: ", 1)[1]
+    assert message.startswith("must"), line
+    assert option.strip("-").replace("-", " ") not in message.split(",")[0], line

@@ -165,3 +165,9 @@ def test_preset_sources_read_as_sources_not_internal_names():
         for field, text in vars(preset).items():
             if isinstance(text, str):
                 assert not [w for w in internal if w in text], (preset.name, field, text)
+
+
+def test_unknown_preset_without_a_close_id_lists_the_ids_plainly():
+    with pytest.raises(ValueError) as exc:
+        get_preset("zzzz")
+    assert str(exc.value).startswith("preset: unknown id 'zzzz' (known: ")

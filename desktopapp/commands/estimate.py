@@ -894,11 +894,14 @@ def _train_request(args: argparse.Namespace) -> tuple[Any, TrainingInputs]:
 def _refuse(args: argparse.Namespace, section: str, field: str, message: str) -> None:
     """Raise the refusal of a snapshot error, naming its true cause: the option given, or the
     scenario file and its field when the value came from the file."""
-    from desktopapp.model.validation import InputError
+    from desktopapp.model.validation import InputError, field_label
 
     dest = field.replace("-", "_")
     given_here = getattr(args, dest, None) is not None
     scenario = getattr(args, "scenario", None)
+    label, sep, rest = message.partition(": ")
+    if field and sep and label == field_label(field):
+        message = rest  # the snapshot's message names the field itself; the option replaces it
     if scenario is not None and field and not given_here:
         from pathlib import Path
 
@@ -907,11 +910,6 @@ def _refuse(args: argparse.Namespace, section: str, field: str, message: str) ->
             field = {"ttft_slo_s": "ttft_target_s", "tpot_slo_s": "tpot_target_s"}.get(field, field)
 
         from desktopapp.model.scenario import ScenarioError
-        from desktopapp.model.validation import field_label
-
-        label, sep, rest = message.partition(": ")
-        if sep and label == field_label(field):
-            message = rest  # the file error names the field itself
 
         raise ScenarioError(
             Path(scenario).name, f"{section}.{field}: {message}", f"{section}.{field}"

@@ -244,5 +244,5 @@ def get_preset(preset_id: str) -> Preset:
     import difflib  # only for a mistyped id
 
     close = difflib.get_close_matches(str(preset_id), ids, n=3, cutoff=0.4)
-    hint = f"did you mean {', '.join(close)}? " if close else ""
-    raise ValueError(f"preset: unknown id {preset_id!r}; {hint}(known: {', '.join(ids)})")
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise ValueError(f"preset: unknown id {preset_id!r}{hint} (known: {', '.join(ids)})")
