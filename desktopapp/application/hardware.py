@@ -10,6 +10,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from desktopapp.application.plan import CustomAccelerator
 from desktopapp.devices.bench.core import DTYPES, BenchResult
@@ -30,9 +31,16 @@ SUITE_INFO: tuple[tuple[str, str, str], ...] = (
     ("batching", "Batching", "Inference throughput and latency as the batch grows"),
     ("quantization", "Quantization", "int8 dynamic quantization against fp32 inference"),
     ("profile", "Profile", "Where one training step spends its time (torch.profiler)"),
+    (
+        "memory",
+        "Memory",
+        "Real training steps of a small transformer at a few micro-batch sizes: the measured "
+        "peak memory against the app's memory model, term by term (checks the fit verdict on "
+        "this device)",
+    ),
 )
 SUITE_LABELS: Mapping[str, str] = {key: label for key, label, _tip in SUITE_INFO}
-NEEDS_TORCH: frozenset[str] = frozenset({"amp", "batching", "quantization", "profile"})
+NEEDS_TORCH: frozenset[str] = frozenset({"amp", "batching", "quantization", "profile", "memory"})
 
 DTYPE_TIPS: Mapping[str, str] = {
     "fp32": "32-bit floats: the reference precision",
@@ -171,7 +179,19 @@ def size_text(result: BenchResult) -> str:
         return f"batch {result.size:,}"
     if result.suite in ("amp", "profile"):
         return f"{result.size:,} tokens"
+    if result.suite == "memory":
+        return f"micro-batch {result.size:,}"
     return f"{result.size:,}"
+
+
+def _memory_peak(result: BenchResult) -> tuple[float, float] | None:
+    """(measured, predicted) peak bytes of a memory-suite result, or None."""
+    measured = result.extra.get("measured_bytes") or {}
+    predicted = result.extra.get("predicted_bytes") or {}
+    m, p = measured.get("peak_allocated"), predicted.get("peak_allocated")
+    if isinstance(m, int | float) and isinstance(p, int | float) and m > 0:
+        return float(m), float(p)
+    return None
 
 
 def _number(value: float) -> str:
@@ -207,7 +227,11 @@ def rate_text(tflops: float | None) -> str:
 
 def table_result_text(result: BenchResult) -> str:
     """The Result cell: the headline figure alone (training-step TFLOP/s go to the tooltip
-    and the % of peak column), short enough for presentation mode."""
+    and the % of peak column), short enough for presentation mode. A memory result: the
+    measured peak and the model's prediction as a ratio (the terms are in the tooltip)."""
+    peak = _memory_peak(result) if result.suite == "memory" else None
+    if peak is not None:
+        return f"{units.format_bytes(peak[0])}, model {peak[1] / peak[0]:.2f}×"
     if result.metric == "TFLOP/s" or (not result.metric and result.tflops is not None):
         return rate_text(result.tflops)
     if result.value is None or not math.isfinite(result.value):
@@ -257,10 +281,44 @@ def result_tooltip(result: BenchResult) -> str:
         value = extra.get(key)
         if value is None or value == "":
             continue
+        if isinstance(value, Mapping):  # the memory suite's model shape
+            value = _shape_text(value)
         if isinstance(value, float):
             value = f"{units.format_plain(value, 3)}"
         lines.append(f"{label}: {value}")
+    if result.suite == "memory":
+        lines.extend(_memory_lines(result))
     return "\n".join(lines)
+
+
+def _shape_text(shape: Mapping[str, Any]) -> str:
+    """``{"layers": 4, "hidden": 256, …}`` → ``4 layers, hidden 256, …, 3.4M parameters``."""
+    parts = []
+    if "layers" in shape:
+        parts.append(f"{shape['layers']} layers")
+    for key in ("hidden", "heads", "ffn_hidden", "vocab", "seq_len"):
+        if key in shape:
+            parts.append(f"{key.replace('_', ' ')} {shape[key]:,}")
+    if isinstance(shape.get("params"), int | float):
+        parts.append(f"{units.format_big_count(shape['params'])} parameters")
+    return ", ".join(parts)
+
+
+def _memory_lines(result: BenchResult) -> list[str]:
+    """Measured against predicted, per term, as `bench --suite memory` prints them."""
+    measured = result.extra.get("measured_bytes") or {}
+    predicted = result.extra.get("predicted_bytes") or {}
+    lines = [f"measured by: {result.extra['method']}"] if result.extra.get("method") else []
+    for term, value in measured.items():
+        guess = predicted.get(term)
+        if not isinstance(value, int | float) or not isinstance(guess, int | float):
+            continue
+        ratio = f" ({guess / value:.2f}×)" if value else ""
+        lines.append(
+            f"{term.replace('_', ' ')}: measured {units.format_bytes(value)}, predicted "
+            f"{units.format_bytes(guess)}{ratio}"
+        )
+    return lines
 
 
 def best_by_dtype(results: Iterable[BenchResult]) -> dict[str, BenchResult]:

@@ -97,3 +97,22 @@ def test_bench_memory_output_fits_80_columns(capfd, monkeypatch):
     assert "Memory of one training step" in out
     assert [line for line in lines if len(line) > 80] == []
     assert not any("USDT" in line for line in lines)
+
+
+def test_the_hardware_tab_offers_the_memory_suite_and_shows_its_figures(results):
+    """The window runs every suite the CLI has (allreduce has its own panel), and a memory
+    result reads as the measured peak and the model's ratio, with the terms in the tooltip."""
+    from desktopapp.application import hardware
+
+    offered = {key for key, _label, _tip in hardware.SUITE_INFO}
+    assert offered == set(SUITES)
+    assert "memory" in hardware.NEEDS_TORCH
+    r = results[-1]
+    peak = r.extra["measured_bytes"]["peak_allocated"]
+    ratio = r.extra["predicted_bytes"]["peak_allocated"] / peak
+    assert hardware.size_text(r) == "micro-batch 4"
+    cell = hardware.table_result_text(r)
+    assert cell == f"{hardware.units.format_bytes(peak)}, model {ratio:.2f}×"
+    tip = hardware.result_tooltip(r)
+    assert "peak allocated: measured" in tip and "layers: measured" in tip
+    assert "2 layers, hidden 64" in tip and "{" not in tip  # the shape in words, not a dict

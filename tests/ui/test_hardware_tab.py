@@ -820,3 +820,24 @@ def test_results_table_gives_the_suite_room_in_presentation(qtbot: QtBot) -> Non
     assert "\n" in str(model.headerData(6, Qt.Orientation.Horizontal))
     first = export.table_csv(table).splitlines()[0]
     assert first == "Suite,Precision,Size,Result,Best,Time per op,% of peak"
+
+
+def test_real_memory_suite_from_the_ui(make_tab: MakeTab, tmp_path: Path, qtbot: QtBot) -> None:
+    """Issue 22: the window checks the fit verdict on this device too: the Memory chip runs
+    real training steps and each row shows the measured peak with the model's ratio."""
+    services = replace(make_services(tmp_path), start_benchmark=HardwareServices().start_benchmark)
+    tab = make_tab(services, show=True)
+    assert tab.controls.suites["memory"].isEnabled()
+    assert not tab.controls.suites["memory"].isChecked()  # off by default, as in the CLI
+    for key, chip in tab.controls.suites.items():
+        chip.setChecked(key == "memory")
+    outcome = run_to_end(qtbot, tab, timeout=120_000)
+
+    assert outcome.error == ""
+    rows = [tab.results_model.row_texts(r) for r in range(tab.results_model.rowCount())]
+    assert len(rows) >= 2 and all(r[0].startswith("Memory") for r in rows)
+    for r, text in zip(tab.shown_results(), rows, strict=True):
+        peak = r.extra["measured_bytes"]["peak_allocated"]
+        ratio = r.extra["predicted_bytes"]["peak_allocated"] / peak
+        assert 0.95 <= ratio <= 1.15  # the acceptance band of the memory model
+        assert f"model {ratio:.2f}×" in " ".join(text)
