@@ -109,3 +109,33 @@ def test_warnings_spell_counts_as_people_do():
     assert plausibility_warnings({"params": 5e14})[0].startswith("parameters: 500T is beyond")
     assert plausibility_warnings({"tokens": 3e18})[0].startswith("training tokens: 3.00×10^18 is")
     assert plausibility_warnings({"gpus": 2e6})[0].startswith("devices: 2M is beyond")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["estimate", "memory", "--params", "7B", "--gpus", "1", "--accelerator", "h100-sxm"],
+        ["estimate", "memory", "--params", "7B", "--gpus", "8", "--zero-stage", "3"],
+        ["estimate", "inference", "--params", "405B", "--accelerator", "h100-sxm"],
+        ["estimate", "inference", "--params", "7B", "--accelerator", "h100-sxm"],
+        ["estimate", "tco", "--accelerator", "h100-sxm", "--gpu-hours-per-month", "5k"],
+        ["estimate", "tco", "--accelerator", "h100-sxm", "--gpu-hours-per-month", "500"],
+    ],
+)
+def test_counts_are_written_with_their_own_number(capsys, argv):
+    """"1 device", "8 devices", "2 servers": never "device(s)" (issue 25, grammar of counts)."""
+    run_command(argv)
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    assert text.strip()
+    assert "(s)" not in text, [line for line in text.splitlines() if "(s)" in line]
+
+
+@pytest.mark.parametrize(
+    ("count", "expected"),
+    [(1, "1 device"), (8, "8 devices"), (1024, "1,024 devices"), (1.0, "1 device")],
+)
+def test_plural(count, expected):
+    from desktopapp.model.units import plural
+
+    assert plural(count, "device") == expected

@@ -78,7 +78,16 @@ def test_format_duration_picks_readable_unit(seconds, expected):
 
 @pytest.mark.parametrize(
     ("usd", "expected"),
-    [(9.7, "$9.70"), (1234.4, "$1,234"), (2.35e6, "$2.35M"), (0.0042, "$0.0042"), (0, "$0.00")],
+    [
+        (9.7, "$9.70"),
+        (1234.4, "$1,234"),
+        (2.35e6, "$2.35M"),
+        (0.0042, "$0.0042"),
+        (0.0001, "$0.00010"),
+        (5.5e-5, "<$0.0001"),  # not "$5.5×10^-5"
+        (-5.5e-5, "-<$0.0001"),
+        (0, "$0.00"),
+    ],
 )
 def test_format_money(usd, expected):
     assert units.format_money(usd) == expected

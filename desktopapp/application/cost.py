@@ -25,7 +25,6 @@ from desktopapp.application.text import (
     break_even_text,
     busy_percent,
     formula_tooltip,
-    plural,
 )
 from desktopapp.application.verdict import lead, verdict_text
 from desktopapp.model import units
@@ -41,7 +40,7 @@ from desktopapp.model.planning import (
     format_gpu_hours,
 )
 from desktopapp.model.tco import TCO_FORMULA, onprem_cost_per_useful_hour
-from desktopapp.model.units import DASH
+from desktopapp.model.units import DASH, plural
 
 OWNING_COLOR = "#1E2733"
 OPTION_COLORS: tuple[str, ...] = (

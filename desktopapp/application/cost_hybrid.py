@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from desktopapp.application.text import CardView, assumption_rows, formula_tooltip, plural
+from desktopapp.application.text import CardView, assumption_rows, formula_tooltip
 from desktopapp.model import units
 from desktopapp.model.planning import (
     HYBRID,
@@ -23,7 +23,7 @@ from desktopapp.model.planning import (
     format_gpu_hours,
 )
 from desktopapp.model.tco import IdleWaste, onprem_cost_per_useful_hour
-from desktopapp.model.units import HOURS_PER_MONTH
+from desktopapp.model.units import HOURS_PER_MONTH, plural
 
 FloatArray = npt.NDArray[np.float64]
 

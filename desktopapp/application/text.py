@@ -71,11 +71,6 @@ def busy_percent(fraction: float) -> str:
     return units.format_percent(fraction, digits)
 
 
-def plural(count: int, word: str) -> str:
-    """``1 server``, ``2 servers``."""
-    return f"{count} {word}{'' if count == 1 else 's'}"
-
-
 def implausible_inputs(*inputs: object) -> list[str]:
     """One sentence per typed input beyond any real system (more than 100T parameters, more
     than 1M devices, …; the limits and their sources are

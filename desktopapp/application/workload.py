@@ -43,6 +43,7 @@ from desktopapp.model.training import (
     TrainingInputs,
     training_sweep_devices,
 )
+from desktopapp.model.units import plural
 
 if TYPE_CHECKING:
     from desktopapp.model.serving import ServingEstimate  # imported when a model is served
@@ -370,13 +371,6 @@ def _target_text(value: float, target: float | None) -> str:
         return ""
     mark = "✓" if value <= target else "✗"
     return f" · target {units.format_duration(target)} {mark}"
-
-
-def plural(count: float, noun: str, plural_form: str | None = None) -> str:
-    """ "1 sequence", "8 sequences", "1,024 devices"."""
-    whole = int(count) if float(count).is_integer() else count
-    word = noun if whole == 1 else (plural_form or f"{noun}s")
-    return f"{whole:,} {word}"
 
 
 def _concurrency_labels(curve: Any) -> tuple[tuple[float, float, str], ...]:

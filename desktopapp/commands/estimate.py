@@ -1276,7 +1276,7 @@ def print_memory(e: MemoryEstimate) -> None:
     inp = e.inputs
     fb = units.format_bytes
     title = "training" if inp.mode == "train" else "inference"
-    print(f"Memory estimate ({title}, {inp.precision}, {inp.gpus} device(s))")
+    print(f"Memory estimate ({title}, {inp.precision}, {units.plural(inp.gpus, 'device')})")
     rows = [
         ("component", "total", "per device"),
         ("weights", fb(e.weights_bytes), fb(e.per_device_weights_bytes)),

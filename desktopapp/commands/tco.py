@@ -52,7 +52,7 @@ from desktopapp.model.tco import (
     TcoResult,
     estimate_tco,
 )
-from desktopapp.model.units import parse_quantity
+from desktopapp.model.units import parse_quantity, plural
 from desktopapp.model.validation import InputError, require_int
 
 # option dest → (metavar, help)
@@ -399,8 +399,8 @@ def plan_rows(
         ("Demand", f"{demand} a month; hybrid plan: {PROFILE_LABELS[profile]}"),
         (
             "Owned fleet",
-            f"{fleet.servers} server(s) of {gpus_per_server} GPUs ({fleet.gpus} GPUs), busy "
-            f"{units.format_percent(fleet.utilization)} of hours",
+            f"{plural(fleet.servers, 'server')} of {gpus_per_server} GPUs ({fleet.gpus} GPUs), "
+            f"busy {units.format_percent(fleet.utilization)} of hours",
         ),
         (
             f"Fleet over {months} months",
@@ -479,7 +479,7 @@ def text_rows(
         ("Accelerator", f"{acc.name} ({acc.id})" if acc else units.DASH),
         (
             "Fleet",
-            f"{onprem.gpus} GPUs in {onprem.servers} server(s) of {onprem.gpus_per_server}",
+            f"{onprem.gpus} GPUs in {plural(onprem.servers, 'server')} of {onprem.gpus_per_server}",
         ),
         (
             "Capex",

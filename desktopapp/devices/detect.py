@@ -27,6 +27,7 @@ from desktopapp.devices.gpu import (
 )
 from desktopapp.devices.problems import NO_GPU, kind_of
 from desktopapp.devices.torch_info import TorchInfo, detect_torch
+from desktopapp.model.units import plural
 
 if TYPE_CHECKING:
     from desktopapp.model.catalog import AcceleratorCatalog
@@ -123,7 +124,8 @@ def _torch_problems(info: TorchInfo, gpus: tuple[GpuInfo, ...]) -> list[str]:
     nvidia = [g for g in gpus if g.source == "nvml"]
     if nvidia and not info.cuda_available:
         problems.append(
-            f"No CUDA in torch although {len(nvidia)} NVIDIA GPU(s) are present: "
+            f"No CUDA in torch although {plural(len(nvidia), 'NVIDIA GPU')} "
+            f"{'is' if len(nvidia) == 1 else 'are'} present: "
             f"{info.cuda_reason}; {info.install_hint}"
         )
     hidden = [g for g in nvidia if g.torch_index is None]

@@ -1021,7 +1021,8 @@ def _assumptions(inputs: MemoryInputs) -> list[Assumption]:
         out.append(
             Assumption(
                 "sharding",
-                f"ZeRO-{inputs.zero_stage} over {inputs.data_parallel} data-parallel device(s)"
+                f"ZeRO-{inputs.zero_stage} over "
+                + units.plural(inputs.data_parallel, "data-parallel device")
                 + (
                     f" of TP {inputs.tp} × PP {inputs.pp} × CP {inputs.cp} replicas; "
                     "activations split by TP and CP, the first pipeline stage holds PP "
@@ -1069,7 +1070,7 @@ def _assumptions(inputs: MemoryInputs) -> list[Assumption]:
         out.append(
             Assumption(
                 "splitting",
-                f"weights and KV cache split evenly over {inputs.gpus} device(s)",
+                f"weights and KV cache split evenly over {units.plural(inputs.gpus, 'device')}",
                 "tensor/pipeline parallel; replicated buffers left out",
             )
         )

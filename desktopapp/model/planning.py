@@ -934,7 +934,7 @@ def _assumptions(
         out.append(
             Assumption(
                 "owned fleet",
-                f"{fleet.servers} server(s) of {onprem.gpus_per_server} GPUs, busy "
+                f"{units.plural(fleet.servers, 'server')} of {onprem.gpus_per_server} GPUs, busy "
                 f"{units.format_percent(fleet.utilization)} of hours",
                 "fewest whole servers that serve the demand at or below the chosen utilization",
             )

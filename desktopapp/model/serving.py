@@ -847,7 +847,8 @@ def estimate_serving(inp: ServingInputs) -> ServingEstimate:
         raise InputError(
             "gpus",
             f"the weights ({units.format_bytes(inp.params * s.weight_bpv)}) leave no room for "
-            f"one sequence's KV cache ({units.format_bytes(per_seq)}) on {inp.gpus} device(s); "
+            f"one sequence's KV cache ({units.format_bytes(per_seq)}) on "
+            f"{units.plural(inp.gpus, 'device')}; "
             "use more devices or a smaller precision",
         )
     limit = min(cap, float(inp.max_running))
@@ -1054,7 +1055,8 @@ def _formula(e: ServingEstimate, s: _Setup, sh: _Shares) -> str:
         )
         lines.append(
             f"TTFT = prefill + one step = {units.format_duration(e.ttft_seconds)}; throughput = "
-            f"B / TPOT × {inp.replicas} replica(s) = {e.tokens_per_second:,.4g} tokens/s"
+            f"B / TPOT × {units.plural(inp.replicas, 'replica')} = "
+            f"{e.tokens_per_second:,.4g} tokens/s"
         )
     else:
         lines.append(

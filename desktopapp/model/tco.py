@@ -35,6 +35,7 @@ from desktopapp.model.units import (
     HOURS_PER_YEAR,
     format_money,
     format_percent,
+    plural,
 )
 from desktopapp.model.validation import (
     InputError,
@@ -507,7 +508,7 @@ def tco_assumptions(onprem: OnPremInputs, cloud: CloudInputs) -> tuple[Assumptio
     out = [
         Assumption(
             "capex per server",
-            f"{format_money(float(onprem.server_price))} × {onprem.servers} server(s) of "
+            f"{format_money(float(onprem.server_price))} × {plural(onprem.servers, 'server')} of "
             f"{onprem.gpus_per_server} GPUs",
             onprem.server_price_source or "input",
         ),

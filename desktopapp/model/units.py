@@ -165,7 +165,7 @@ def format_hours(hours: float | None) -> str:
 
 
 def format_money(usd: float | None, digits: int = 3) -> str:
-    """US dollars: ``$9.70``, ``$1,234``, ``$2.35M``, ``$0.0042``."""
+    """US dollars: ``$9.70``, ``$1,234``, ``$2.35M``, ``$0.0042``, ``<$0.0001``."""
     if not _finite(usd):
         return DASH
     assert usd is not None
@@ -185,6 +185,8 @@ def format_money(usd: float | None, digits: int = 3) -> str:
         return f"{sign}${v:,.2f}"
     if v == 0:
         return "$0.00"
+    if v < SMALLEST_PLAIN:  # "<$0.0001", not "$5.5×10^-5": nobody budgets below that
+        return f"{sign}<${SMALLEST_PLAIN:.4f}"
     return f"{sign}${_sig(v, 2)}"
 
 
@@ -304,6 +306,13 @@ def parse_quantity(
     if maximum is not None and abs(value) > maximum:
         raise ValueError(f"{field}: {shown_value(text)} is too large (at most {maximum:g})")
     return value + 0.0  # -0.0 becomes 0.0
+
+
+def plural(count: float, noun: str, plural_form: str | None = None) -> str:
+    """A count with its noun: "1 sequence", "8 sequences", "1,024 devices"."""
+    whole = int(count) if float(count).is_integer() else count
+    word = noun if whole == 1 else (plural_form or f"{noun}s")
+    return f"{whole:,} {word}"
 
 
 def format_plain(value: float | None, digits: int = 3) -> str:

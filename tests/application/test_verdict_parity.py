@@ -101,11 +101,14 @@ def test_cli_text_shows_the_cost_tabs_fleet_figures(capsys: pytest.CaptureFixtur
     row = f"Owning per useful GPU-hour at {busy_percent(fleet.utilization)}"
     line = next(line for line in text.splitlines() if line.startswith(row))
     assert line.split()[-1] == card.value
-    assert f"{fleet.gpus} GPUs in {fleet.servers} server(s)" in text
+    assert f"{fleet.gpus} GPUs in {units.plural(fleet.servers, 'server')}" in text
     capex = float(comparison.onprem.server_price) * fleet.servers
     assert f"{units.format_money(capex)} in total" in text
     (assumption,) = [a for a in fleet_assumptions(comparison) if a.name == "capex"]
     flat = " ".join(text.split())
-    assert f"× {fleet.servers} server(s)" in flat and f"{fleet.servers} servers" in assumption.value
+    assert (
+        f"× {units.plural(fleet.servers, 'server')}" in flat
+        and f"{fleet.servers} servers" in assumption.value
+    )
     assert units.format_money(capex) in assumption.value
     assert f"{units.format_percent(comparison.onprem.utilization, 0)}" in flat
