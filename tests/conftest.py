@@ -42,9 +42,12 @@ settings.load_profile(
 @pytest.fixture(autouse=True)
 def no_terminal_size_from_outside(monkeypatch: pytest.MonkeyPatch) -> None:
     """``COLUMNS``/``LINES`` come from how pytest was started (a terminal exports them; each
-    pytest-xdist worker sets ``COLUMNS=80``): tests that need a width set it themselves."""
-    monkeypatch.delenv("COLUMNS", raising=False)
-    monkeypatch.delenv("LINES", raising=False)
+    pytest-xdist worker sets ``COLUMNS=80``; GNU readline, once anything loads it, puts
+    ``COLUMNS=80``/``LINES=24`` into the C environment behind ``os.environ``'s back, which child
+    processes inherit): tests that need a width set it themselves."""
+    for name in ("COLUMNS", "LINES"):
+        monkeypatch.delenv(name, raising=False)
+        os.unsetenv(name)  # the C-level copy a subprocess inherits, where os.environ had none
 
 
 @pytest.fixture(autouse=True)

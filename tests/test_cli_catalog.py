@@ -78,10 +78,10 @@ def test_unknown_vendor_is_one_line_exit_2(capsys):
     assert "NVIDIA" in lines[0]
 
 
-def test_missing_list_name_is_a_usage_error():
-    with pytest.raises(SystemExit) as info:
-        main(["catalog"])
-    assert info.value.code == 2
+def test_missing_list_name_is_a_usage_error_naming_the_lists(capsys):
+    assert main(["catalog"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("desktopapp catalog: error: say which list: accelerators, cloud")
 
 
 def test_unknown_accelerator_exits_2_in_a_real_process():

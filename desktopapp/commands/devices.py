@@ -18,7 +18,7 @@ from desktopapp.commands.output import (
     wrap_text,
 )
 from desktopapp.model import units
-from desktopapp.model.units import DASH, format_bytes, format_duration
+from desktopapp.model.units import DASH, format_bytes, format_duration, plural
 
 
 def _whole_number(text: str) -> int:
@@ -109,7 +109,10 @@ def run_detect(args: argparse.Namespace) -> int:
         print_json(report.to_dict())
         return 0
     cpu = report.cpu
-    topology = f"{cpu.sockets} socket(s), {cpu.cores} cores, {cpu.threads} threads"
+    topology = (
+        f"{plural(cpu.sockets, 'socket')}, {plural(cpu.cores, 'core')}, "
+        f"{plural(cpu.threads, 'thread')}"
+    )
     if cpu.virtualized:
         topology += " (virtual machine)"
     caches = ", ".join(f"{c.label} {format_bytes(c.size_bytes)} ×{c.instances}" for c in cpu.caches)
