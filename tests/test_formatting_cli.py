@@ -123,7 +123,7 @@ def test_warnings_spell_counts_as_people_do():
     ],
 )
 def test_counts_are_written_with_their_own_number(capsys, argv):
-    """"1 device", "8 devices", "2 servers": never "device(s)" (issue 25, grammar of counts)."""
+    """ "1 device", "8 devices", "2 servers": never "device(s)" (issue 25, grammar of counts)."""
     run_command(argv)
     captured = capsys.readouterr()
     text = captured.out + captured.err
