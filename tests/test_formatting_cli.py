@@ -139,3 +139,22 @@ def test_plural(count, expected):
     from desktopapp.model.units import plural
 
     assert plural(count, "device") == expected
+
+
+def test_no_text_writes_a_count_as_noun_s():
+    """Every string literal of the app: a count takes units.plural ("1 device", "8 devices"),
+    never "device(s)"."""
+    import io
+    import re
+    import tokenize
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "desktopapp"
+    kinds = {tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}  # 3.12+
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type in kinds and re.search(r"[a-z]\(s\)", token.string):
+                found.append(f"{path.relative_to(root)}:{token.start[0]}")
+    assert found == []

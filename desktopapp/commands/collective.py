@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from desktopapp.commands.output import print_bullet, print_json, print_table
-from desktopapp.model.units import format_duration
+from desktopapp.model.units import format_duration, plural
 
 MODULE = "desktopapp.devices.bench.collective"
 
@@ -183,9 +183,8 @@ def _report(run: Any, args: argparse.Namespace, accelerator: str | None) -> int:
         print_json(payload)
         return 0 if run.results or run.cancelled else 1
     print_bullet(
-        f"{run.device_name or run.backend}: {run.world_size} "
-        f"rank{'s' if run.world_size != 1 else ''}, {run.backend}, "
-        f"{run.nodes} node(s); time = median over iterations of the slowest rank",
+        f"{run.device_name or run.backend}: {plural(run.world_size, 'rank')}, {run.backend}, "
+        f"{plural(run.nodes, 'node')}; time = median over iterations of the slowest rank",
         bullet="",
     )
     one_rank = run.world_size == 1

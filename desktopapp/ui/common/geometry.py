@@ -34,6 +34,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktopapp.model.units import plural
+
 ELIDED_PROPERTY = "elided"
 _TITLE_NAMES = ("SectionTitle", "CardCaption", "PanelTitle", "PlotHeader")
 HSCROLL_ALLOWED_PROPERTY = "hscroll_allowed"
@@ -249,6 +251,6 @@ def assert_nothing_cut(window: QWidget, no_hscroll_from_px: int = NO_HSCROLL_FRO
         listed = "\n  ".join(str(p) for p in problems[:25])
         more = f"\n  … and {len(problems) - 25} more" if len(problems) > 25 else ""
         raise AssertionError(
-            f"{len(problems)} cut-off widget(s) at {window.width()}×{window.height()}:\n"
+            f"{plural(len(problems), 'cut-off widget')} at {window.width()}×{window.height()}:\n"
             f"  {listed}{more}"
         )

@@ -37,6 +37,7 @@ from desktopapp.application.hardware_jobs import (
 from desktopapp.application.hardware_machine import MachineState
 from desktopapp.devices.bench.core import BenchResult
 from desktopapp.devices.detect import SystemReport
+from desktopapp.model.units import plural
 from desktopapp.ui.common.layouts import scroll_area, two_panes
 from desktopapp.ui.common.theme import SPACING
 from desktopapp.ui.common.timers import register_timer
@@ -401,7 +402,7 @@ class HardwareTab(QWidget):
         chosen = list(run_ids) if run_ids is not None else self.history.selected_run_ids()
         ids = self.controller.export_ids(chosen)
         written = export_runs(self.services, ids, path, kind)
-        self.state.show_status(f"Exported {len(ids)} run(s) to {written}", 8000)
+        self.state.show_status(f"Exported {plural(len(ids), 'run')} to {written}", 8000)
         return written
 
     def _on_export_requested(self, kind: str) -> None:
