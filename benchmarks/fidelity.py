@@ -263,7 +263,8 @@ def main() -> int:
     print(
         f"shipped range: the {prod.band_quantiles[0]:.0%}-{prod.band_quantiles[1]:.0%} band of "
         f"the organisation-out errors of all {prod.runs + prod.checked_runs} runs, fitted and "
-        f"checked ({prod.band_low:.2f}-{prod.band_high:.2f} predicted/published), widened ×{WIDEN_PER_REASON:g} per reason off the fitted envelope; "
+        f"checked ({prod.band_low:.2f}-{prod.band_high:.2f} predicted/published), widened "
+        f"×{WIDEN_PER_REASON:g} per reason off the fitted envelope; "
         f"{inside_fit} of {n} fitted runs inside it around their org-out prediction"
     )
     print()
