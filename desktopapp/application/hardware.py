@@ -14,6 +14,7 @@ from typing import Any
 
 from desktopapp.application.plan import CustomAccelerator
 from desktopapp.devices.bench.core import DTYPES, BenchResult
+from desktopapp.devices.bench.memory import memory_terms
 from desktopapp.devices.cpu import CacheLevel, CpuInfo
 from desktopapp.model import units
 from desktopapp.model.units import DASH
@@ -306,16 +307,11 @@ def _shape_text(shape: Mapping[str, Any]) -> str:
 
 def _memory_lines(result: BenchResult) -> list[str]:
     """Measured against predicted, per term, as `bench --suite memory` prints them."""
-    measured = result.extra.get("measured_bytes") or {}
-    predicted = result.extra.get("predicted_bytes") or {}
     lines = [f"measured by: {result.extra['method']}"] if result.extra.get("method") else []
-    for term, value in measured.items():
-        guess = predicted.get(term)
-        if not isinstance(value, int | float) or not isinstance(guess, int | float):
-            continue
+    for term, value, guess in memory_terms(result):
         ratio = f" ({guess / value:.2f}×)" if value else ""
         lines.append(
-            f"{term.replace('_', ' ')}: measured {units.format_bytes(value)}, predicted "
+            f"{term}: measured {units.format_bytes(value)}, predicted "
             f"{units.format_bytes(guess)}{ratio}"
         )
     return lines

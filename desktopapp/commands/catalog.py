@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from desktopapp.cli_base import EXIT_USAGE
-from desktopapp.commands.options import add_command, add_json_option
+from desktopapp.commands.options import add_command, add_json_option, ask_for_subcommand
 from desktopapp.commands.output import Column, print_json, print_paragraph, print_table
 from desktopapp.model import units
 from desktopapp.model.catalog import (
@@ -33,15 +31,12 @@ def register(subparsers: Any) -> None:
         "List the bundled catalogs. Every row shows its source, confidence and date.",
     )
     lists = parser.add_subparsers(dest="catalog_command", metavar="LIST")
-
-    def no_list(_args: argparse.Namespace) -> int:
-        sys.stderr.write(
-            f"desktopapp catalog: error: say which list: {', '.join(lists.choices)} "
-            "(desktopapp catalog --help describes them)\n"
-        )
-        return EXIT_USAGE
-
-    parser.set_defaults(handler=no_list)
+    ask_for_subcommand(
+        parser,
+        lambda: (
+            f"say which list: {', '.join(lists.choices)} (desktopapp catalog --help describes them)"
+        ),
+    )
 
     acc = add_command(
         lists,

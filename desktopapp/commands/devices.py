@@ -362,16 +362,12 @@ def run_bench(args: argparse.Namespace) -> int:
             print_paragraph(
                 f"Memory of one training step, micro-batch {r.size} ({r.extra['method']}):"
             )
-            measured, predicted = r.extra["measured_bytes"], r.extra["predicted_bytes"]
+            from desktopapp.devices.bench.memory import memory_terms
+
             print_table(
                 [
-                    [
-                        k.replace("_", " "),
-                        units.format_bytes(v),
-                        units.format_bytes(predicted[k]),
-                        f"{predicted[k] / v:.2f}×" if v else DASH,
-                    ]
-                    for k, v in measured.items()
+                    [term, format_bytes(v), format_bytes(p), f"{p / v:.2f}×" if v else DASH]
+                    for term, v, p in memory_terms(r)
                 ],
                 headers=["term", "measured", "predicted", "predicted/measured"],
             )

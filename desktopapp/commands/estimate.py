@@ -15,7 +15,12 @@ import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from desktopapp.commands.options import add_command, add_json_option, option_number
+from desktopapp.commands.options import (
+    add_command,
+    add_json_option,
+    ask_for_subcommand,
+    option_number,
+)
 from desktopapp.commands.output import (
     output_width,
     print_json,
@@ -109,16 +114,14 @@ def register(subparsers: Any) -> None:
         "Estimate what ML work needs. Add --json for machine-readable output.",
     )
 
-    def no_subcommand(args: argparse.Namespace) -> int:
-        choices = ", ".join(sub.choices)
-        sys.stderr.write(
-            f"desktopapp estimate: error: say what to estimate: {choices} "
-            "(desktopapp estimate --help lists them)\n"
-        )
-        return EXIT_USAGE
-
-    estimate.set_defaults(handler=no_subcommand)
     sub = estimate.add_subparsers(dest="estimate_command", metavar="WHAT")
+    ask_for_subcommand(
+        estimate,
+        lambda: (
+            f"say what to estimate: {', '.join(sub.choices)} "
+            "(desktopapp estimate --help lists them)"
+        ),
+    )
     _register_train(sub)
     _register_memory(sub)
     _register_inference(sub)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from typing import Any
+
+from desktopapp.cli_base import EXIT_USAGE
 
 Handler = Callable[[argparse.Namespace], int]
 JSON_HELP = "print one JSON object"
@@ -42,6 +45,17 @@ def add_command(
     if handler is not None:
         parser.set_defaults(handler=handler)
     return parser
+
+
+def ask_for_subcommand(parser: argparse.ArgumentParser, message: Callable[[], str]) -> None:
+    """``desktopapp COMMAND`` without its subcommand: one line, ``desktopapp COMMAND: error:
+    <message()>``, exit 2 (``message`` is called then, when every subcommand is registered)."""
+
+    def handler(_args: argparse.Namespace) -> int:
+        sys.stderr.write(f"{parser.prog}: error: {message()}\n")
+        return EXIT_USAGE
+
+    parser.set_defaults(handler=handler)
 
 
 def add_json_option(parser: argparse.ArgumentParser, text: str = JSON_HELP) -> None:

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 from collections import Counter
 from typing import Any
 
 from desktopapp.application import advisor as app
-from desktopapp.commands.options import add_command, add_json_option
+from desktopapp.commands.options import add_command, add_json_option, ask_for_subcommand
 from desktopapp.commands.output import output_width, print_json, print_paragraph
 from desktopapp.model import advisor as adv
 from desktopapp.model import units
@@ -55,11 +54,7 @@ def register(subparsers: Any) -> None:
         "serve), with the same model as `desktopapp estimate`.",
     )
 
-    def no_subcommand(_args: argparse.Namespace) -> int:
-        sys.stderr.write("desktopapp plan: error: say what to plan: train or serve\n")
-        return EXIT_USAGE
-
-    plan.set_defaults(handler=no_subcommand)
+    ask_for_subcommand(plan, lambda: "say what to plan: train or serve")
     sub = plan.add_subparsers(dest="plan_command", metavar="WHAT")
     _register_train(sub)
     _register_serve(sub)

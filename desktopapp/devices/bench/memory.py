@@ -428,6 +428,18 @@ def _result(
     )
 
 
+def memory_terms(result: BenchResult) -> list[tuple[str, float, float]]:
+    """(term, measured bytes, predicted bytes) of a memory-suite result, in the suite's order
+    (persistent, weight copies, layers, output, peak allocated); what both faces print."""
+    measured = result.extra.get("measured_bytes") or {}
+    predicted = result.extra.get("predicted_bytes") or {}
+    return [
+        (term.replace("_", " "), float(value), float(predicted[term]))
+        for term, value in measured.items()
+        if isinstance(value, int | float) and isinstance(predicted.get(term), int | float)
+    ]
+
+
 def memory_suite(
     target: BenchDevice,
     *,
