@@ -122,6 +122,9 @@ ESTIMATES = [
     ("estimate", "train", "--preset", "bert-base"),
     ("estimate", "memory", "--preset", "llm-7b"),
     ("estimate", "memory", "--preset", "llm-7b", "--mode", "inference"),
+    # does not fit: the verdict and the suggestions wrap (a 92-character one was printed whole)
+    ("estimate", "memory", "--params", "7B", "--micro-batch", "2", "--gpus", "8",
+     "--accelerator", "h100-sxm"),
     ("estimate", "memory", "--preset", "foundation-175b", "--gpus", "1024", "--tp", "2",
      "--pp", "16", "--zero-stage", "1", "--micro-batches", "64", "--accelerator", "h100-sxm"),
     ("estimate", "inference", "--preset", "llm-7b"),

@@ -23,6 +23,7 @@ from desktopapp.commands.options import (
 )
 from desktopapp.commands.output import (
     output_width,
+    print_bullet,
     print_json,
     print_key_values,
     print_paragraph,
@@ -1305,15 +1306,16 @@ def print_memory(e: MemoryEstimate) -> None:
         name = e.accelerator_name or "device"
         verdict = "fits" if e.fits else "does NOT fit"
         headroom = e.headroom_bytes or 0.0
-        print(
-            f"\n{verdict} in {name} ({fb(e.device_memory_bytes)}): headroom {fb(headroom)} "
+        print()
+        print_paragraph(
+            f"{verdict} in {name} ({fb(e.device_memory_bytes)}): headroom {fb(headroom)} "
             f"({units.format_percent(e.headroom_fraction)})"
         )
     if e.suggestions:
         print("\nWhat would make it fit:")
         for s in e.suggestions:
             mark = "fits" if s.fits else "still too big"
-            print(f"  - {s.description}: {fb(s.per_device_bytes)} per device ({mark})")
+            print_bullet(f"{s.description}: {fb(s.per_device_bytes)} per device ({mark})")
     _print_footer(e.formula, e.assumptions)
 
 
