@@ -255,6 +255,15 @@ def main() -> int:
         f"{o['fitted_within_1_5']:.0%}, median predicted/published "
         f"{o['fitted_median_ratio']:.2f} (targets: ≥ 80% inside, ≤ ×1.3, 0.87-1.15)"
     )
+    print(
+        f"  checked runs (never used in any fit), each with the other organisations' "
+        f"allowance: range held {o['checked_inside']} of {o['checked_runs']} "
+        f"({o['checked_coverage']:.0%}); median error ×{o['checked_median_error']:.2f} "
+        f"(target ≤ ×1.3: {'met' if o['checked_median_error'] <= 1.3 else 'NOT met'}), "
+        f"within 1.5× {o['checked_within_1_5']:.0%}, median predicted/published "
+        f"{o['checked_median_ratio']:.2f}; all {o['judged_runs']} runs: median error "
+        f"×{o['all_median_error']:.2f}, median predicted/published {o['all_median_ratio']:.2f}"
+    )
     for org, r in o["per_organisation"].items():
         print(
             f"  {org:14s} allowance without it ×{r['allowance']:.3f}; {r['inside']} of "

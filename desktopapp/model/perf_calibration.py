@@ -357,17 +357,26 @@ def fit_production(
     # the organisation split, each organisation judged with the others' fit
     by_org: dict[str, dict[str, Any]] = {}
     fit_inside = 0
+    check_inside = 0
     for org in sorted(set(orgs)):
         mine = np.asarray([o == org for o in orgs])
         if (fit_mask & ~mine).any():
             by_org[org] = judge(logs, orgs, runs, fit_mask & ~mine, mine, inputs, ~mine)
             each = zip(np.flatnonzero(mine), by_org[org]["inside_each"], strict=True)
-            fit_inside += sum(1 for i, ok in each if ok and fit_mask[i])
+            for i, ok in each:
+                if ok and fit_mask[i]:
+                    fit_inside += 1
+                elif ok:
+                    check_inside += 1
     org_rows = list(by_org.values())
     org_inside = sum(r["inside"] for r in org_rows)
     org_judged = sum(r["judged_runs"] for r in org_rows)
     org_ratio = org_out[np.isfinite(org_out)]
     org_fit_ratio = org_out[fit_mask]
+    # the runs never used in any fit, each predicted with the other organisations' allowance:
+    # the figure a planner meets on a run the model has not seen
+    org_check_ratio = org_out[~fit_mask & np.isfinite(org_out)]
+    checked = len(org_check_ratio)
     splits = {
         "time": {
             "cutoff": cutoff,
@@ -390,6 +399,17 @@ def fit_production(
             "fitted_within_1_5": _r6(float(np.mean(err(org_fit_ratio) <= 1.5))),
             "fitted_median_ratio": _r6(float(np.median(org_fit_ratio))),
             "all_median_ratio": _r6(float(np.median(org_ratio))),
+            "all_median_error": _r6(float(np.median(err(org_ratio)))),
+            "checked_runs": checked,
+            "checked_inside": check_inside,
+            "checked_coverage": _r6(check_inside / checked) if checked else None,
+            "checked_median_error": (
+                _r6(float(np.median(err(org_check_ratio)))) if checked else None
+            ),
+            "checked_within_1_5": (
+                _r6(float(np.mean(err(org_check_ratio) <= 1.5))) if checked else None
+            ),
+            "checked_median_ratio": _r6(float(np.median(org_check_ratio))) if checked else None,
             "per_organisation": {
                 org: {k2: r[k2] for k2 in ("allowance", "judged_runs", "inside", "median_ratio")}
                 for org, r in by_org.items()

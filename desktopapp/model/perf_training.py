@@ -1636,6 +1636,12 @@ def _production_assumption(inp: RunInputs, prod: float) -> Assumption:
         if org
         else ""
     )
+    if org.get("checked_median_error") is not None:
+        judged += (
+            f"; on the {org['checked_runs']} published runs never used in any fit: median "
+            f"error ×{org['checked_median_error']:.2f}, median predicted/published "
+            f"{org['checked_median_ratio']:.2f}"
+        )
     return Assumption(
         name,
         value,

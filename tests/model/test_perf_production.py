@@ -152,6 +152,44 @@ def test_fit_is_the_geometric_mean_and_leave_one_out_refits_without_the_run(monk
     assert same["loo_median_error"] == pytest.approx(1.0) and same["loo_within_1_5"] == 1.0
 
 
+def test_runs_never_fitted_are_judged_on_their_own(monkeypatch):
+    """The figure a planner meets on a run the model has not seen: the checked runs, each
+    predicted with the allowance of the other organisations' fitted runs, are summarised apart
+    from the fitted ones (and their error is not diluted by the fitted runs)."""
+    monkeypatch.setattr(perf_calibration, "run_inputs", lambda run, **kw: run)
+    monkeypatch.setattr(perf_calibration, "range_widening", lambda inp, env: (1.0, ()))
+    monkeypatch.setattr(
+        perf_calibration, "steady_gpu_hours", lambda run, *a: run["gpu_hours"] * run["ratio"]
+    )
+    runs = _fake_runs([0.8, 0.9, 1.0, 1.1, 0.4, 2.0, 1.0])
+    orgs = "ABCABCA"
+    for i, run in enumerate(runs):
+        run["organisation"] = orgs[i]
+        run["use"] = "check" if i >= 4 else "fit"
+    org = fit_production(runs)["splits"]["organisation"]
+    expected = []
+    for i in (4, 5, 6):
+        other = [runs[j]["ratio"] for j in range(4) if orgs[j] != orgs[i]]
+        expected.append(runs[i]["ratio"] / math.exp(statistics.mean(map(math.log, other))))
+    errors = [max(r, 1 / r) for r in expected]
+    assert org["checked_runs"] == 3
+    assert org["checked_median_error"] == pytest.approx(statistics.median(errors), rel=1e-5)
+    assert org["checked_median_ratio"] == pytest.approx(statistics.median(expected), rel=1e-5)
+    assert org["checked_within_1_5"] == pytest.approx(sum(e <= 1.5 for e in errors) / 3)
+    assert org["fitted_median_error"] < org["checked_median_error"]
+
+
+def test_stored_checked_figures_are_those_of_the_stored_runs():
+    p = _throughput_document()["production"]
+    org = p["splits"]["organisation"]
+    ratios = [r["organisation_out"] / r["published"] for r in p["per_run"] if r["use"] == "check"]
+    assert org["checked_runs"] == len(ratios) == p["checked_runs"]
+    errors = [max(r, 1 / r) for r in ratios]
+    assert org["checked_median_error"] == pytest.approx(statistics.median(errors), rel=1e-4)
+    # no systematic direction on runs the model has never seen
+    assert 0.87 <= org["checked_median_ratio"] <= 1.15
+
+
 def test_stored_fit_matches_a_refit_of_the_stored_runs():
     doc = _throughput_document()
     stored = doc["production"]

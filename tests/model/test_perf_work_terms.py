@@ -127,6 +127,9 @@ def test_split_figures_recomputed_from_the_committed_table_meet_the_targets():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert f"{org['fitted_inside']} of {org['fitted_runs']}" in readme
     assert f"{time['inside']} of {time['judged_runs']}" in readme
+    # and the figure on runs never fitted, met or not
+    assert f"{org['checked_inside']} of {org['checked_runs']}" in readme
+    assert f"median error is ×{org['checked_median_error']:.2f}" in readme
 
 
 def test_the_organisation_split_never_uses_the_judged_organisation():
