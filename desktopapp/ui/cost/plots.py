@@ -9,7 +9,7 @@ import html
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
@@ -27,8 +27,10 @@ from desktopapp.application.cost_plots import (
 )
 from desktopapp.ui.common.axes import make_axis
 from desktopapp.ui.common.layouts import plot_row
+from desktopapp.ui.common.plots import annotation_html, annotation_point_size
+from desktopapp.ui.common.scaled_sheet import scaled_pt
 from desktopapp.ui.common.section import Section
-from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, plot_palette, themed
+from desktopapp.ui.common.theme import COLORS, plot_palette, themed
 
 
 def _style_axis(plot: Any, name: str) -> None:
@@ -36,18 +38,16 @@ def _style_axis(plot: Any, name: str) -> None:
 
     axis = plot.getPlotItem().getAxis(name)
     font = QFont()
-    font.setPointSizeF(BASE_POINT_SIZE - 1.5)
+    font.setPointSizeF(annotation_point_size())  # tick size: presentation mode enlarges it
     axis.setTickFont(font)
     axis.setPen(pg().mkPen(COLORS["border_strong"]))
     axis.setTextPen(pg().mkPen(COLORS["muted"]))
 
 
 def _label_html(text: str, color: str, bold: bool = False) -> str:
-    weight = "font-weight:700;" if bold else ""
-    return (
-        f"<span style='color:{themed(color)}; {weight} font-size:{BASE_POINT_SIZE - 1.5:.0f}pt; "
-        f"background:{plot_palette().annotation_css()}'>{html.escape(text)}</span>"
-    )
+    """A caption on a plot in ``color`` (of either theme), at the annotation size of the
+    active scale."""
+    return annotation_html(text, themed(color), bold)
 
 
 def nbsp(text: str) -> str:
@@ -56,7 +56,7 @@ def nbsp(text: str) -> str:
 
 
 def swatch(color: str) -> str:
-    return f"<span style='color:{themed(color)}; font-size:13pt'>■</span>"
+    return f"<span style='color:{themed(color)}; font-size:{scaled_pt(13)}'>■</span>"
 
 
 class PlotsPanel(Section):
@@ -80,6 +80,9 @@ class PlotsPanel(Section):
         self._dynamic: list[tuple[Any, Any]] = []  # (plot, item) recreated on every update
         self.crossings: list[tuple[float, float, str]] = []  # (u %, $, label) for tests
         self.paybacks: list[tuple[int, float, str]] = []
+        # The last data drawn, drawn again when the scale changes (captions and swatches
+        # are rich text with their size in it).
+        self._drawn: tuple[tuple[Any, ...], tuple[Any, ...] | None] | None = None
 
         self.legend = QLabel()
         self.legend.setWordWrap(True)
@@ -91,6 +94,16 @@ class PlotsPanel(Section):
             plot.setMinimumHeight(260)
         self.add(plot_row((self.curve_plot, self.cumulative_plot)), 1)
         self.add(self.legend)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Presentation mode on or off: the captions, drawn as rich text at the scale of the
+        moment, are drawn again at the new one."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange and self._drawn is not None:
+            curves, cumulative = self._drawn
+            self.set_curves(*curves)
+            if cumulative is not None:
+                self.set_cumulative(*cumulative)
 
     def _build_owning_items(self, plots: Any) -> None:
         """Owning's curve, marker and cumulative line, the utilization line and caption: kept
@@ -132,6 +145,7 @@ class PlotsPanel(Section):
             item.setData([], [])
         self.utilization_label.setText("")
         self.legend.setText("")
+        self._drawn = None
         # No stale axes: the ranges of the last comparison go with its curves.
         self.cumulative_plot.getPlotItem().setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
         self.curve_plot.getPlotItem().setYRange(0, 1, padding=0)
@@ -169,6 +183,8 @@ class PlotsPanel(Section):
         from desktopapp.ui.common.plots import set_curve
 
         self._clear_dynamic()
+        args = (utilization, owning, current_u, current_cost, options, fleet_u, fleet_cost)
+        self._drawn = (args, None)
         pg = self._pg
         set_curve(self.owning_curve, np.asarray(utilization, dtype=float) * 100.0, owning)
         owning_arr = np.asarray(owning, dtype=float)
@@ -223,6 +239,8 @@ class PlotsPanel(Section):
         import numpy as np
 
         pg = self._pg
+        if self._drawn is not None:
+            self._drawn = (self._drawn[0], (months, owning, options))
         if months is None or owning is None:
             self.owning_cumulative.setData([], [])
             return

@@ -31,8 +31,10 @@ from desktopapp.model.units import DASH
 from desktopapp.ui.common.band_slider import BandSlider
 from desktopapp.ui.common.layouts import flow_grid
 from desktopapp.ui.common.result_card import ResultCard
+from desktopapp.ui.common.scaled_sheet import follow_scale, scaled_pt
 from desktopapp.ui.common.section import Section
 from desktopapp.ui.common.theme import (
+    BASE_POINT_SIZE,
     COLORS,
     INNER_SPACING,
     themed,
@@ -50,6 +52,7 @@ __all__ = [
 ]
 
 # --- headline -------------------------------------------------------------------------------------
+RECOMMENDATION_SIZE = 1.25  # the recommendation's text against body text
 
 
 class HeadlinePanel(Section):
@@ -63,12 +66,13 @@ class HeadlinePanel(Section):
         self.recommendation.setWordWrap(True)
         self.recommendation.setTextFormat(Qt.TextFormat.RichText)
         self.recommendation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        font = self.recommendation.font()
-        font.setPointSizeF(font.pointSizeF() * 1.25)
-        self.recommendation.setFont(font)
-        self.recommendation.setStyleSheet(
-            f"background: {COLORS['accent_soft']}; border: 1px solid {COLORS['border']};"
-            f" border-radius: 6px; padding: 10px 12px; color: {COLORS['text']};"
+        follow_scale(  # a quarter larger than body text, in presentation mode too
+            self.recommendation,
+            lambda: (
+                f"background: {COLORS['accent_soft']}; border: 1px solid {COLORS['border']};"
+                f" border-radius: 6px; padding: 10px 12px; color: {COLORS['text']};"
+                f" font-size: {scaled_pt(BASE_POINT_SIZE * RECOMMENDATION_SIZE)};"
+            ),
         )
         self.add(self.recommendation)
         self.utilization = BandSlider(5, 100, None)

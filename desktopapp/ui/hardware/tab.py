@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QEvent, QTimer, Signal, Slot
+from PySide6.QtCore import QTimer, Signal, Slot
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import QFileDialog, QFrame, QTabWidget, QVBoxLayout, QWidget
 
@@ -39,6 +39,7 @@ from desktopapp.devices.bench.core import BenchResult
 from desktopapp.devices.detect import SystemReport
 from desktopapp.model.units import plural
 from desktopapp.ui.common.layouts import scroll_area, two_panes
+from desktopapp.ui.common.scaled_sheet import follow_scale
 from desktopapp.ui.common.theme import SPACING
 from desktopapp.ui.common.timers import register_timer
 from desktopapp.ui.common.workers import TaskRunner
@@ -71,7 +72,7 @@ class HardwareTab(QWidget):
     ) -> None:
         super().__init__(parent)
         self.setObjectName("HardwareTab")
-        self.setStyleSheet(hardware_style_sheet())
+        follow_scale(self, hardware_style_sheet)  # palette and presentation scale
         self.state = state
         if services is None:
             from desktopapp.ui.common.pyqtgraph_module import preload
@@ -203,14 +204,6 @@ class HardwareTab(QWidget):
     def closeEvent(self, event: QCloseEvent) -> None:  # a tab shown on its own (tests)
         self.shutdown()
         super().closeEvent(event)
-
-    def changeEvent(self, event: QEvent) -> None:
-        """Follow a theme switch: rebuild this tab's style sheet from the active palette."""
-        super().changeEvent(event)
-        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
-            sheet = hardware_style_sheet()
-            if sheet != self.styleSheet():
-                self.setStyleSheet(sheet)
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)

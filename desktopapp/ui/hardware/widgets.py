@@ -21,20 +21,22 @@ from PySide6.QtWidgets import (
 )
 
 from desktopapp.application.hardware import Chip
+from desktopapp.ui.common.scaled_sheet import scaled_pt
 from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, repolish
 
 
 def hardware_style_sheet() -> str:
-    """Styles only this tab uses (the application style sheet covers the rest)."""
+    """Styles only this tab uses (the application style sheet covers the rest), with its font
+    sizes at the active scale (presentation mode enlarges them with the body text)."""
     c = COLORS
-    small = f"{BASE_POINT_SIZE - 1:.0f}pt"
+    small = scaled_pt(BASE_POINT_SIZE - 1)
     return f"""
 QFrame#DeviceCard {{
     background: {c["surface"]}; border: 1px solid {c["border"]}; border-radius: 8px;
 }}
 QFrame#DeviceCard[muted="true"] {{ background: {c["surface_alt"]}; }}
 QLabel#DeviceKind {{ color: {c["muted"]}; font-size: {small}; font-weight: 700; }}
-QLabel#DeviceTitle {{ font-size: {BASE_POINT_SIZE + 2:.0f}pt; font-weight: 700;
+QLabel#DeviceTitle {{ font-size: {scaled_pt(BASE_POINT_SIZE + 2)}; font-weight: 700;
     color: {c["text"]}; }}
 QLabel#FactLabel {{ color: {c["muted"]}; }}
 QLabel#FactValue {{ color: {c["text"]}; }}
@@ -57,7 +59,7 @@ QFrame#PeakTile {{
     background: {c["surface_alt"]}; border: 1px solid {c["border"]}; border-radius: 6px;
 }}
 QLabel#PeakCaption {{ color: {c["muted"]}; font-size: {small}; font-weight: 700; }}
-QLabel#PeakValue {{ font-size: {BASE_POINT_SIZE + 3:.0f}pt; font-weight: 600;
+QLabel#PeakValue {{ font-size: {scaled_pt(BASE_POINT_SIZE + 3)}; font-weight: 600;
     color: {c["text"]}; }}
 QLabel#PeakUnit {{ color: {c["faint"]}; font-size: {small}; }}
 QFrame#Notice {{
@@ -102,7 +104,7 @@ QHeaderView::section {{
 }}
 QTabWidget#SubTabs::pane {{ border: none; border-top: 1px solid {c["border"]}; top: -1px; }}
 QTabWidget#SubTabs QTabBar::tab {{ padding: 6px 14px; }}
-QLabel#Empty {{ color: {c["faint"]}; font-size: {BASE_POINT_SIZE + 1:.0f}pt; }}
+QLabel#Empty {{ color: {c["faint"]}; font-size: {scaled_pt(BASE_POINT_SIZE + 1)}; }}
 """
 
 

@@ -42,6 +42,7 @@ from desktopapp.model.units import (
     format_bytes,
     format_duration,
 )
+from desktopapp.ui.common.scaled_sheet import follow_scale, scaled_pt
 from desktopapp.ui.common.section import Section
 from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, INNER_SPACING, current_scale
 from desktopapp.ui.monitor.layout import gpu_color
@@ -401,8 +402,12 @@ class DiagnosisPanel(Section):
         self.badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.since = make_label("Hint")
         self.title = make_label(wrap=True)
-        self.title.setStyleSheet(
-            f"font-size: {BASE_POINT_SIZE + 2:.0f}pt; font-weight: 700; color: {COLORS['text']};"
+        follow_scale(
+            self.title,
+            lambda: (
+                f"font-size: {scaled_pt(BASE_POINT_SIZE + 2)}; font-weight: 700; "
+                f"color: {COLORS['text']};"
+            ),
         )
         self.evidence = make_label(wrap=True, rich=True)
         self.advice = make_label(wrap=True, rich=True)
@@ -425,6 +430,7 @@ class DiagnosisPanel(Section):
             self.others.append(row)
             self.add(row)
         self._severity = ""
+        self._restyle_badge = follow_scale(self.badge, self._badge_sheet)
         self.current: Verdict | None = None
         self.clear("Waiting for the first samples.")
 
@@ -436,12 +442,18 @@ class DiagnosisPanel(Section):
             f"QFrame#VerdictCard {{ background: {bg}; border: 1px solid {bg}; "
             f"border-left: 4px solid {fg}; border-radius: 6px; }}"
         )
-        self.badge.setStyleSheet(
-            f"background: {fg}; color: {COLORS['surface']}; border-radius: 8px; padding: 1px 8px; "
-            f"font-weight: 700; font-size: {BASE_POINT_SIZE - 1:.0f}pt;"
-        )
-        self.badge.setText(word.upper())
         self._severity = severity
+        self._restyle_badge()
+        self.badge.setText(word.upper())
+
+    def _badge_sheet(self) -> str:
+        if not self._severity:
+            return ""
+        fg, _bg, _word = severity_style(self._severity)
+        return (
+            f"background: {fg}; color: {COLORS['surface']}; border-radius: 8px; padding: 1px 8px; "
+            f"font-weight: 700; font-size: {scaled_pt(BASE_POINT_SIZE - 1)};"
+        )
 
     def clear(self, message: str) -> None:
         self._set_severity("info")

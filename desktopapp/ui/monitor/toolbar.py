@@ -18,6 +18,7 @@ from desktopapp.application.monitor_views import (
     StatusView,
 )
 from desktopapp.model.ringbuffer import TIMEBASES
+from desktopapp.ui.common.scaled_sheet import follow_scale, scaled_pt
 from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, INNER_SPACING
 from desktopapp.ui.hardware.widgets import FlowLayout
 from desktopapp.ui.monitor.controls import Segmented, caption
@@ -60,6 +61,8 @@ class MonitorToolbar(QWidget):
         super().__init__(parent)
         self.status_pill = QLabel()
         self.status_pill.setObjectName("MonitorStatus")
+        self._status_tone = next(iter(_STATUS_COLORS))
+        self._restyle_pill = follow_scale(self.status_pill, self._pill_sheet)
         self.interval_combo = QComboBox()
         for seconds in INTERVALS_S:
             self.interval_combo.addItem(f"every {seconds:g} s", seconds)
@@ -107,13 +110,17 @@ class MonitorToolbar(QWidget):
 
     # --- rendering ----------------------------------------------------------------------------
     def show_status(self, status: StatusView, record_text: str) -> None:
-        if set_text(self.status_pill, status.text):
-            fg, bg = (COLORS[name] for name in _STATUS_COLORS[status.tone])
-            self.status_pill.setStyleSheet(
-                f"background: {bg}; color: {fg}; border-radius: 10px; padding: 3px 10px; "
-                f"font-weight: 700; font-size: {BASE_POINT_SIZE - 1:.0f}pt;"
-            )
+        if set_text(self.status_pill, status.text) or status.tone != self._status_tone:
+            self._status_tone = status.tone
+            self._restyle_pill()
         self.record_button.setText(record_text)
+
+    def _pill_sheet(self) -> str:
+        fg, bg = (COLORS[name] for name in _STATUS_COLORS[self._status_tone])
+        return (
+            f"background: {bg}; color: {fg}; border-radius: 10px; padding: 3px 10px; "
+            f"font-weight: 700; font-size: {scaled_pt(BASE_POINT_SIZE - 1)};"
+        )
 
     def show_notes(self, label: str, tooltip: str) -> None:
         set_text(self.notes_label, label)

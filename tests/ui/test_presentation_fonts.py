@@ -1,0 +1,132 @@
+"""Presentation mode switched on in a running window (F11, what a presenter does) enlarges
+every text, not only what the application style sheet styles.
+
+Widget-local style sheets with a fixed ``font-size`` (the Hardware tab's device titles, chips,
+peak tiles and table headers; the Monitor's status pill and verdict; the Cost tab's
+recommendation and plot captions) used to keep their normal-mode size, so after F11 a
+heading was smaller than the body text under it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QWidget
+from pytestqt.qtbot import QtBot
+
+from desktopapp.ui.common import theme
+from desktopapp.ui.main_window import MainWindow
+
+# 9 pt × 1.4 is 12.6 pt; a size that a style sheet rounds still grows by more than this.
+MIN_GROWTH = 1.3
+_SPAN_PT = re.compile(r'<span style="[^"]*font-size:\s*([\d.]+)pt')
+
+
+@pytest.fixture
+def open_window(
+    qtbot: QtBot, qapp: QApplication, isolated_home: Path
+) -> Iterator[Callable[[str], MainWindow]]:
+    theme.apply_theme(qapp, "light", 1.0)  # as the app starts (desktopapp.app.make_app)
+
+    def make(tab: str) -> MainWindow:
+        from desktopapp.app import wait_until_ready
+
+        window = MainWindow(initial_tab=tab, remember=False, theme_mode="light")
+        qtbot.addWidget(window)
+        window.resize(1440, 900)
+        window.show()
+        qtbot.waitExposed(window)
+        assert wait_until_ready(window, 60.0), f"the {tab} tab did not report ready"
+        QApplication.processEvents()
+        return window
+
+    yield make
+    theme.apply_theme(qapp, "light", 1.0)
+
+
+def _text_sizes(root: QWidget) -> dict[int, tuple[str, float]]:
+    """Point size of every visible label and button with text under ``root``, by identity."""
+    sizes = {}
+    for widget in root.findChildren(QWidget):
+        if isinstance(widget, QLabel | QAbstractButton) and widget.isVisible() and widget.text():
+            widget.ensurePolished()
+            name = f"{type(widget).__name__}#{widget.objectName()} {widget.text()[:40]!r}"
+            sizes[id(widget)] = (name, widget.font().pointSizeF())
+    return sizes
+
+
+def _present(window: MainWindow) -> None:
+    window.set_presentation(True)
+    window.showNormal()
+    window.resize(1440, 900)
+    for _ in range(3):
+        QApplication.processEvents()
+
+
+@pytest.mark.parametrize("tab", ["estimate", "cost", "hardware", "monitor"])
+def test_f11_enlarges_every_text_of_the_tab(
+    open_window: Callable[[str], MainWindow], tab: str
+) -> None:
+    window = open_window(tab)
+    page = window.tab_content(tab)
+    assert page is not None
+    before = _text_sizes(page)
+    assert before, "no text found"
+    _present(window)
+    after = _text_sizes(page)
+    small = [
+        f"{name}: {size:.1f} -> {after[key][1]:.1f} pt"
+        for key, (name, size) in before.items()
+        if key in after and after[key][1] < size * MIN_GROWTH
+    ]
+    assert not small, "\n".join(small)
+
+
+def test_headings_stay_larger_than_body_text_after_f11(
+    open_window: Callable[[str], MainWindow],
+) -> None:
+    window = open_window("hardware")
+    _present(window)
+    page = window.tab_content("hardware")
+    assert page is not None
+    body = QApplication.font().pointSizeF()
+    assert body == pytest.approx(theme.BASE_POINT_SIZE * theme.PRESENTATION_SCALE)
+    titles = [w for w in page.findChildren(QLabel) if w.objectName() == "DeviceTitle"]
+    assert titles and all(w.font().pointSizeF() > body for w in titles)
+
+
+def test_cost_recommendation_and_plot_captions_follow_f11(
+    open_window: Callable[[str], MainWindow],
+) -> None:
+    window = open_window("cost")
+    page = window.tab_content("cost")
+    assert page is not None
+    recommendation = page.findChild(QLabel, "Recommendation")
+    assert recommendation is not None and recommendation.text()
+    plots = _plots_panel(page)
+    _present(window)
+    body = QApplication.font().pointSizeF()
+    assert recommendation.font().pointSizeF() > body  # still the largest text of the panel
+    captions = [
+        float(size)
+        for plot in (plots.curve_plot, plots.cumulative_plot)
+        for item in plot.getPlotItem().items
+        if hasattr(item, "textItem")
+        for size in _SPAN_PT.findall(item.textItem.toHtml())
+        if item.textItem.toPlainText().strip()
+    ]
+    assert captions
+    wanted = (theme.BASE_POINT_SIZE - 1.5) * theme.PRESENTATION_SCALE
+    assert min(captions) >= round(wanted) - 0.5
+
+
+def _plots_panel(page: QWidget) -> Any:
+    from desktopapp.ui.cost.plots import PlotsPanel
+
+    panels = page.findChildren(PlotsPanel)
+    assert len(panels) == 1
+    return panels[0]
