@@ -130,3 +130,63 @@ def _plots_panel(page: QWidget) -> Any:
     panels = page.findChildren(PlotsPanel)
     assert len(panels) == 1
     return panels[0]
+
+
+@pytest.mark.parametrize(
+    ("size", "presenting"),
+    [((1440, 900), True), ((1024, 640), True), ((1024, 640), False), ((1400, 900), False)],
+)
+def test_cost_demand_source_shows_its_longest_choice_whole(
+    open_window: Callable[[str], MainWindow], size: tuple[int, int], presenting: bool
+) -> None:
+    from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox
+
+    window = open_window("cost")
+    if presenting:
+        _present(window)
+    window.resize(*size)
+    QApplication.processEvents()
+    page = window.tab_content("cost")
+    combo = page.inputs.demand_source if page is not None else None
+    assert isinstance(combo, QComboBox) and combo.count() >= 3
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    field = combo.style().subControlRect(
+        QStyle.ComplexControl.CC_ComboBox, option, QStyle.SubControl.SC_ComboBoxEditField, combo
+    )
+    metrics = combo.fontMetrics()
+    cut = [
+        combo.itemText(i)
+        for i in range(combo.count())
+        if metrics.horizontalAdvance(combo.itemText(i)) > field.width()
+    ]
+    assert not cut, f"{field.width()} px shows only part of {cut}"
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1024, 640)])
+@pytest.mark.parametrize("tab", ["cost", "hardware", "monitor"])
+def test_plot_titles_fit_their_plots_in_presentation_mode(
+    open_window: Callable[[str], MainWindow], tab: str, size: tuple[int, int]
+) -> None:
+    """A plot's title is one line that pyqtgraph cuts at the plot's edge ("Cost per useful
+    GPU-hour vs utiliza" on a projector)."""
+    from desktopapp.ui.common.appearance import plot_widgets
+
+    window = open_window(tab)
+    _present(window)
+    window.resize(*size)
+    for _ in range(3):
+        QApplication.processEvents()
+    page = window.tab_content(tab)
+    assert page is not None
+    cut = []
+    for plot in plot_widgets(page):
+        if not plot.isVisible():
+            continue
+        title = plot.getPlotItem().titleLabel  # type: ignore[attr-defined]
+        text = title.item.toPlainText()
+        needed = title.item.boundingRect().width()
+        room = min(title.geometry().width(), plot.width())  # the title's slot in the plot
+        if text and needed > room:
+            cut.append(f"{text!r}: {needed:.0f} > {room:.0f} px")
+    assert not cut, "\n".join(cut)

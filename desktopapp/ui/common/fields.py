@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -18,6 +18,8 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSizePolicy,
     QSpinBox,
+    QStyle,
+    QStyleOptionComboBox,
     QWidget,
 )
 
@@ -122,6 +124,47 @@ def choice_combo(
     for value, label in items:
         combo.addItem(label, value)
     combo.setToolTip(tooltip)
+    return combo
+
+
+class _LongestItemWidth(QObject):
+    """Keeps a combo at least as wide as its longest item, at the font of the moment (an
+    event filter on the combo, owned by it)."""
+
+    def __init__(self, combo: QComboBox) -> None:
+        super().__init__(combo)
+        self._combo = combo
+
+    def apply(self) -> None:
+        combo = self._combo
+        metrics = combo.fontMetrics()
+        widest = max(
+            (metrics.horizontalAdvance(combo.itemText(i)) for i in range(combo.count())),
+            default=0,
+        )
+        option = QStyleOptionComboBox()
+        combo.initStyleOption(option)
+        size = combo.style().sizeFromContents(
+            QStyle.ContentsType.CT_ComboBox, option, QSize(widest, metrics.height()), combo
+        )
+        combo.setMinimumWidth(size.width())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._combo and event.type() in (
+            QEvent.Type.FontChange,
+            QEvent.Type.StyleChange,
+        ):
+            self.apply()
+        return False
+
+
+def show_longest_item(combo: QComboBox) -> QComboBox:
+    """Never cut a choice of ``combo`` short: its minimum width follows its longest item's
+    text at the current font (presentation mode included). For a combo on its own row; the
+    items must be added first."""
+    keeper = _LongestItemWidth(combo)
+    combo.installEventFilter(keeper)
+    keeper.apply()
     return combo
 
 

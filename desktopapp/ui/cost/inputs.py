@@ -27,6 +27,7 @@ from desktopapp.ui.common.fields import (
     hint_label,
     link_button,
     percent_edit,
+    show_longest_item,
     source_row,
     spin_box,
     with_units,
@@ -85,11 +86,17 @@ class CostInputsPanel(InputsColumn):
         self.accelerator_note = hint_label()
         section.add_wide(self.accelerator_note)
 
+        # Under its caption across the card, wide enough for its longest choice: beside the
+        # label column it read "Workload estimate × runs p" in presentation mode.
         self.demand_source = choice_combo(
             DEMAND_SOURCES,
             "Type the GPU-hours you need each month, or take them from the Workload tab's estimate",
         )
-        section.add_row("Demand from", self.demand_source)
+        show_longest_item(self.demand_source)
+        caption = field_label("Demand from")
+        caption.setBuddy(self.demand_source)
+        section.add_wide(caption)
+        section.add_wide(self.demand_source)
         self.gpu_hours = QuantityEdit(
             "gpu_hours_per_month",
             placeholder="e.g. 5000, 20k",

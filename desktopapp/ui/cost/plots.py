@@ -50,6 +50,36 @@ def _label_html(text: str, color: str, bold: bool = False) -> str:
     return annotation_html(text, themed(color), bold)
 
 
+UPPER_LEFT = (1.05, 1.15)  # TextItem anchors: the caption's corner nearest the point
+LOWER_RIGHT = (-0.05, -0.15)
+
+
+def payback_anchor(mark: PlotMark, index: int, last_month: float) -> tuple[float, float]:
+    """Where a payback caption goes around its crossing. Cumulative costs only rise, so every
+    line through the crossing runs from its lower left to its upper right: above and to the
+    left, or below and to the right, the caption covers neither line (a caption below and to
+    the left sat on owning's line). The first, worded caption, the earliest payback that no
+    other line has crossed before, goes above left when the crossing is in the right half of
+    the plot (room for its words) and below right otherwise; the short ``m<month>`` captions
+    after it alternate between the two."""
+    left = mark.x > last_month / 2 if index == 0 else mark.above
+    return UPPER_LEFT if left else LOWER_RIGHT
+
+
+CROSSING_LEFT_FROM = 15.0  # % utilization: a caption left of a crossing from here on
+
+
+def crossing_anchor(mark: PlotMark) -> tuple[float, float]:
+    """Where a break-even caption goes around the crossing of owning's curve with a price.
+    Owning's cost per useful hour falls as utilization rises and a price is flat, so above
+    and to the right, or below and to the left, the caption covers neither (below and to the
+    right it sat on owning's curve). Near the left edge a caption below goes right, as there
+    is no room on the left."""
+    if mark.above:
+        return (-0.1, 1.1)
+    return (1.1, -0.1) if mark.x >= CROSSING_LEFT_FROM else (-0.1, -0.1)
+
+
 def nbsp(text: str) -> str:
     """Escaped text that does not break across lines."""
     return html.escape(text).replace(" ", "&nbsp;").replace("-", "\u2011")
@@ -69,7 +99,7 @@ class PlotsPanel(Section):
 
         self._pg = plots.pg()
         self.curve_plot = plots.make_plot(
-            "Cost per useful GPU-hour vs utilization", "utilization of owned GPUs (%)", ""
+            "Cost per useful GPU-hour", "utilization of owned GPUs (%)", ""
         )
         self.cumulative_plot = plots.make_plot("Cumulative cost of the plan", "month", "")
         for plot in (self.curve_plot, self.cumulative_plot):
@@ -195,7 +225,7 @@ class PlotsPanel(Section):
             pen = pg.mkPen(QColor(themed(color)), width=2.0)
             self._add(self.curve_plot, pg.PlotDataItem([0.0, 100.0], [price, price], pen=pen))
         for mark in crossing_marks(options):
-            self._mark(self.curve_plot, mark, (-0.1, 1.1) if mark.above else (-0.1, -0.1))
+            self._mark(self.curve_plot, mark, crossing_anchor(mark))
             self.crossings.append((mark.x, mark.y, mark.label))
         self._show_utilization(current_u, current_cost, top)
         if fleet_u is not None and fleet_cost is not None and shows_fleet(fleet_u, current_u):
@@ -251,8 +281,9 @@ class PlotsPanel(Section):
             pen = pg.mkPen(QColor(themed(color)), width=2.0)
             self._add(self.cumulative_plot, pg.PlotDataItem(x, np.asarray(values, float), pen=pen))
         paybacks = [(label, color, month) for label, color, _v, month in options]
-        for mark in payback_marks(paybacks, owning_arr.tolist()):
-            self._mark(self.cumulative_plot, mark, (-0.05, 1.15) if mark.above else (1.05, -0.15))
+        last_month = float(x[-1]) if x.size else 1.0
+        for index, mark in enumerate(payback_marks(paybacks, owning_arr.tolist())):
+            self._mark(self.cumulative_plot, mark, payback_anchor(mark, index, last_month))
             self.paybacks.append((int(mark.x), mark.y, mark.label))
         top = cumulative_top(owning_arr.tolist(), [list(v) for _l, _c, v, _p in options])
         self.cumulative_plot.setXRange(0, float(x[-1]) if x.size else 1.0, padding=0.02)
