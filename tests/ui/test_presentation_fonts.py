@@ -190,3 +190,23 @@ def test_plot_titles_fit_their_plots_in_presentation_mode(
         if text and needed > room:
             cut.append(f"{text!r}: {needed:.0f} > {room:.0f} px")
     assert not cut, "\n".join(cut)
+
+
+def test_benchmark_legend_made_in_presentation_mode_reads_like_its_ticks(
+    qtbot: QtBot, qapp: QApplication
+) -> None:
+    """The throughput plot is made on the first result; made on a projector its legend was
+    9 pt under 12 pt ticks and 14 pt body text."""
+    from desktopapp.ui.hardware.bench_panel import ThroughputPlot
+
+    theme.apply_theme(qapp, "light", theme.PRESENTATION_SCALE)
+    try:
+        holder = ThroughputPlot()
+        qtbot.addWidget(holder)
+        plot = holder._ensure_plot()
+        legend = plot.getPlotItem().legend
+        size = float(str(legend.opts["labelTextSize"]).removesuffix("pt"))
+        tick = plot.getPlotItem().getAxis("bottom").style["tickFont"].pointSizeF()
+        assert size >= theme.BASE_POINT_SIZE and size >= tick
+    finally:
+        theme.apply_theme(qapp, "light", 1.0)

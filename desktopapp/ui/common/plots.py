@@ -31,6 +31,12 @@ def annotation_point_size() -> float:
     return (BASE_POINT_SIZE - 1.5) * current_scale()
 
 
+def legend_text_size() -> str:
+    """A plot legend's label size for the active scale (pyqtgraph's ``labelTextSize``): one
+    point under body text, enlarged in presentation mode like the ticks."""
+    return f"{(BASE_POINT_SIZE - 1) * current_scale():.0f}pt"
+
+
 def pen(index: int = 0, width: float = 2.2, dashed: bool = False) -> Any:
     from PySide6.QtCore import Qt
 

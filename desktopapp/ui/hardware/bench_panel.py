@@ -412,13 +412,13 @@ class ThroughputPlot(QStackedWidget):
 
     def _ensure_plot(self) -> Any:
         if self.plot is None:
-            from desktopapp.ui.common.plots import make_plot
+            from desktopapp.ui.common.plots import legend_text_size, make_plot
 
             self.plot = make_plot(
                 "Achieved matmul throughput", "matrix size N (N×N · N×N, log₂ scale)", "TFLOP/s"
             )
             self.plot.getPlotItem().addLegend(
-                offset=(8, 4), labelTextSize="9pt", colCount=4, verSpacing=-4
+                offset=(8, 4), labelTextSize=legend_text_size(), colCount=4, verSpacing=-4
             )
             self.plot.getPlotItem().getAxis("left").enableAutoSIPrefix(False)
             self.addWidget(self.plot)

@@ -34,7 +34,7 @@ from desktopapp.devices.bench.collective import (
 from desktopapp.devices.bench.core import CancelToken, ProgressEvent
 from desktopapp.model.collective import AdvertisedRate, advertised_rate, interpret
 from desktopapp.model.units import format_bytes, format_duration
-from desktopapp.ui.common.plots import make_plot, pen, pg, set_titles
+from desktopapp.ui.common.plots import legend_text_size, make_plot, pen, pg, set_titles
 from desktopapp.ui.common.workers import Worker
 
 if TYPE_CHECKING:
@@ -296,7 +296,7 @@ class CollectivePanel(QWidget):
                 x_unit="B",
                 y_unit="B/s",
             )
-            self.plot.getPlotItem().addLegend(offset=(8, 8))
+            self.plot.getPlotItem().addLegend(offset=(8, 8), labelTextSize=legend_text_size())
             self.plot_slot.addWidget(self.plot)
         return self.plot
 
