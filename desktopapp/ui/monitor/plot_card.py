@@ -93,9 +93,11 @@ def _legend_html(spec: PlotSpec) -> str:
 
 
 def _ramp_swatch(label: str) -> str:
-    """The heat strip's colour scale as a legend entry: idle → busy in the strip's colours."""
+    """The heat strip's colour scale as a legend entry: idle → busy in the strip's colours,
+    kept on one line like the other entries (it wrapped as "per core, 0" / "→ 100%")."""
     blocks = "".join(f"<span style='color:{c}'>■</span>" for _p, c in STRIP_RAMP)
-    return f"{blocks}<span style='color:{COLORS['muted']}'>&nbsp;{label}</span>&nbsp; "
+    words = label.replace(" ", "&nbsp;")
+    return f"{blocks}<span style='color:{COLORS['muted']}'>&nbsp;{words}</span>&nbsp; "
 
 
 class MonitorPlot:
