@@ -464,7 +464,7 @@ QLabel#CardCaption {{ color: {c["muted"]}; font-size: {pt(BASE_POINT_SIZE - 1)}p
 QLabel#CardValue {{ font-size: {pt(BASE_POINT_SIZE + 9)}pt; font-weight: 600;
     color: {c["text"]}; }}
 QLabel#CardUnit {{ font-size: {pt(BASE_POINT_SIZE + 1)}pt; color: {c["muted"]}; }}
-QLabel#CardDetail {{ color: {c["faint"]}; font-size: {pt(BASE_POINT_SIZE - 1)}pt; }}
+QLabel#CardDetail {{ color: {c["muted"]}; font-size: {pt(BASE_POINT_SIZE - 1)}pt; }}
 
 QLabel#Verdict[verdict="good"] {{
     background: {c["good_soft"]}; color: {c["good"]}; border-radius: 5px; padding: 4px 10px;

@@ -27,7 +27,9 @@ from desktopapp.ui.common.theme import BASE_POINT_SIZE, COLORS, repolish
 
 def hardware_style_sheet() -> str:
     """Styles only this tab uses (the application style sheet covers the rest), with its font
-    sizes at the active scale (presentation mode enlarges them with the body text)."""
+    sizes at the active scale (presentation mode enlarges them with the body text). Text that
+    says something is never in the faint colour (under 4.5:1 on a card in both themes); faint
+    is for disabled controls."""
     c = COLORS
     small = scaled_pt(BASE_POINT_SIZE - 1)
     return f"""
@@ -41,7 +43,7 @@ QLabel#DeviceTitle {{ font-size: {scaled_pt(BASE_POINT_SIZE + 2)}; font-weight: 
 QLabel#FactLabel {{ color: {c["muted"]}; }}
 QLabel#FactValue {{ color: {c["text"]}; }}
 QLabel#FactNote, QLabel#Muted {{ color: {c["muted"]}; }}
-QLabel#Faint {{ color: {c["faint"]}; font-size: {small}; }}
+QLabel#Faint {{ color: {c["muted"]}; font-size: {small}; }}
 QLabel#Chip {{
     border-radius: 9px; padding: 1px 8px; font-size: {small}; font-weight: 600;
     background: {c["surface_alt"]}; color: {c["muted"]}; border: 1px solid {c["border"]};
@@ -61,7 +63,7 @@ QFrame#PeakTile {{
 QLabel#PeakCaption {{ color: {c["muted"]}; font-size: {small}; font-weight: 700; }}
 QLabel#PeakValue {{ font-size: {scaled_pt(BASE_POINT_SIZE + 3)}; font-weight: 600;
     color: {c["text"]}; }}
-QLabel#PeakUnit {{ color: {c["faint"]}; font-size: {small}; }}
+QLabel#PeakUnit {{ color: {c["muted"]}; font-size: {small}; }}
 QFrame#Notice {{
     background: {c["warn_soft"]}; border: 1px solid {c["warn_soft"]}; border-radius: 8px;
 }}
@@ -104,7 +106,7 @@ QHeaderView::section {{
 }}
 QTabWidget#SubTabs::pane {{ border: none; border-top: 1px solid {c["border"]}; top: -1px; }}
 QTabWidget#SubTabs QTabBar::tab {{ padding: 6px 14px; }}
-QLabel#Empty {{ color: {c["faint"]}; font-size: {scaled_pt(BASE_POINT_SIZE + 1)}; }}
+QLabel#Empty {{ color: {c["muted"]}; font-size: {scaled_pt(BASE_POINT_SIZE + 1)}; }}
 """
 
 
