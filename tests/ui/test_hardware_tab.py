@@ -841,3 +841,20 @@ def test_real_memory_suite_from_the_ui(make_tab: MakeTab, tmp_path: Path, qtbot:
         ratio = r.extra["predicted_bytes"]["peak_allocated"] / peak
         assert 0.95 <= ratio <= 1.15  # the acceptance band of the memory model
         assert f"model {ratio:.2f}×" in " ".join(text)
+
+
+def test_live_caption_wraps_rather_than_widening_the_tab(qtbot):
+    """The caption over the live results names the run, its date and its measured peaks, so its
+    length follows the measurement: a long one wraps instead of raising the panel's minimum
+    width (it pushed the Hardware tab past a 1440x900 window in presentation mode)."""
+    from desktopapp.ui.hardware.live_panel import LivePanel
+
+    panel = LivePanel()
+    qtbot.addWidget(panel)
+    panel.caption.setText("Run #1 of 2026-11-28 23:12 · AMD EPYC (cpu)")
+    short = panel.minimumSizeHint().width()
+    panel.caption.setText(
+        "Run #12 of 2026-11-28 23:12 · AMD EPYC 9654 96-Core Processor (cpu) · peak fp32 "
+        "0.166 TFLOP/s, bf16 0.0432 TFLOP/s, fp16 0.0401 TFLOP/s (estimate)"
+    )
+    assert panel.minimumSizeHint().width() == short

@@ -403,6 +403,10 @@ class ThroughputPlot(QStackedWidget):
         )
         self.empty.setObjectName("Empty")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        # A hidden page still sets the stack's minimum width: unwrapped, this text at the
+        # presentation size held the plot at 652 px and, with the findings beside it, pushed
+        # the Hardware tab past a 1440x900 window.
+        self.empty.setWordWrap(True)
         self.addWidget(self.empty)
         self.plot: Any = None
         self.curves: dict[tuple[str, str], Any] = {}

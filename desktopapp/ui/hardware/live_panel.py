@@ -32,6 +32,10 @@ class LivePanel(QWidget):
         self.findings_scroll.setVisible(False)
         self.caption = QLabel("")
         self.caption.setObjectName("Muted")
+        # It names the run, its date and measured peaks: its length follows the measurement,
+        # so it wraps rather than set the tab's width (it pushed the tab 10 px past the window
+        # in presentation mode at 1440x900 for some runs).
+        self.caption.setWordWrap(True)
         top_split = QSplitter(Qt.Orientation.Horizontal)
         top_split.setChildrenCollapsible(False)
         top_split.addWidget(self.plot)
