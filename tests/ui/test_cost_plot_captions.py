@@ -21,6 +21,19 @@ def _payback_month(rent: np.ndarray) -> int:
     return int(np.argmax(rent >= OWNING))
 
 
+def _shown_panel(qtbot: QtBot, qapp: QApplication) -> Any:
+    """The Cost tab's plots panel, light theme, shown at a fixed size."""
+    from desktopapp.ui.cost.plots import PlotsPanel
+
+    theme.apply_theme(qapp, "light", 1.0)
+    panel = PlotsPanel()
+    qtbot.addWidget(panel)
+    panel.resize(900, 460)
+    panel.show()
+    qtbot.waitExposed(panel)
+    return panel
+
+
 def _captions(panel: Any) -> list[tuple[str, Any]]:
     """(text, rectangle in data coordinates) of every caption on the cumulative plot."""
     out = []
@@ -52,14 +65,7 @@ def _crosses(rect: Any, xs: np.ndarray, ys: np.ndarray) -> bool:
 def test_payback_caption_keeps_clear_of_the_lines_and_inside_the_plot(
     qtbot: QtBot, qapp: QApplication, monthly_rent: float
 ) -> None:
-    from desktopapp.ui.cost.plots import PlotsPanel
-
-    theme.apply_theme(qapp, "light", 1.0)
-    panel = PlotsPanel()
-    qtbot.addWidget(panel)
-    panel.resize(900, 460)
-    panel.show()
-    qtbot.waitExposed(panel)
+    panel = _shown_panel(qtbot, qapp)
     rent = monthly_rent * MONTHS
     month = _payback_month(rent)
     panel.set_cumulative(MONTHS, OWNING, [("Cloud A", "#E0812E", rent, month)])
@@ -78,14 +84,7 @@ def test_payback_caption_keeps_clear_of_the_lines_and_inside_the_plot(
 def test_break_even_captions_keep_clear_of_owning_curve(qtbot: QtBot, qapp: QApplication) -> None:
     """Owning's cost per useful hour falls with utilization; a caption below and to the right
     of its crossing with a flat price sat on the curve ("37%" over the white line)."""
-    from desktopapp.ui.cost.plots import PlotsPanel
-
-    theme.apply_theme(qapp, "light", 1.0)
-    panel = PlotsPanel()
-    qtbot.addWidget(panel)
-    panel.resize(900, 460)
-    panel.show()
-    qtbot.waitExposed(panel)
+    panel = _shown_panel(qtbot, qapp)
     u = np.linspace(0.05, 1.0, 96)
     owning = 1.99 / u
     prices = [("GCP", "#E0812E", 5.4), ("RunPod", "#2F6FDE", 2.69), ("Lambda", "#1B9E77", 3.9)]

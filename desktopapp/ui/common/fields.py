@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from desktopapp.ui.common.layouts import column_layout, scroll_area
 from desktopapp.ui.common.quantity_edit import QuantityEdit
+from desktopapp.ui.common.scaled_sheet import follow_font
 
 
 def field_label(text: str) -> QLabel:
@@ -127,44 +128,30 @@ def choice_combo(
     return combo
 
 
-class _LongestItemWidth(QObject):
-    """Keeps a combo at least as wide as its longest item, at the font of the moment (an
-    event filter on the combo, owned by it)."""
-
-    def __init__(self, combo: QComboBox) -> None:
-        super().__init__(combo)
-        self._combo = combo
-
-    def apply(self) -> None:
-        combo = self._combo
-        metrics = combo.fontMetrics()
-        widest = max(
-            (metrics.horizontalAdvance(combo.itemText(i)) for i in range(combo.count())),
-            default=0,
-        )
-        option = QStyleOptionComboBox()
-        combo.initStyleOption(option)
-        size = combo.style().sizeFromContents(
-            QStyle.ContentsType.CT_ComboBox, option, QSize(widest, metrics.height()), combo
-        )
-        combo.setMinimumWidth(size.width())
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self._combo and event.type() in (
-            QEvent.Type.FontChange,
-            QEvent.Type.StyleChange,
-        ):
-            self.apply()
-        return False
+def _fit_longest_item(combo: QComboBox) -> None:
+    """Set ``combo``'s minimum width to that of its longest item at its current font."""
+    metrics = combo.fontMetrics()
+    widest = max(
+        (metrics.horizontalAdvance(combo.itemText(i)) for i in range(combo.count())),
+        default=0,
+    )
+    option = QStyleOptionComboBox()
+    combo.initStyleOption(option)
+    size = combo.style().sizeFromContents(
+        QStyle.ContentsType.CT_ComboBox, option, QSize(widest, metrics.height()), combo
+    )
+    combo.setMinimumWidth(size.width())
 
 
 def show_longest_item(combo: QComboBox) -> QComboBox:
     """Never cut a choice of ``combo`` short: its minimum width follows its longest item's
     text at the current font (presentation mode included). For a combo on its own row; the
     items must be added first."""
-    keeper = _LongestItemWidth(combo)
-    combo.installEventFilter(keeper)
-    keeper.apply()
+    follow_font(
+        combo,
+        lambda: _fit_longest_item(combo),
+        frozenset({QEvent.Type.FontChange, QEvent.Type.StyleChange}),
+    )
     return combo
 
 

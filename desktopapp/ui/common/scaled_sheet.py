@@ -34,31 +34,42 @@ def scaled_pt(points: float) -> str:
     return f"{round(points * current_scale(), 1):g}pt"
 
 
-class _SheetFollower(QObject):
-    """Rebuilds its widget's style sheet after a font or palette change (an event filter on
-    the widget, owned by it)."""
+class _Follower(QObject):
+    """Calls ``apply`` after any of ``events`` reaches its widget (an event filter on the
+    widget, owned by it)."""
 
-    def __init__(self, widget: QWidget, build: Callable[[], str]) -> None:
+    def __init__(
+        self, widget: QWidget, apply: Callable[[], None], events: frozenset[QEvent.Type]
+    ) -> None:
         super().__init__(widget)
         self._widget = widget
-        self._build = build
-
-    def apply(self) -> None:
-        sheet = self._build()
-        if sheet != self._widget.styleSheet():  # the same sheet again would loop
-            self._widget.setStyleSheet(sheet)
+        self._apply = apply
+        self._events = events
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self._widget and event.type() in _REBUILD_ON:
-            self.apply()
+        if watched is self._widget and event.type() in self._events:
+            self._apply()
         return False
+
+
+def follow_font(
+    widget: QWidget, apply: Callable[[], None], events: frozenset[QEvent.Type] = _REBUILD_ON
+) -> Callable[[], None]:
+    """Run ``apply`` now and again whenever ``widget`` gets one of ``events`` (by default a font
+    or palette change: presentation mode and theme switches); returns ``apply``."""
+    widget.installEventFilter(_Follower(widget, apply, events))
+    apply()
+    return apply
 
 
 def follow_scale(widget: QWidget, build: Callable[[], str]) -> Callable[[], None]:
     """Give ``widget`` the sheet ``build()`` returns, now and after every font or palette
     change; returns a function that rebuilds it on demand (after the state ``build`` reads
     changed)."""
-    follower = _SheetFollower(widget, build)
-    widget.installEventFilter(follower)
-    follower.apply()
-    return follower.apply
+
+    def apply() -> None:
+        sheet = build()
+        if sheet != widget.styleSheet():  # the same sheet again would loop
+            widget.setStyleSheet(sheet)
+
+    return follow_font(widget, apply)
