@@ -123,6 +123,10 @@ def cell_tooltip(offer: CloudOffer, age: PriceAge, key: str, colors: Mapping[str
             f"{PRICING_LABELS[key]}: <b>{units.format_money(price)}</b> per GPU-hour. "
             "Tick to compare it with owning."
         )
+    listed = [(p, listed_price(offer, p)) for p in PRICING_MODELS]
+    prices = [f"{PRICING_LABELS[p]} {units.format_money(v)}" for p, v in listed if v is not None]
+    if prices:  # all of them: a narrow table folds some price columns away
+        lines.append("Prices per GPU-hour: " + html.escape(", ".join(prices)))
     if age.status != FRESH:
         lines.append(f"<span style='color:{colors['warn']}'>{html.escape(age.explanation)}</span>")
     else:

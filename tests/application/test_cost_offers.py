@@ -160,3 +160,19 @@ def test_tooltips_and_summary() -> None:
     assert "Tick the prices" in summary.hint
     empty = rules.offers_summary([], [], "Some GPU", TODAY)
     assert empty.count == "0 offers · Some GPU" and "No cloud offer for Some GPU" in empty.hint
+
+
+def test_every_cell_tooltip_lists_all_the_offer_s_prices() -> None:
+    """A narrow table folds the committed and spot columns away (ui.common.table_fit); each
+    cell's tooltip still gives every price the offer lists, and only those."""
+    offer = next(o for o in offers_for("h100-sxm") if o.on_demand and o.spot)
+    age = price_age(offer.price_date, TODAY)
+    tip = rules.cell_tooltip(offer, age, "provider", COLORS)
+    line = next(part for part in tip.split("<br>") if part.startswith("Prices per GPU-hour: "))
+    for key in PRICING_MODELS:
+        price = rules.listed_price(offer, key)
+        shown = price is not None and units.format_money(price) in line
+        assert shown == (price is not None), key
+    bare = dataclasses.replace(offer, on_demand=None, spot=None, committed_1yr=None,
+                               committed_3yr=None)  # fmt: skip
+    assert "Prices per GPU-hour" not in rules.cell_tooltip(bare, age, "provider", COLORS)

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from desktopapp.ui.common import theme
-from desktopapp.ui.common.geometry import find_cut
+from desktopapp.ui.common.geometry import find_cut, find_cut_cells
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "resources" / "examples" / "h100-8x-rented.json"
@@ -166,4 +166,5 @@ def test_a_tab_with_results_reads_on_a_projector(
     problems = [str(p) for p in find_cut(window, 0)]
     problems += [f"faint curve: {c}" for c in _faint_curves(window)]
     problems += [f"tick labels smaller than body text: {t}" for t in _small_ticks(window)]
+    problems += [str(p) for p in find_cut_cells(window)]
     assert not problems, "\n".join(problems)

@@ -45,7 +45,7 @@ TOLERANCE_PX = 2  # rounding in style sheets and font metrics
 
 @dataclass(frozen=True)
 class CutProblem:
-    kind: str  # "past-edge" | "narrow-text" | "short-text" | "hscroll"
+    kind: str  # "past-edge" | "narrow-text" | "short-text" | "hscroll" | "cut-cell"
     widget: str  # how a person finds it: class/object name and text
     path: str  # its ancestry, outermost first
     detail: str  # the numbers
@@ -246,7 +246,7 @@ def find_cut(window: QWidget, no_hscroll_from_px: int = NO_HSCROLL_FROM_PX) -> l
 
 def assert_nothing_cut(window: QWidget, no_hscroll_from_px: int = NO_HSCROLL_FROM_PX) -> None:
     """Fail with every cut-off widget in ``window`` (see :func:`find_cut`)."""
-    problems = find_cut(window, no_hscroll_from_px)
+    problems = find_cut(window, no_hscroll_from_px) + find_cut_cells(window)
     if problems:
         listed = "\n  ".join(str(p) for p in problems[:25])
         more = f"\n  … and {len(problems) - 25} more" if len(problems) > 25 else ""
@@ -254,3 +254,87 @@ def assert_nothing_cut(window: QWidget, no_hscroll_from_px: int = NO_HSCROLL_FRO
             f"{plural(len(problems), 'cut-off widget')} at {window.width()}×{window.height()}:\n"
             f"  {listed}{more}"
         )
+
+
+def find_cut_cells(window: QWidget) -> list[CutProblem]:
+    """Table cells and column headers cut short in ``window``'s visible tables, in every row
+    (rows scrolled out of a page are still reachable): a one-line cell wider than its column, a
+    wrapped cell with a word wider than its column or more lines than its row holds, a header
+    narrower than its title ("Provide" for "Provider"), a column past the table's right edge
+    (shown only by scrolling the table sideways, or not at all). A table whose cut text is meant to
+    elide sets :data:`ELIDED_PROPERTY`."""
+    from PySide6.QtCore import QRect, Qt
+    from PySide6.QtWidgets import QTableView
+
+    from desktopapp.ui.common.table_fit import (
+        cell_margin,
+        cell_metrics,
+        decoration_width,
+        words,
+    )
+
+    problems: list[CutProblem] = []
+    for view in window.findChildren(QTableView):
+        model = view.model()
+        if model is None or not view.isVisibleTo(window) or bool(view.property(ELIDED_PROPERTY)):
+            continue
+        name = describe(view)
+        path = widget_path(view, window)
+        header = view.horizontalHeader()
+        margin = cell_margin(view)
+        for column in range(model.columnCount()):
+            if view.isColumnHidden(column):
+                continue
+            width = view.columnWidth(column)
+            title = str(model.headerData(column, Qt.Orientation.Horizontal) or "")
+            right = view.horizontalHeader().sectionPosition(column) + width
+            reachable = view.horizontalScrollBar().isVisibleTo(window)  # hscroll: find_cut
+            if right > view.viewport().width() + TOLERANCE_PX and not reachable:
+                problems.append(
+                    CutProblem(
+                        "cut-cell",
+                        f"{name} column {title!r}",
+                        path,
+                        f"ends at {right} px, the table shows {view.viewport().width()} px",
+                    )
+                )
+                continue
+            if header.isVisibleTo(window) and title:
+                need = header.sectionSizeFromContents(column).width()
+                if width + TOLERANCE_PX < need:
+                    problems.append(
+                        CutProblem(
+                            "cut-cell",
+                            f"{name} header {title!r}",
+                            path,
+                            f"{width} px wide, its title needs {need} px",
+                        )
+                    )
+            for row in range(model.rowCount()):
+                if view.isRowHidden(row):
+                    continue
+                index = model.index(row, column)
+                text = str(model.data(index) or "")
+                if not text:
+                    continue
+                metrics = cell_metrics(view, index)
+                room = width - margin - decoration_width(view, index)
+                if view.wordWrap():
+                    widest = max(metrics.horizontalAdvance(w) for w in words(text))
+                    lines = metrics.boundingRect(
+                        QRect(0, 0, max(room, 1), 100_000), int(Qt.TextFlag.TextWordWrap), text
+                    )
+                    fits = widest <= room + TOLERANCE_PX and lines.height() <= view.rowHeight(row)
+                else:
+                    lines_w = max(metrics.horizontalAdvance(t) for t in text.split("\n"))
+                    fits = lines_w <= room + TOLERANCE_PX
+                if not fits:
+                    problems.append(
+                        CutProblem(
+                            "cut-cell",
+                            f"{name} row {row + 1} {text!r}",
+                            path,
+                            f"column {title!r} {width} px wide",
+                        )
+                    )
+    return problems

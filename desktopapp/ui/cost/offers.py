@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -31,6 +30,7 @@ from desktopapp.model.catalog import CloudOffer
 from desktopapp.model.planning import CUSTOM_OFFER_KIND, KIND_LABELS, OptionKey
 from desktopapp.ui.common.fields import percent_edit
 from desktopapp.ui.common.section import Section
+from desktopapp.ui.common.table_fit import fit_columns, shown_rows_height
 from desktopapp.ui.common.theme import COLORS, INNER_SPACING
 from desktopapp.ui.cost.offers_model import (
     ALL_KINDS,
@@ -119,11 +119,8 @@ class OffersPanel(Section):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(26)
-        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setStyleSheet(
             f"QTableView {{ border: 1px solid {COLORS['border']}; border-radius: 5px;"
             f" gridline-color: {COLORS['border']}; }}"
@@ -132,25 +129,22 @@ class OffersPanel(Section):
             f" border-bottom: 1px solid {COLORS['border']}; padding: 4px 6px; font-weight: 600; }}"
         )
         self.table.setShowGrid(False)
-        header = self.table.horizontalHeader()
-        header.setHighlightSections(False)
-        header.setStretchLastSection(False)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        widths = {
-            "provider": 84,
-            "gpus": 52,
-            "region": 84,
-            "on_demand": 100,
-            "committed_1yr": 74,
-            "committed_3yr": 74,
-            "spot": 74,
-            "price_date": 138,
-        }
-        for key, width in widths.items():
-            header.resizeSection(COLUMN_INDEX[key], width)
-        # Instance and source share what is left; both elide, their tooltips say it all.
-        for key in ("instance", "source"):
-            header.setSectionResizeMode(COLUMN_INDEX[key], QHeaderView.ResizeMode.Stretch)
+        self.table.horizontalHeader().setHighlightSections(False)
+        # Prices, GPU counts and dates sized to their contents at any font; names wrap; where
+        # even that does not fit (presentation mode, a narrow window) the source, the region,
+        # then the committed and spot prices fold away: every cell's tooltip lists them all.
+        # Fixed widths read "Provide", "nstance" and "$1…" in presentation mode.
+        fit_columns(
+            self.table,
+            wrap=tuple(
+                COLUMN_INDEX[k] for k in ("provider", "instance", "region", "price_date", "source")
+            ),
+            fold=tuple(
+                COLUMN_INDEX[k]
+                for k in ("source", "region", "committed_3yr", "spot", "committed_1yr")
+            ),
+            fitted=self._fit_height,
+        )
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.add(self.table)
 
@@ -199,11 +193,10 @@ class OffersPanel(Section):
         self.model.set_compared(keys, colors)
 
     def _fit_height(self) -> None:
-        rows = max(3, min(self.proxy.rowCount(), 16))
-        header = self.table.horizontalHeader().sizeHint().height()
-        self.table.setFixedHeight(
-            header + rows * self.table.verticalHeader().defaultSectionSize() + 4
-        )
+        """At most 16 rows shown (the rest scroll), room for 3 when fewer are listed."""
+        shown = min(self.proxy.rowCount(), 16)
+        spare = max(0, 3 - shown) * self.table.verticalHeader().defaultSectionSize()
+        self.table.setFixedHeight(shown_rows_height(self.table, 16) + spare)
 
     def selected_offer(self) -> CloudOffer | None:
         rows = self.table.selectionModel().selectedRows()

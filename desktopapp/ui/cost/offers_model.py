@@ -39,6 +39,7 @@ from desktopapp.application.cost_offers import (
 from desktopapp.model.catalog import PRICING_MODELS, CloudOffer
 from desktopapp.model.planning import CUSTOM_OFFER_KIND, OptionKey
 from desktopapp.model.price_age import MAYBE_STALE, STALE, PriceAge, price_age
+from desktopapp.ui.common.table_fit import soft_breaks
 from desktopapp.ui.common.theme import COLORS
 
 __all__ = [
@@ -58,6 +59,8 @@ SORT_ROLE = Qt.ItemDataRole.UserRole + 10
 OFFER_ID_ROLE = Qt.ItemDataRole.UserRole + 11
 STALE_ROLE = Qt.ItemDataRole.UserRole + 12
 PRICE_COLUMNS = frozenset(COLUMN_INDEX[p] for p in PRICING_MODELS)
+# Titles much wider than their figures take two lines (the names get the width)
+_TWO_LINE_HEADERS = {"on_demand": "On-\ndemand", "price_date": "Price\ndate"}
 _RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 
 
@@ -133,7 +136,7 @@ class OffersModel(QAbstractTableModel):
             return None
         key, header = COLUMNS[section]
         if role == Qt.ItemDataRole.DisplayRole:
-            return header
+            return _TWO_LINE_HEADERS.get(key, header)
         if role == Qt.ItemDataRole.ToolTipRole:
             return header_tooltip(key, self.today)
         if role == Qt.ItemDataRole.TextAlignmentRole and key in RIGHT_ALIGNED:
@@ -161,7 +164,8 @@ class OffersModel(QAbstractTableModel):
         age = self._ages[index.row()]
         key = COLUMNS[index.column()][0]
         if role == Qt.ItemDataRole.DisplayRole:
-            return cell_text(offer, age, key)
+            text = cell_text(offer, age, key)
+            return soft_breaks(text) if key == "instance" else text
         if role == SORT_ROLE:
             return sort_value(offer, key)
         if role == OFFER_ID_ROLE:

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QSizePolicy,
     QTableWidget,
@@ -33,6 +32,7 @@ from desktopapp.ui.common.layouts import flow_grid
 from desktopapp.ui.common.result_card import ResultCard
 from desktopapp.ui.common.scaled_sheet import follow_scale, scaled_pt
 from desktopapp.ui.common.section import Section
+from desktopapp.ui.common.table_fit import fit_columns, shown_rows_height
 from desktopapp.ui.common.theme import (
     BASE_POINT_SIZE,
     COLORS,
@@ -123,11 +123,13 @@ class HeadlinePanel(Section):
 
 # --- comparison table -------------------------------------------------------------------------
 
+# Two-line titles where a column's figures are much narrower than its name: the names and
+# verdicts, which wrap, get the width.
 TABLE_COLUMNS: tuple[str, ...] = (
     "Option",
-    "Per useful h",
-    "Break-even",
-    "Per month",
+    "Per useful\nGPU-hour",
+    "Break-\neven",
+    "Per\nmonth",
     "Horizon",
     "Payback",
     "Cheaper",
@@ -149,8 +151,6 @@ class ComparisonPanel(Section):
         self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.table.setShowGrid(False)
         self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.table.setStyleSheet(
             f"QTableWidget {{ border: 1px solid {COLORS['border']}; border-radius: 5px; }}"
@@ -158,11 +158,12 @@ class ComparisonPanel(Section):
             f" color: {COLORS['muted']}; border: none;"
             f" border-bottom: 1px solid {COLORS['border']}; padding: 4px 6px; font-weight: 600; }}"
         )
-        header = self.table.horizontalHeader()
-        header.setHighlightSections(False)
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in range(1, len(TABLE_COLUMNS)):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setHighlightSections(False)
+        # Figures sized to their contents at any font; the option's name, the break-even, the
+        # payback and the verdict wrap (in presentation mode they read "Own …", "Vast.…").
+        # In a narrow window the monthly figure folds first (each row's tooltip gives its
+        # formula), then the payback month (the cost plot's caption gives the chosen one's).
+        fit_columns(self.table, wrap=(0, 2, 5, 6), fold=(3, 5), fitted=self._fit_height)
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.add(self.table)
         self.note = QLabel()
@@ -171,7 +172,7 @@ class ComparisonPanel(Section):
         self.add(self.note)
 
     def set_horizon(self, months: int) -> None:
-        self.table.setHorizontalHeaderItem(4, QTableWidgetItem(f"{months} months"))
+        self.table.setHorizontalHeaderItem(4, QTableWidgetItem(f"{months}\nmonths"))
 
     def set_rows(
         self, rows: Sequence[Sequence[tuple[str, str, str | None]]], colors: Sequence[str]
@@ -197,8 +198,13 @@ class ComparisonPanel(Section):
                     if r == 0:
                         item.setFont(bold)
                 self.table.setItem(r, c, item)
-        header = self.table.horizontalHeader().sizeHint().height()
-        self.table.setFixedHeight(header + max(1, len(rows)) * 27 + 4)
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """Every row shown (rows grow where a name or verdict wraps); one empty row's height
+        when there are none."""
+        empty = 0 if self.table.rowCount() else self.table.verticalHeader().defaultSectionSize()
+        self.table.setFixedHeight(shown_rows_height(self.table) + empty)
 
     def cell_text(self, row: int, column: int) -> str:
         item = self.table.item(row, column)
@@ -206,7 +212,7 @@ class ComparisonPanel(Section):
 
     def clear(self, reason: str) -> None:
         self.table.setRowCount(0)
-        self.table.setFixedHeight(self.table.horizontalHeader().sizeHint().height() + 31)
+        self._fit_height()
         self.note.setText(reason)
 
 

@@ -8,7 +8,6 @@ from typing import Any
 
 from PySide6.QtCore import (
     QAbstractTableModel,
-    QEvent,
     QModelIndex,
     QPersistentModelIndex,
     QSignalBlocker,
@@ -22,7 +21,6 @@ from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
@@ -47,6 +45,7 @@ from desktopapp.application.hardware import (
 )
 from desktopapp.devices.bench.core import DTYPES, BenchResult
 from desktopapp.model.units import DASH, format_duration
+from desktopapp.ui.common.table_fit import fit_columns
 from desktopapp.ui.common.theme import COLORS, SERIES, plot_palette, themed
 from desktopapp.ui.hardware.widgets import FlowLayout, ToggleChip
 
@@ -352,34 +351,19 @@ class ResultsModel(QAbstractTableModel):
         return [self.cell_text(self._rows[row], c) for c in range(len(self.HEADERS))]
 
 
-class ResultsTable(QTableView):
-    """The results table; its columns follow a font change (presentation mode, themes)."""
-
-    def changeEvent(self, event: QEvent) -> None:
-        super().changeEvent(event)
-        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
-            self.resizeColumnsToContents()
-            self.horizontalHeader().resizeSections(QHeaderView.ResizeMode.ResizeToContents)
-
-
 def results_table(model: ResultsModel) -> QTableView:
-    table = ResultsTable()
+    table = QTableView()
+    table.setObjectName("ResultsTable")
     table.setModel(model)
     table.setAlternatingRowColors(True)
     table.setShowGrid(False)
     table.setSelectionBehavior(QTableView.SelectionBehavior.SelectRows)
     table.setEditTriggers(QTableView.EditTrigger.NoEditTriggers)
-    table.setWordWrap(False)
     table.verticalHeader().setVisible(False)
-    table.verticalHeader().setDefaultSectionSize(24)
-    header = table.horizontalHeader()
-    header.setHighlightSections(False)
-    # Figures are sized to their contents (never cut, whatever the font: presentation mode);
-    # the suite name takes what is left and elides first.
-    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-    header.setMinimumSectionSize(48)
-    table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    table.horizontalHeader().setHighlightSections(False)
+    # Figures are sized to their contents whatever the font (presentation mode); the suite
+    # name ("Bandwidth · device copy") takes what is left and wraps rather than elide.
+    fit_columns(table, wrap=(0,))
     return table
 
 

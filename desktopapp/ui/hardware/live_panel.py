@@ -58,12 +58,10 @@ class LivePanel(QWidget):
         layout.addWidget(self.use)
 
     def set_results(self, results: Sequence[BenchResult]) -> None:
-        self.results_model.set_results(results)
-        self.results_view.resizeColumnsToContents()
+        self.results_model.set_results(results)  # the table refits its columns itself
 
     def append_result(self, result: BenchResult) -> None:
         self.results_model.append(result)
-        self.results_view.resizeColumnsToContents()
         self.results_view.scrollToBottom()
 
     def show_findings(self, view: Findings) -> None:

@@ -1,0 +1,263 @@
+"""Table columns that fit their table at any font size: presentation mode, a theme, a narrow
+window.
+
+Fixed pixel widths cut a table's cells once the font grows (in presentation mode at 1440×900
+the Cost tab's price table read "Provide", "nstance", "$1…" and its comparison "Own …",
+"Vast.…"), and a column sized to its contents pushes the rest out sideways. :func:`fit_columns`
+sizes the columns again whenever the table's width, font or rows change:
+
+- every column not named below is sized to its contents (figures, dates, short words);
+- the ``wrap`` columns (names, free text) share what is left, never less than their longest
+  word, and their cells wrap at spaces (rows grow to hold the lines);
+- if even that does not fit, columns with nothing in them are hidden, then the ``fold``
+  columns in the order given, until it does; what they say must also be in the row's
+  tooltip. A wider table shows them again.
+
+The problem a person sees, a cell cut short, is what :func:`desktopapp.ui.common.geometry.
+find_cut_cells` checks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import shiboken6
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt
+from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtWidgets import QHeaderView, QStyle, QTableView
+
+_REFIT_ON = frozenset(
+    {
+        QEvent.Type.Resize,
+        QEvent.Type.FontChange,
+        QEvent.Type.StyleChange,
+        QEvent.Type.Show,
+    }
+)
+
+
+SOFT_BREAK = "\u200b"  # a zero-width space: a line may break here
+_WORDS = re.compile(f"[\\s{SOFT_BREAK}]+")
+
+
+def soft_breaks(identifier: str) -> str:
+    """``identifier`` with a line-break opportunity after each ``_``, ``-`` and ``.``, so that
+    a wrapped cell can break "Standard_ND96isr_H100_v5" rather than cut it; it reads the same."""
+    for mark in "_-.":
+        identifier = identifier.replace(mark, mark + SOFT_BREAK)
+    return identifier
+
+
+def words(text: str) -> list[str]:
+    """The pieces a wrapped cell's text may not be broken within."""
+    return [w for w in _WORDS.split(text) if w] or [""]
+
+
+def cell_margin(table: QTableView) -> int:
+    """The horizontal room a cell's text does not get (the item's text margins, both sides)."""
+    style = table.style()
+    return 2 * (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1)
+
+
+def decoration_width(table: QTableView, index: QModelIndex) -> int:
+    """The width a cell's icon and check box take beside its text."""
+    model = table.model()
+    style = table.style()
+    spacing = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1
+    width = 0
+    if model.data(index, Qt.ItemDataRole.DecorationRole) is not None:
+        icon = table.iconSize().width()
+        if icon <= 0:
+            icon = style.pixelMetric(QStyle.PixelMetric.PM_SmallIconSize, None, table)
+        width += icon + 2 * spacing
+    if model.data(index, Qt.ItemDataRole.CheckStateRole) is not None:
+        indicator = style.pixelMetric(QStyle.PixelMetric.PM_IndicatorWidth, None, table)
+        width += indicator + 2 * spacing
+    return width
+
+
+def cell_metrics(table: QTableView, index: QModelIndex) -> QFontMetrics:
+    """The metrics of the font a cell is drawn in (its own font, e.g. bold, over the table's)."""
+    own = table.model().data(index, Qt.ItemDataRole.FontRole)
+    font = QFont(own).resolve(table.font()) if isinstance(own, QFont) else table.font()
+    return QFontMetrics(font)
+
+
+class _ColumnFit(QObject):
+    def __init__(
+        self,
+        table: QTableView,
+        wrap: Sequence[int],
+        fold: Sequence[int],
+        fitted: Callable[[], None] | None,
+    ) -> None:
+        super().__init__(table)
+        self._table = table
+        self._wrap = tuple(wrap)
+        self._fold = tuple(fold)
+        self._fitted = fitted
+        self._busy = False
+        self._again = False
+        self.folded: tuple[int, ...] = ()
+        table.setWordWrap(True)
+        table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        header = table.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        header.setMinimumSectionSize(1)
+        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        table.installEventFilter(self)
+        table.viewport().installEventFilter(self)
+        model = table.model()
+        if model is not None:
+            for signal in (
+                model.modelReset,
+                model.rowsInserted,
+                model.rowsRemoved,
+                model.dataChanged,
+                model.layoutChanged,
+                model.headerDataChanged,
+            ):
+                signal.connect(self.refit)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() in _REFIT_ON:
+            self.refit()
+        return False
+
+    def _needs(self, columns: range) -> tuple[dict[int, int], dict[int, int]]:
+        """Per column: the width of its contents on one line, and the least it can take (its
+        longest word for a wrapped column, else its contents)."""
+        table = self._table
+        model = table.model()
+        header = table.horizontalHeader()
+        margin = cell_margin(table)
+        full: dict[int, int] = {}
+        least: dict[int, int] = {}
+        for column in columns:
+            head = header.sectionSizeFromContents(column).width()
+            cells = table.sizeHintForColumn(column) if model.rowCount() else 0
+            full[column] = max(head, cells)
+            if column in self._wrap:
+                widest = 0
+                for row in range(model.rowCount()):
+                    index = model.index(row, column)
+                    text = model.data(index, Qt.ItemDataRole.DisplayRole)
+                    if not text:
+                        continue
+                    metrics = cell_metrics(table, index)
+                    word = max(metrics.horizontalAdvance(w) for w in words(str(text)))
+                    widest = max(widest, word + margin + decoration_width(table, index))
+                least[column] = max(head, widest)
+            else:
+                least[column] = full[column]
+        return full, least
+
+    def refit(self, *_args: object) -> None:
+        # a QTableWidget's own model outlives the view's C++ part when the view is deleted
+        if not shiboken6.isValid(self._table) or self._table.model() is None:
+            return
+        if self._busy:  # a fit changed the width (a scroll bar came or went): fit again after
+            self._again = True
+            return
+        self._busy = True
+        try:
+            for _ in range(3):  # wrapping may bring a scroll bar, which narrows the rows
+                self._again = False
+                room = self._table.viewport().width()
+                if room > 0:
+                    self._fit(room)
+                if not self._again:
+                    break
+        finally:
+            self._busy = False
+        if self._fitted is not None:
+            self._fitted()
+
+    def _fit(self, room: int) -> None:
+        table = self._table
+        columns = range(table.model().columnCount())
+        full, least = self._needs(columns)
+        shown = list(columns)
+        folded: list[int] = []
+        model = table.model()
+        empty = [
+            c
+            for c in columns
+            if not any(model.data(model.index(r, c)) for r in range(model.rowCount()))
+        ]
+        for column in [*empty, *(c for c in self._fold if c not in empty)]:
+            if sum(least[c] for c in shown) <= room:
+                break
+            shown.remove(column)
+            folded.append(column)
+        wrap = [c for c in shown if c in self._wrap]
+        fixed = sum(full[c] for c in shown if c not in self._wrap)
+        widths = {c: full[c] for c in shown if c not in self._wrap}
+        left = room - fixed
+        # wrapped columns: each its longest word, then the rest shared by what each still lacks;
+        # if even the longest words do not fit, the table scrolls sideways (nothing is cut)
+        floor = {c: least[c] for c in wrap}
+        overflow = sum(floor.values()) > left
+        policy = Qt.ScrollBarPolicy
+        table.setHorizontalScrollBarPolicy(
+            policy.ScrollBarAsNeeded if overflow else policy.ScrollBarAlwaysOff
+        )
+        spare = left - sum(floor.values())
+        lack = {c: max(0, full[c] - floor[c]) for c in wrap}
+        total_lack = sum(lack.values())
+        for c in wrap:
+            share = spare * lack[c] / total_lack if total_lack > 0 and spare > 0 else 0
+            widths[c] = floor[c] + int(min(share, lack[c]))
+        extra = room - sum(widths.values())
+        if extra > 0 and shown:  # the first wrapped column (else the first) takes the rest
+            widths[wrap[0] if wrap else shown[0]] += extra
+        for column in columns:
+            table.setColumnHidden(column, column in folded)
+        header = table.horizontalHeader()
+        for column, width in widths.items():
+            header.resizeSection(column, width)
+        table.resizeRowsToContents()
+        self.folded = tuple(folded)
+
+
+def fit_columns(
+    table: QTableView,
+    wrap: Sequence[int],
+    fold: Sequence[int] = (),
+    fitted: Callable[[], None] | None = None,
+) -> Callable[[], None]:
+    """Keep ``table``'s columns fitted to its width (see the module docstring); ``fitted`` runs
+    after each fit (to set a height that shows every row). Returns the refit function."""
+    fit = _ColumnFit(table, wrap, fold, fitted)
+    table.setProperty("column_fit", True)
+    fit.refit()
+    return fit.refit
+
+
+def folded_columns(table: QTableView) -> tuple[int, ...]:
+    """The columns :func:`fit_columns` has folded away at the table's present width."""
+    for child in table.children():
+        if isinstance(child, _ColumnFit):
+            return child.folded
+    return ()
+
+
+def shown_rows_height(table: QTableView, most: int | None = None) -> int:
+    """The height of the first ``most`` rows (all by default) with the header and frame: a
+    fixed table height that shows them without a scroll bar."""
+    model = table.model()
+    rows = 0 if model is None else model.rowCount()
+    if most is not None:
+        rows = min(rows, most)
+    body = sum(table.rowHeight(r) for r in range(rows))
+    header = table.horizontalHeader()
+    head = header.sizeHint().height() if not header.isHidden() else 0
+    columns = 0 if model is None else model.columnCount()
+    wide = sum(table.columnWidth(c) for c in range(columns) if not table.isColumnHidden(c))
+    bar = table.horizontalScrollBar()
+    scrolls = table.horizontalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+    sideways = bar.sizeHint().height() if scrolls and wide > table.viewport().width() else 0
+    return head + body + sideways + 2 * table.frameWidth()
