@@ -410,16 +410,18 @@ class HardwareController:
         for dtype, result in best.items():
             pct = percent_text(result)
             share = f" ({pct} of peak)" if pct != "—" else ""
-            parts.append(f"{dtype} {tflops_text(result.tflops)}{share}")
-        # the estimates take the sustained figure (median over the repeats), not the fastest
-        text = "Uses the sustained rate (median of repeats): " + " · ".join(parts) + " TFLOP/s"
+            parts.append(f"{dtype} {tflops_text(result.tflops)} TFLOP/s{share}")
+        # the estimates take the sustained figure (median over the repeats), not the fastest;
+        # every figure carries its unit ("fp32 0.2 (40% of peak) · bf16 0.1 TFLOP/s" left the
+        # first without one)
+        text = "Uses the sustained rate (median of repeats): " + " · ".join(parts)
         peaks = [
-            f"{dtype} {tflops_text(r.extra.get('tflops_best'))}"
+            f"{dtype} {tflops_text(r.extra.get('tflops_best'))} TFLOP/s"
             for dtype, r in best.items()
             if r.extra.get("tflops_best")
         ]
         if peaks:
-            text += "; fastest repeat " + " · ".join(peaks) + " TFLOP/s"
+            text += "; fastest repeat " + " · ".join(peaks)
         review = review_use(self.results, device, self.device_info)
         if review.suspect:
             text += f" — suspect ({', '.join(review.suspect)} far below the datasheet)"

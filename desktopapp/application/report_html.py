@@ -379,8 +379,8 @@ REPORT_COLORS: Mapping[str, str] = {
     "accent_soft": "#E6EEFD",
     "surface_alt": "#F9FAFC",
     "border": "#DCE1E8",
-    "good": "#1E8E4F",
-    "bad": "#CF3F3F",
+    "good": "#187A43",
+    "bad": "#BE3434",
 }
 REPORT_SERIES = ("#2F6FEB", "#E8710A", "#1E8E4F", "#9334E6")
 

@@ -91,7 +91,7 @@ def test_a_run_goes_from_start_through_progress_to_its_end() -> None:
     assert controller.findings_view().lines == ("slow clock",)
     panel = controller.use_panel(USE_AS_PEAK)
     assert panel.enabled and panel.summary == (
-        "Uses the sustained rate (median of repeats): fp32 0.2 (40% of peak) TFLOP/s"
+        "Uses the sustained rate (median of repeats): fp32 0.2 TFLOP/s (40% of peak)"
     )
     assert controller.plot_view().series == {("fp32", ""): [(64, 0.2)]}
 
@@ -318,5 +318,18 @@ def test_use_in_estimates_says_it_takes_the_sustained_median_and_shows_the_peak(
         controller, start.generation, replace(result("fp32", 64, 0.2), extra={"tflops_best": 0.25})
     )
     summary = controller.use_panel(USE_AS_PEAK).summary
-    assert "sustained rate (median of repeats): fp32 0.2" in summary
+    assert "sustained rate (median of repeats): fp32 0.2 TFLOP/s" in summary
     assert "fastest repeat fp32 0.25 TFLOP/s" in summary
+
+
+def test_every_rate_in_the_use_panel_carries_its_unit() -> None:
+    """With two precisions measured, each figure says TFLOP/s (the first used to have none)."""
+    import re
+
+    controller = HardwareController()
+    start = started(controller)
+    step(controller, start.generation, result("fp32", 64, 0.2))
+    step(controller, start.generation, result("bf16", 64, 0.4))
+    summary = controller.use_panel(USE_AS_PEAK).summary
+    figures = re.findall(r"(?:fp32|bf16) [0-9.]+( TFLOP/s)?", summary)
+    assert len(figures) == 2 and all(figures), summary

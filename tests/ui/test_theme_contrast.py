@@ -426,3 +426,15 @@ def test_cost_plot_follows_a_theme_switch(qtbot: QtBot, in_theme) -> None:
 
 
 LIGHT_REFERENCE = PLOT_PALETTES["light"].reference.upper()
+
+
+@pytest.mark.parametrize("name", THEME_NAMES)
+@pytest.mark.parametrize("status", ["good", "warn", "bad"])
+def test_status_text_reads_at_four_and_a_half_to_one(name: str, status: str) -> None:
+    """Verdicts ("Own saves $41,403", "Rent saves …"), warnings and errors are text in the
+    status colours: 4.5:1 on every ground they sit on, their own soft tint included (the light
+    theme's green was 4.2:1 and its amber 3.6:1 on white, 3.3:1 on the amber card)."""
+    colors = THEMES[name]
+    for ground in ("surface", "surface_alt", "window", f"{status}_soft"):
+        ratio = contrast_ratio(colors[status], colors[ground])
+        assert ratio >= 4.5, f"{status} on {ground}: {ratio:.2f}:1"
