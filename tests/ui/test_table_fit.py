@@ -126,3 +126,47 @@ def test_soft_breaks_read_the_same_and_break_identifiers() -> None:
     assert words(text) == ["Standard_", "ND96isr_", "H100_", "v5"]
     assert words(soft_breaks("p5.48xlarge")) == ["p5.", "48xlarge"]
     assert words("never (127%)") == ["never", "(127%)"]
+
+
+def test_filling_a_table_cell_by_cell_fits_it_once(qtbot: QtBot, monkeypatch) -> None:
+    """Row changes refit once the event loop is back: 100 setItem calls are not 100 fits (each
+    measures every cell)."""
+    from desktopapp.ui.common import table_fit
+
+    fits = []
+    real = table_fit._ColumnFit._fit
+    monkeypatch.setattr(
+        table_fit._ColumnFit, "_fit", lambda self, room: (fits.append(room), real(self, room))
+    )
+    window, table = _window(qtbot, 900, 11.0)
+    fit_columns(table, wrap=(0,))
+    fits.clear()
+    table.setRowCount(20)
+    for r in range(20):
+        for c in range(len(HEADERS)):
+            table.setItem(r, c, QTableWidgetItem(f"row {r} column {c}"))
+    qtbot.waitUntil(lambda: len(fits) >= 1)
+    qtbot.wait(20)
+    assert 1 <= len(fits) <= 3
+    assert find_cut_cells(window) == []
+
+
+def test_hardware_history_cuts_nothing_at_the_presentation_font(qtbot: QtBot) -> None:
+    """The saved-runs list read "Matmul, Bandw…" and "compl…" in presentation mode."""
+    from desktopapp.application.hardware import HistoryRow
+    from desktopapp.ui.hardware.history import HistoryPanel
+
+    panel = HistoryPanel()
+    qtbot.addWidget(panel)
+    font = QFont(panel.font())
+    font.setPointSizeF(14.0)
+    panel.setFont(font)
+    device = "cpu · AMD EPYC 9654 96-Core Processor"
+    suites = "Matmul, Mixed precision, Bandwidth"
+    row = HistoryRow(1, "2026-11-29 00:52", device, suites, 0.0488, 0.132, 24, False, "", True)
+    panel.set_rows([row, HistoryRow(**{**row.__dict__, "run_id": 2, "cancelled": True})])
+    panel.resize(640, 500)
+    panel.show()
+    qtbot.waitExposed(panel)
+    qtbot.waitUntil(lambda: find_cut_cells(panel) == [])
+    assert panel.runs.rowHeight(0) > panel.runs.fontMetrics().height() * 1.5  # lists wrap

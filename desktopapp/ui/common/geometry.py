@@ -267,9 +267,8 @@ def find_cut_cells(window: QWidget) -> list[CutProblem]:
     from PySide6.QtWidgets import QTableView
 
     from desktopapp.ui.common.table_fit import (
-        cell_margin,
         cell_metrics,
-        decoration_width,
+        text_width,
         words,
     )
 
@@ -281,7 +280,6 @@ def find_cut_cells(window: QWidget) -> list[CutProblem]:
         name = describe(view)
         path = widget_path(view, window)
         header = view.horizontalHeader()
-        margin = cell_margin(view)
         for column in range(model.columnCount()):
             if view.isColumnHidden(column):
                 continue
@@ -318,7 +316,7 @@ def find_cut_cells(window: QWidget) -> list[CutProblem]:
                 if not text:
                     continue
                 metrics = cell_metrics(view, index)
-                room = width - margin - decoration_width(view, index)
+                room = text_width(view, index, width)
                 if view.wordWrap():
                     widest = max(metrics.horizontalAdvance(w) for w in words(text))
                     lines = metrics.boundingRect(

@@ -23,9 +23,15 @@ import re
 from collections.abc import Callable, Sequence
 
 import shiboken6
-from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QRect, Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtWidgets import QHeaderView, QStyle, QTableView
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+)
 
 _REFIT_ON = frozenset(
     {
@@ -37,6 +43,7 @@ _REFIT_ON = frozenset(
 )
 
 
+_PROBE_PX = 1000  # a column width to measure a cell's margins with
 SOFT_BREAK = "\u200b"  # a zero-width space: a line may break here
 _WORDS = re.compile(f"[\\s{SOFT_BREAK}]+")
 
@@ -54,27 +61,18 @@ def words(text: str) -> list[str]:
     return [w for w in _WORDS.split(text) if w] or [""]
 
 
-def cell_margin(table: QTableView) -> int:
-    """The horizontal room a cell's text does not get (the item's text margins, both sides)."""
-    style = table.style()
-    return 2 * (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1)
-
-
-def decoration_width(table: QTableView, index: QModelIndex) -> int:
-    """The width a cell's icon and check box take beside its text."""
-    model = table.model()
-    style = table.style()
-    spacing = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1
-    width = 0
-    if model.data(index, Qt.ItemDataRole.DecorationRole) is not None:
-        icon = table.iconSize().width()
-        if icon <= 0:
-            icon = style.pixelMetric(QStyle.PixelMetric.PM_SmallIconSize, None, table)
-        width += icon + 2 * spacing
-    if model.data(index, Qt.ItemDataRole.CheckStateRole) is not None:
-        indicator = style.pixelMetric(QStyle.PixelMetric.PM_IndicatorWidth, None, table)
-        width += indicator + 2 * spacing
-    return width
+def text_width(table: QTableView, index: QModelIndex, width: int) -> int:
+    """How wide the text of the cell at ``index`` may be in a column ``width`` px wide, as the
+    style lays the cell out: its margins, icon and check box taken off (the style sheet's
+    margins are wider than the plain style's)."""
+    option = QStyleOptionViewItem()
+    table.initViewItemOption(option)
+    delegate = table.itemDelegateForIndex(index)
+    if isinstance(delegate, QStyledItemDelegate):  # the default: icon, check box, font
+        delegate.initStyleOption(option, index)
+    option.rect = QRect(0, 0, width, max(1, table.rowHeight(index.row())))
+    rect = table.style().subElementRect(QStyle.SubElement.SE_ItemViewItemText, option, table)
+    return rect.width()
 
 
 def cell_metrics(table: QTableView, index: QModelIndex) -> QFontMetrics:
@@ -120,7 +118,15 @@ class _ColumnFit(QObject):
                 model.layoutChanged,
                 model.headerDataChanged,
             ):
-                signal.connect(self.refit)
+                signal.connect(self._later)
+        # row by row changes (a QTableWidget filled cell by cell) fit once, after them
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self.refit)
+
+    def _later(self, *_args: object) -> None:
+        self._timer.start()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() in _REFIT_ON:
@@ -133,7 +139,6 @@ class _ColumnFit(QObject):
         table = self._table
         model = table.model()
         header = table.horizontalHeader()
-        margin = cell_margin(table)
         full: dict[int, int] = {}
         least: dict[int, int] = {}
         for column in columns:
@@ -149,7 +154,8 @@ class _ColumnFit(QObject):
                         continue
                     metrics = cell_metrics(table, index)
                     word = max(metrics.horizontalAdvance(w) for w in words(str(text)))
-                    widest = max(widest, word + margin + decoration_width(table, index))
+                    overhead = _PROBE_PX - text_width(table, index, _PROBE_PX)
+                    widest = max(widest, word + overhead)
                 least[column] = max(head, widest)
             else:
                 least[column] = full[column]
@@ -230,7 +236,9 @@ def fit_columns(
     fitted: Callable[[], None] | None = None,
 ) -> Callable[[], None]:
     """Keep ``table``'s columns fitted to its width (see the module docstring); ``fitted`` runs
-    after each fit (to set a height that shows every row). Returns the refit function."""
+    after each fit (to set a height that shows every row). A change of size or font refits at
+    once, a change of rows once the event loop is back (cell-by-cell filling fits once).
+    Returns the refit function, to fit at once after filling."""
     fit = _ColumnFit(table, wrap, fold, fitted)
     table.setProperty("column_fit", True)
     fit.refit()

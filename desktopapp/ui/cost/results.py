@@ -163,7 +163,9 @@ class ComparisonPanel(Section):
         # payback and the verdict wrap (in presentation mode they read "Own …", "Vast.…").
         # In a narrow window the monthly figure folds first (each row's tooltip gives its
         # formula), then the payback month (the cost plot's caption gives the chosen one's).
-        fit_columns(self.table, wrap=(0, 2, 5, 6), fold=(3, 5), fitted=self._fit_height)
+        self._refit = fit_columns(
+            self.table, wrap=(0, 2, 5, 6), fold=(3, 5), fitted=self._fit_height
+        )
         self.table.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.add(self.table)
         self.note = QLabel()
@@ -198,7 +200,7 @@ class ComparisonPanel(Section):
                     if r == 0:
                         item.setFont(bold)
                 self.table.setItem(r, c, item)
-        self._fit_height()
+        self._refit()  # fits the columns, then the height
 
     def _fit_height(self) -> None:
         """Every row shown (rows grow where a name or verdict wraps); one empty row's height

@@ -9,7 +9,6 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QSplitter,
@@ -24,26 +23,25 @@ from desktopapp.application.hardware_controller import history_note, history_sta
 from desktopapp.application.hardware_jobs import Comparison
 from desktopapp.model import units
 from desktopapp.model.units import DASH
+from desktopapp.ui.common.table_fit import fit_columns
 from desktopapp.ui.common.theme import COLORS
 
 RUN_ID_ROLE = Qt.ItemDataRole.UserRole
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
-def _table(headers: Sequence[str]) -> QTableWidget:
+def _table(headers: Sequence[str], wrap: Sequence[int]) -> QTableWidget:
+    """A read-only table: figures sized to their contents at any font, the ``wrap`` columns
+    (names, lists) sharing the rest and wrapping rather than cut ("Matmul, Bandw…")."""
     table = QTableWidget(0, len(headers))
     table.setHorizontalHeaderLabels(list(headers))
     table.setAlternatingRowColors(True)
     table.setShowGrid(False)
     table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
     table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.setWordWrap(False)
     table.verticalHeader().setVisible(False)
-    table.verticalHeader().setDefaultSectionSize(24)
-    header = table.horizontalHeader()
-    header.setHighlightSections(False)
-    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    header.setMinimumSectionSize(56)
+    table.horizontalHeader().setHighlightSections(False)
+    fit_columns(table, wrap=wrap)
     return table
 
 
@@ -89,9 +87,8 @@ class HistoryPanel(QWidget):
         for button in (self.json_button, self.csv_button):
             button.setToolTip("Export the selected runs (all runs when none is selected)")
 
-        self.runs = _table(self.RUN_HEADERS)
+        self.runs = _table(self.RUN_HEADERS, wrap=(1, 2, 6))  # device, suites, status
         self.runs.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.runs.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
         self.empty = QLabel("No saved runs yet. Run a benchmark: it is saved when it finishes.")
         self.empty.setObjectName("Empty")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -101,8 +98,7 @@ class HistoryPanel(QWidget):
         self.compare_note = QLabel("")
         self.compare_note.setObjectName("Muted")
         self.compare_note.setWordWrap(True)
-        self.comparison = _table(self.COMPARE_HEADERS)
-        self.comparison.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.comparison = _table(self.COMPARE_HEADERS, wrap=(0, 3))  # suite, metric
         self.compare_box = QWidget()
         compare_layout = QVBoxLayout(self.compare_box)
         compare_layout.setContentsMargins(0, 6, 0, 0)

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from desktopapp.model.units import format_bytes
 from desktopapp.ui.common.plots import make_plot, pg
+from desktopapp.ui.common.table_fit import fit_columns
 from desktopapp.ui.common.workers import TaskRunner
 
 REFRESH_MS = 15_000
@@ -102,6 +103,8 @@ class ClusterPanel(QWidget):
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        # figures at their width whatever the font; node, pod / job and state wrap
+        fit_columns(self.table, wrap=(0, 6, 7))
         self.diagnosis = QLabel("")
         self.diagnosis.setWordWrap(True)
         split = QSplitter()
