@@ -170,3 +170,21 @@ def test_hardware_history_cuts_nothing_at_the_presentation_font(qtbot: QtBot) ->
     qtbot.waitExposed(panel)
     qtbot.waitUntil(lambda: find_cut_cells(panel) == [])
     assert panel.runs.rowHeight(0) > panel.runs.fontMetrics().height() * 1.5  # lists wrap
+
+
+def test_monitor_cluster_headers_are_whole_in_presentation_mode(qtbot: QtBot, qapp) -> None:
+    """Before any snapshot the cluster table is headers only; in presentation mode its fixed
+    100 px sections cut "memory" and "pod / job"."""
+    from desktopapp.ui.common import theme
+    from desktopapp.ui.monitor.cluster import ClusterPanel
+
+    theme.apply_theme(qapp, "light", theme.PRESENTATION_SCALE)
+    try:
+        panel = ClusterPanel()
+        qtbot.addWidget(panel)
+        panel.resize(1200, 500)
+        panel.show()
+        qtbot.waitExposed(panel)
+        qtbot.waitUntil(lambda: find_cut_cells(panel) == [])
+    finally:
+        theme.apply_theme(qapp, "light", 1.0)
