@@ -8,10 +8,12 @@ sizes the columns again whenever the table's width, font or rows change:
 
 - every column not named below is sized to its contents (figures, dates, short words);
 - the ``wrap`` columns (names, free text) share what is left, never less than their longest
-  word, and their cells wrap at spaces (rows grow to hold the lines);
+  word, and their cells wrap at spaces and soft breaks (:func:`soft_breaks` for identifiers);
+  rows grow to hold the lines;
 - if even that does not fit, columns with nothing in them are hidden, then the ``fold``
   columns in the order given, until it does; what they say must also be in the row's
-  tooltip. A wider table shows them again.
+  tooltip. A wider table shows them again;
+- if nothing is left to fold, the table scrolls sideways rather than cut a word.
 
 The problem a person sees, a cell cut short, is what :func:`desktopapp.ui.common.geometry.
 find_cut_cells` checks.
