@@ -104,7 +104,7 @@ class HardwareServices:
     start_benchmark: Callable[[BenchConfig, CancelToken], BenchStart] = _start_benchmark
     open_store: Callable[[], ResultsStore] = _open_store
     versions: Callable[[], Mapping[str, Any]] = _versions
-    warm_up: Callable[[], object] = _no_warm_up  # run in a worker thread once shown
+    warm_up: Callable[[], object] = _no_warm_up  # run on the GUI thread once first shown
 
 
 @dataclass(frozen=True)

@@ -858,3 +858,23 @@ def test_live_caption_wraps_rather_than_widening_the_tab(qtbot):
         "0.166 TFLOP/s, bf16 0.0432 TFLOP/s, fp16 0.0401 TFLOP/s (estimate)"
     )
     assert panel.minimumSizeHint().width() == short
+
+
+def test_plots_warm_up_on_the_gui_thread_once_shown(make_tab: MakeTab, tmp_path: Path, qtbot):
+    """pyqtgraph's import walks every PySide6 attribute; in a worker, beside the history
+    loader's imports, it crashed the process (1 in 80 screenshot runs). It runs once, on the
+    GUI thread, after the first show."""
+    import dataclasses
+    import threading
+
+    calls: list[threading.Thread] = []
+    services = dataclasses.replace(
+        make_services(tmp_path), warm_up=lambda: calls.append(threading.current_thread())
+    )
+    tab = make_tab(services, show=True)
+    qtbot.waitUntil(lambda: len(calls) == 1)
+    assert calls == [threading.main_thread()]
+    tab.hide()
+    tab.show()
+    qtbot.wait(50)
+    assert len(calls) == 1

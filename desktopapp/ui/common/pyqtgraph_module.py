@@ -35,9 +35,11 @@ def pg() -> ModuleType:
 
 
 def preload() -> bool:
-    """Import pyqtgraph off the GUI thread (most of a second), so the first plot is quick.
+    """Import pyqtgraph ahead of the first plot (the Hardware tab calls it once its window is
+    up, so the window appears first).
 
-    pyqtgraph creates no Qt object at import; the plot itself is built on the GUI thread.
+    On the GUI thread: pyqtgraph's import reads every attribute of the PySide6 modules, which
+    is not safe beside another thread's imports and Qt work (it crashed the process).
     """
     import pyqtgraph  # noqa: F401
 

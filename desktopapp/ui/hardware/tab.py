@@ -91,7 +91,6 @@ class HardwareTab(QWidget):
         self._history = TaskRunner("hardware-history", self)
         self._compare = TaskRunner("hardware-compare", self)
         self._loader = TaskRunner("hardware-load-run", self)
-        self._warm = TaskRunner("hardware-warm-up", self)
         self._torch_timer = register_timer(QTimer(self))
         self._torch_timer.setObjectName("hardware-torch-probe")
         self._torch_timer.setSingleShot(True)
@@ -174,7 +173,6 @@ class HardwareTab(QWidget):
         self._loader.result_ready.connect(self._on_run_loaded)
         # pyqtgraph imported off the GUI thread: the throughput plot is built now, while the
         # tab is idle, not on the first result of a run (issue 25: no GUI stall during a run)
-        self._warm.result_ready.connect(lambda _ok: self.plot.prepare())
         self._loader.error.connect(self._show_error)
         self.redetect_button.clicked.connect(self.detect_again)
         self.controls.start_requested.connect(self.start_benchmark)
@@ -198,7 +196,7 @@ class HardwareTab(QWidget):
         self._torch_timer.stop()
         self.runs.stop(5000)
         runners = (self._detect, self._torch, self._history, self._compare, self._loader)
-        for runner in (*runners, self._warm):
+        for runner in runners:
             runner.shutdown(5000)
 
     def closeEvent(self, event: QCloseEvent) -> None:  # a tab shown on its own (tests)
@@ -208,8 +206,17 @@ class HardwareTab(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self.machine_state.first_show():
-            self._warm.submit(self.services.warm_up)
+            # On the GUI thread, once the window is up: importing pyqtgraph walks every
+            # PySide6 attribute, and doing it in a worker beside the history loader's imports
+            # and the GUI thread's own Qt work crashed the process (a segmentation fault in 1
+            # of 80 `--screenshot --tab hardware` runs under load, and once in CI).
+            QTimer.singleShot(0, self._warm_up_plots)
             self._maybe_probe_torch()
+
+    def _warm_up_plots(self) -> None:
+        if not self.controller.closed:
+            self.services.warm_up()
+            self.plot.prepare()
 
     def _mark_ready(self, became_ready: bool) -> None:
         if became_ready:
