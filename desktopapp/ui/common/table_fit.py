@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 
 import shiboken6
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QRect, Qt, QTimer
-from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
 from PySide6.QtWidgets import (
     QHeaderView,
     QStyle,
@@ -35,14 +35,9 @@ from PySide6.QtWidgets import (
     QTableView,
 )
 
-_REFIT_ON = frozenset(
-    {
-        QEvent.Type.Resize,
-        QEvent.Type.FontChange,
-        QEvent.Type.StyleChange,
-        QEvent.Type.Show,
-    }
-)
+# the table's own events; a new width is the viewport's resize (the table's resize comes with
+# it, and a change of height alone, such as the ``fitted`` callback's, needs no new fit)
+_REFIT_ON = frozenset({QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.Type.Show})
 
 
 BATCH_MS = 200  # row changes within this long are fitted together
@@ -134,7 +129,10 @@ class _ColumnFit(QObject):
             self._timer.start(BATCH_MS)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() in _REFIT_ON:
+        if watched is self._table:
+            if event.type() in _REFIT_ON:
+                self.refit()
+        elif isinstance(event, QResizeEvent) and event.size().width() != event.oldSize().width():
             self.refit()
         return False
 
