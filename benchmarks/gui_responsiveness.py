@@ -11,10 +11,11 @@ the same run (the test suite checks the deterministic property instead: every st
 GUI thread, which keeps handling events; tests/ui/test_hardware_tab.py).
 
     .venv/bin/python benchmarks/gui_responsiveness.py [--seconds 4] [--target-ms 100]
-        [--load 2] [--in-process]
+        [--load 2] [--in-process] [--trace-stalls 60]
 
 Runs offscreen unless QT_QPA_PLATFORM is set. Exit status 0; the figures are reported, not
-enforced.
+enforced. ``--trace-stalls MS`` samples the GUI thread's Python stack every 2 ms from a
+watchdog thread and prints where it was during each gap longer than MS (the cause of a stall).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -49,6 +51,50 @@ _BUSY = (
 )
 
 
+class _StallTracer:
+    """Samples the GUI thread's stack from another thread while no tick has come for longer
+    than ``threshold`` seconds; ``report()`` lists the stacks seen in each such gap."""
+
+    def __init__(self, ticks: list[float], threshold: float) -> None:
+        import threading
+
+        self.ticks = ticks
+        self.threshold = threshold
+        self.main = threading.main_thread().ident or 0
+        self.samples: dict[float, Counter[str]] = {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        import traceback
+
+        while not self.stop.wait(0.002):
+            if not self.ticks:
+                continue
+            last = self.ticks[-1]
+            if time.perf_counter() - last < self.threshold:
+                continue
+            frame = sys._current_frames().get(self.main)
+            if frame is None:
+                continue
+            stack = traceback.extract_stack(frame)[-8:]
+            where = " < ".join(
+                f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(stack)
+            )
+            self.samples.setdefault(last, Counter())[where] += 1
+
+    def report(self) -> None:
+        self.stop.set()
+        self.thread.join()
+        if not self.samples:
+            print(f"no gap over {self.threshold * 1000:.0f} ms was sampled")
+        for last, where in sorted(self.samples.items()):
+            print(f"gap after the tick at {last:.3f} s: {sum(where.values())} samples (2 ms each)")
+            for stack, count in where.most_common(3):
+                print(f"  {count:3d} × {stack}")
+
+
 def _load(n: int, seconds: float) -> list[subprocess.Popen[bytes]]:
     """``n`` busy Python processes (the "2-process CPU load" of issue 25)."""
     return [subprocess.Popen([sys.executable, "-c", _BUSY, f"{seconds:g}"]) for _ in range(n)]
@@ -62,6 +108,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cancel-after", type=float, default=6.0, help="s before Cancel")
     parser.add_argument(
         "--in-process", action="store_true", help="run the benchmark in a thread (the old way)"
+    )
+    parser.add_argument(
+        "--trace-stalls",
+        type=float,
+        metavar="MS",
+        help="print the GUI thread's stack in gaps over MS",
     )
     args = parser.parse_args(argv)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -108,6 +160,9 @@ def main(argv: list[str] | None = None) -> int:
         idle = _gaps(ticks)
 
         ticks.clear()
+        tracer = None
+        if args.trace_stalls is not None:
+            tracer = _StallTracer(ticks, args.trace_stalls / 1000)
         tab.config_overrides = {"sizes": (256, 512), "budget_s": 0.5}
         for key, chip in tab.controls.suites.items():
             chip.setChecked(key in ("matmul", "amp", "bandwidth"))
@@ -127,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         run_s = time.perf_counter() - started
         timer.stop()
         busy = _gaps(ticks)
+        if tracer is not None:
+            tracer.report()
     finally:
         for proc in load:
             proc.kill()
