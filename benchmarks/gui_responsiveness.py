@@ -155,7 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     load = _load(args.load, 600)
     try:
         timer.start()
+        idle_cpu = time.thread_time()
         pump(time.perf_counter() + args.seconds)
+        idle_cpu = time.thread_time() - idle_cpu
         timer.stop()
         idle = _gaps(ticks)
 
@@ -170,6 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         tab.run_finished.connect(finished.append)
         timer.start()
         started = time.perf_counter()
+        gui_cpu = time.thread_time()  # this is the GUI thread
         tab.controls.start_button.click()
         pump(started + args.cancel_after, stop=lambda: bool(finished))
         cancel_s = float("nan")
@@ -180,8 +183,11 @@ def main(argv: list[str] | None = None) -> int:
             cancel_s = time.perf_counter() - pressed
         pump(time.perf_counter() + 60, stop=lambda: not tab.is_running())
         run_s = time.perf_counter() - started
+        gui_cpu = time.thread_time() - gui_cpu
         timer.stop()
         busy = _gaps(ticks)
+        worst = sorted(zip(busy, ticks, strict=False), reverse=True)[:3]
+        when = ", ".join(f"{gap * 1000:.0f} ms at {at - started:+.2f} s" for gap, at in worst)
         if tracer is not None:
             tracer.report()
     finally:
@@ -209,6 +215,11 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"longest stall {during[2] * 1000:.0f} ms during a {run_s:.1f} s run: {verdict} the "
         f"{args.target_ms:.0f} ms target"
+    )
+    print(f"longest gaps (after the tick at, from Run pressed): {when}")
+    print(
+        f"GUI thread CPU time during the run: {gui_cpu * 1000:.0f} ms "
+        f"({100 * gui_cpu / run_s:.1f}% of the run; idle: {100 * idle_cpu / args.seconds:.1f}%)"
     )
     if cancel_s == cancel_s:  # not NaN
         ok = "within" if cancel_s <= 1.0 else "OVER"

@@ -493,3 +493,46 @@ def test_leak_finder_reports_windows_workers_and_timers(qtbot: QtBot) -> None:
     assert find_leaks() == []
     window.deleteLater()
     owner.deleteLater()
+
+
+def test_plot_axes_redraw_only_when_they_change_and_export_as_text(qtbot: QtBot) -> None:
+    """Issue 25 item 10: a live plot repaints with every new point; its axes (labels and
+    grid) come from a pixmap drawn when they last changed, not drawn again each time. Exports
+    draw them afresh: an SVG has its tick labels as text, not as a picture of them."""
+    import xml.etree.ElementTree as ET
+
+    from desktopapp.ui.common import export, plots
+
+    plot = plots.make_plot("Throughput", "size", "rate")
+    qtbot.addWidget(plot)
+    plot.resize(420, 260)
+    plot.show()
+    qtbot.waitExposed(plot)
+    curve = plot.plot([1.0, 2.0, 3.0], [4.0, 5.0, 7.0])
+    item = plot.getPlotItem()
+    item.setRange(xRange=(0.0, 4.0), yRange=(0.0, 10.0), padding=0.0)
+    plot.grab()
+    axis = item.getAxis("left")
+    painted: list[object] = []
+    cls = type(axis)
+    original = cls.paint
+
+    def paint(self: Any, *args: Any) -> Any:
+        painted.append(self)
+        return original(self, *args)
+
+    cls.paint = paint
+    try:
+        curve.setData([1.0, 2.0, 3.0], [5.0, 6.0, 8.0])
+        plot.grab()
+        assert axis not in painted  # new points, same axes: drawn from the pixmap
+        item.setYRange(0.0, 20.0, padding=0.0)
+        plot.grab()
+        assert axis in painted  # a new range: drawn afresh
+    finally:
+        cls.paint = original
+    root = ET.fromstring(export.plot_svg(plot))
+    tags = [element.tag.rsplit("}", 1)[-1] for element in root.iter()]
+    texts = [(e.text or "").strip() for e in root.iter() if e.tag.endswith("text")]
+    assert "image" not in tags
+    assert "15" in texts and "size" in texts, " | ".join(texts)  # a tick of 0 … 20

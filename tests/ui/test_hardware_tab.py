@@ -759,6 +759,38 @@ def test_throughput_plot_updates_keep_their_items(qtbot: QtBot) -> None:
     assert curve not in items and line not in items and label not in items
 
 
+def test_throughput_plot_redraws_axes_only_when_they_change(qtbot: QtBot) -> None:
+    """Issue 25 item 10: a result that brings no new size and no new top leaves the axis ticks
+    and the view range as they are (setting them again makes both axes lay out and draw their
+    labels on the next paint, the largest GUI-thread cost of an update); a range someone
+    changed is put back by the next result, as before."""
+    from desktopapp.ui.hardware.bench_panel import ThroughputPlot
+
+    plot = ThroughputPlot()
+    qtbot.addWidget(plot)
+    plot.show()
+    series = {("fp32", ""): [(256, 1.0), (512, 2.0)]}
+    plot.show_data(series, {"fp32": 4.0})
+    item = plot.plot.getPlotItem()
+    calls: list[str] = []
+    axis = item.getAxis("bottom")
+    set_ticks, set_x, set_y = axis.setTicks, item.setXRange, item.setYRange
+    axis.setTicks = lambda *a, **k: (calls.append("ticks"), set_ticks(*a, **k))
+    item.setXRange = lambda *a, **k: (calls.append("x"), set_x(*a, **k))
+    item.setYRange = lambda *a, **k: (calls.append("y"), set_y(*a, **k))
+    more = {("fp32", ""): [(256, 1.0), (512, 2.0)], ("bf16", ""): [(256, 1.5)]}
+    plot.show_data(more, {"fp32": 4.0})  # same sizes, same top: nothing to redo
+    assert calls == []
+    plot.show_data({**more, ("bf16", ""): [(256, 1.5), (1024, 3.0)]}, {"fp32": 4.0})
+    assert calls == ["ticks", "x"]  # a new size: new ticks and x range; the top is the peak
+    calls.clear()
+    set_y(0, 99.0, padding=0)  # the range changed behind the plot's back (a zoom)
+    plot.show_data({**more, ("bf16", ""): [(256, 1.5), (1024, 3.0)]}, {"fp32": 4.0})
+    assert calls == ["y"]
+    (_x0, _x1), (y0, y1) = item.viewRange()
+    assert y0 == pytest.approx(0.0) and y1 == pytest.approx(4.0 * 1.3)
+
+
 def test_peak_label_keeps_off_the_curves(qtbot: QtBot) -> None:
     """Issue 25: the peak label sits at the left end below its dashed line, where curves that
     rise towards the peak leave room; when a curve runs just under the line there (a CPU near

@@ -195,6 +195,8 @@ def make_axis(
     """A pyqtgraph ``AxisItem`` whose ticks are SI-prefixed with ``unit`` (or go through
     ``formatter``, e.g. ``units.format_money``, on a linear axis); no automatic SI scale in
     the label, no exponents on a log axis."""
+    from PySide6.QtWidgets import QGraphicsItem
+
     from desktopapp.ui.common.pyqtgraph_module import pg
 
     module = pg()
@@ -222,6 +224,11 @@ def make_axis(
     axis = SIAxis(orientation)
     axis.si_unit = unit
     axis.enableAutoSIPrefix(False)
+    # Drawn once into a pixmap and redrawn only when the axis changes (its range, ticks, pens,
+    # fonts or size): pyqtgraph replays the axis' recorded labels and grid on every paint of
+    # the plot, a few ms per axis, and a live plot repaints with every new point (issue 25
+    # item 10, benchmarks/gui_responsiveness.py).
+    axis.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
     return axis
 
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,8 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QFileDialog,
+    QGraphicsItem,
+    QGraphicsScene,
     QGraphicsView,
     QLabel,
     QTableView,
@@ -77,9 +80,31 @@ def _render_into(widget: QWidget, painter: QPainter) -> None:
             widget.grab()  # delivers a hidden view's pending resize, so its scene is laid out
         viewport = widget.viewport().rect()
         target = QRectF(0.0, 0.0, float(viewport.width()), float(viewport.height()))
-        widget.render(painter, target, viewport)
+        with _uncached(widget.scene()):
+            widget.render(painter, target, viewport)
     else:
         widget.render(painter, QPoint(0, 0))
+
+
+@contextmanager
+def _uncached(scene: QGraphicsScene | None) -> Iterator[None]:
+    """The scene's items drawn afresh, not from their on-screen pixmaps (the plot axes keep
+    one, see ``axes.make_axis``): an SVG gets the axis labels as text, and an image at twice
+    the screen's pixels gets them sharp."""
+    cached = []
+    if scene is not None:
+        cached = [
+            (item, item.cacheMode())
+            for item in scene.items()
+            if item.cacheMode() != QGraphicsItem.CacheMode.NoCache
+        ]
+    for item, _mode in cached:
+        item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+    try:
+        yield
+    finally:
+        for item, mode in cached:
+            item.setCacheMode(mode)
 
 
 def plot_image(widget: QWidget, size: QSize | None = None, pixel_ratio: float = 2.0) -> QImage:

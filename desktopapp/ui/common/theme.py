@@ -14,6 +14,7 @@ mode). The theme mode "system" follows the desktop's colour scheme (:func:`syste
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -236,7 +237,10 @@ def _role_color(palette: PlotPalette, role: str) -> str:
     return str(getattr(palette, role))
 
 
-def _roles_by_hex() -> dict[str, str]:
+@functools.cache
+def _roles_by_hex() -> Mapping[str, str]:
+    """Each plot colour of either theme → its role (built once: both palettes are constants,
+    and a live benchmark plot asks for every colour on every update)."""
     roles: dict[str, str] = {}
     for palette in (DARK_PLOT, LIGHT_PLOT):
         roles[palette.marker_outline.lower()] = "marker_outline"
@@ -247,7 +251,7 @@ def _roles_by_hex() -> dict[str, str]:
         for i, value in enumerate(palette.series):
             roles[value.lower()] = f"series{i}"
         roles[palette.reference.lower()] = "reference"
-    return roles
+    return MappingProxyType(roles)
 
 
 def themed(color_hex: str) -> str:

@@ -375,6 +375,10 @@ LABEL_WIDTH_FRACTION = 0.45
 LEGEND_FREE_FRACTION = 0.85
 
 
+def _same(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
 class ThroughputPlot(QStackedWidget):
     """Achieved matmul TFLOP/s against matrix size per precision (log₂ x axis), with each
     precision's peak as a dashed line. pyqtgraph is loaded on the first :meth:`show_data`."""
@@ -524,10 +528,18 @@ class ThroughputPlot(QStackedWidget):
             label.setPos(x_low, peak)
             if above:
                 y_high = max(y_high, (peak + label_h) / LEGEND_FREE_FRACTION)
+        # Ticks and ranges only when they change: each call makes the axes lay out and draw
+        # their labels again on the next paint, the largest part of an update's GUI time
+        # (benchmarks/gui_responsiveness.py --trace-stalls).
         axis = item.getAxis("bottom")
-        axis.setTicks([[(log2_size(s), f"{s:,}") for s in sizes], []])
-        item.setXRange(x_low, x_high, padding=0)
-        item.setYRange(0, y_high, padding=0)
+        ticks = [[(log2_size(s), f"{s:,}") for s in sizes], []]
+        if axis._tickLevels != ticks:  # pyqtgraph keeps the fixed ticks there (no getter)
+            axis.setTicks(ticks)
+        (x0, x1), (y0, y1) = item.getViewBox().viewRange()
+        if not (_same(x0, x_low) and _same(x1, x_high)):
+            item.setXRange(x_low, x_high, padding=0)
+        if not (_same(y0, 0.0) and _same(y1, y_high)):
+            item.setYRange(0, y_high, padding=0)
         self.setCurrentWidget(plot)
 
     def has_data(self) -> bool:
