@@ -38,6 +38,8 @@ NOT_MODELLED_SIMPLE = (
 
 @dataclass(frozen=True)
 class BreakdownPart:
+    """One part of the modelled step time, with its share and its text."""
+
     key: str  # StepBreakdown field
     label: str
     seconds: float
@@ -47,6 +49,8 @@ class BreakdownPart:
 
 @dataclass(frozen=True)
 class ScalingView:
+    """The scaling curves against the GPU count, the current count and the knee sentence."""
+
     gpus: FloatArray
     hours: FloatArray
     cost: FloatArray | None
@@ -58,6 +62,8 @@ class ScalingView:
 
 @dataclass(frozen=True)
 class ModelledView:
+    """What the Modelled run panel shows: cards, plan, step breakdown and scaling."""
+
     mfu: CardView
     step: CardView
     band: CardView
@@ -72,11 +78,15 @@ class ModelledView:
 
 @dataclass(frozen=True)
 class NotModelled:
+    """Why there is no modelled run for these inputs."""
+
     reason: str
 
 
 @dataclass(frozen=True)
 class FieldHint:
+    """A field's placeholder and its tooltip."""
+
     placeholder: str
     tooltip: str
 

@@ -118,6 +118,8 @@ class TrainingCurves:
 
 @dataclass(frozen=True)
 class TrainingView:
+    """What the Training estimate panel shows: cards, planning range and its note."""
+
     compute: CardView
     time: CardView
     gpu_hours: CardView
@@ -256,6 +258,8 @@ MEMORY_PARTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", 
 
 @dataclass(frozen=True)
 class MemoryView:
+    """What the memory panel shows: the parts per device, the verdict and what would fit."""
+
     parts: Mapping[str, tuple[float, str]]  # part → (bytes per device, formatted)
     capacity: float | None
     bar_tooltip: str
@@ -351,6 +355,8 @@ SERVING_CAPTIONS = (
 
 @dataclass(frozen=True)
 class InferenceView:
+    """What the serving panel shows: cards, note, curve and assumptions."""
+
     throughput: CardView
     latency: CardView  # language models: time to first token
     cost: CardView | None  # None: no price

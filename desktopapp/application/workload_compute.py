@@ -52,6 +52,8 @@ class MeasuredDevice:
 
 @dataclass(frozen=True)
 class WorkloadComputation:
+    """One recompute's estimates (training, memory, serving, modelled run) and field errors."""
+
     training: TrainingEstimate | None  # the headline: modelled when the model predicts it
     memory: MemoryEstimate | None
     inference: InferenceEstimate | None

@@ -74,6 +74,8 @@ def storage_for(precision: str, storage: str) -> str:
 
 @dataclass(frozen=True)
 class UtilizationField:
+    """What the Utilization slider shows: its value (or leave it), note and tooltip."""
+
     value: float | None  # to put into the slider (None: leave the user's value)
     note: str
     tooltip: str
@@ -101,6 +103,8 @@ def default_utilization(
 
 @dataclass(frozen=True)
 class PriceField:
+    """What the price field shows: its value (or leave it), note, tooltip and reset."""
+
     set_value: bool  # write ``value`` into the field (else leave what is typed)
     value: float | None
     note: str  # rich text under the field

@@ -69,6 +69,8 @@ def _shape_words(values: tuple[int, ...]) -> str:
 
 @dataclass
 class PresetChoice:
+    """Which preset the inputs are, or why they are custom, and where the shape came from."""
+
     preset_id: str | None = None
     # the inputs the preset set, as shown; an edit that changes them makes the workload custom
     snapshot: tuple[object, ...] | None = None

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Assumption:
+    """One figure an estimate rests on, formatted with its unit, and where it comes from."""
+
     name: str  # what it is: "utilization (MFU)"
     value: str  # formatted with its unit: "40% (typical band 30-50%)"
     source: str = ""  # where the figure comes from, if anywhere

@@ -165,6 +165,8 @@ PRICING_MODELS: tuple[str, ...] = ("on_demand", "committed_1yr", "committed_3yr"
 
 @dataclass(frozen=True)
 class AcceleratorCatalog:
+    """The accelerators of the catalog, looked up by id (``find``)."""
+
     accelerators: tuple[Accelerator, ...]
     _index: Mapping[str, Accelerator] = field(repr=False, compare=False, default_factory=dict)
 
@@ -437,6 +439,8 @@ def cheapest_price(accelerator_id: str, pricing: str = "on_demand") -> PriceEsti
 
 @dataclass(frozen=True)
 class ServerQuote:
+    """A quoted price of one server, with its date, source and confidence."""
+
     name: str
     price_usd: float
     date: str
@@ -466,6 +470,8 @@ class ServerPrice:
 
 @dataclass(frozen=True)
 class ElectricityPrice:
+    """Electricity prices of one region (USD per kWh), with their year and source."""
+
     region: str
     commercial: float  # USD per kWh
     industrial: float

@@ -253,6 +253,8 @@ def _compute_precision(acc: Accelerator, precision: str) -> str:
 
 @dataclass(frozen=True)
 class _Hardware:
+    """The per-device peak, bandwidth and efficiencies a serving estimate uses, sourced."""
+
     peak_flops: float  # per device
     compute_precision: str
     peak_source: str
@@ -402,6 +404,8 @@ def inference_sweep_batch(inputs: InferenceInputs, batch_sizes: Any) -> Roofline
 
 @dataclass(frozen=True)
 class InferenceEstimate:
+    """Throughput, latency, memory and cost of serving a model (see ``estimate_inference``)."""
+
     inputs: InferenceInputs
     unit: str  # "token" | "prediction"
     peak_tflops: float  # per device at compute_precision

@@ -72,6 +72,8 @@ MAX_OVERHEAD_GIB = 1024.0
 
 @dataclass(frozen=True)
 class BytesPerParam:
+    """Bytes per parameter held for training: weights, gradients, fp32 master, optimizer."""
+
     weights: float
     gradients: float
     master: float  # fp32 master copy (mixed precision), counted with the optimizer state

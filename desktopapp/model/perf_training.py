@@ -571,6 +571,8 @@ class RunInputs:
 
 @dataclass(frozen=True)
 class Plan:
+    """A parallel plan: TP × PP × DP (× CP), micro-batch, interleaving, ZeRO, recompute."""
+
     tp: int
     pp: int
     dp: int
@@ -666,6 +668,8 @@ class StepBreakdown:
 
 @dataclass(frozen=True)
 class RunEstimate:
+    """The modelled run: its plan, step time and breakdown, steps, FLOPs, time and cost."""
+
     inputs: RunInputs
     plan: Plan
     plan_reason: str
@@ -737,6 +741,8 @@ class RunEstimate:
 
 @dataclass(frozen=True)
 class _Problem:
+    """A run reduced to the numbers the plan search needs (shape, batch, device, links)."""
+
     n_total: float
     n_active: float
     moe: bool
@@ -911,6 +917,8 @@ def _problem(
 
 @dataclass(frozen=True, eq=False)
 class _Cands:
+    """Candidate plans as parallel arrays, one entry per plan (the vectorised search)."""
+
     tp: FloatArray
     pp: FloatArray
     cp: FloatArray

@@ -36,6 +36,8 @@ def _opt_int(name: str, value: Any) -> int | None:
 
 @dataclass(frozen=True)
 class Preset:
+    """A workload class: its shape, compute inputs, hardware advice and sources."""
+
     id: str
     name: str
     description: str

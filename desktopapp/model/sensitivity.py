@@ -114,6 +114,8 @@ class SensitivityBar:
 
 @dataclass(frozen=True)
 class SensitivityResult:
+    """How much the headline moves when each input moves by one step (the tornado)."""
+
     inputs: TrainingInputs
     base_outcome: Outcome  # the headline the bars move away from
     step: float

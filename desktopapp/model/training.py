@@ -268,6 +268,8 @@ class TrainingInputs:
 
 @dataclass(frozen=True)
 class TrainingEstimate:
+    """Compute, wall time, GPU-hours and cost of a training run (see ``estimate_training``)."""
+
     inputs: TrainingInputs
     method: str  # "6nd" | "forward"
     total_flops: float
@@ -345,6 +347,8 @@ class TrainingEstimate:
 
 @dataclass(frozen=True)
 class _Resolved:
+    """The peak and utilization a training estimate uses, with their sources."""
+
     peak_flops: float
     peak_source: str
     utilization: float

@@ -14,6 +14,8 @@ from desktopapp.ui.common.theme import MEMORY_COLORS, color
 
 @dataclass(frozen=True)
 class Segment:
+    """One part of the memory bar: its colour key, label and size in bytes."""
+
     key: str  # MEMORY_COLORS key
     label: str
     bytes: float
