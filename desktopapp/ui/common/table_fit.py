@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTableView,
+    QWidget,
 )
 
 # the table's own events; a new width is the viewport's resize (the table's resize comes with
@@ -247,6 +248,13 @@ def fit_columns(
     table.setProperty("column_fit", True)
     fit.refit()
     return fit.refit
+
+
+def fits_pending(root: QWidget) -> bool:
+    """Whether a table under ``root`` (or ``root`` itself) has a fit waiting for the event
+    loop: its rows changed and are not sized yet (a screenshot or check waits for it)."""
+    fits = root.findChildren(_ColumnFit)
+    return any(fit._timer.isActive() for fit in fits)
 
 
 def folded_columns(table: QTableView) -> tuple[int, ...]:

@@ -89,6 +89,8 @@ class HardwareTab(QWidget):
         self._detect = TaskRunner("hardware-detect", self)
         self._torch = TaskRunner("hardware-torch", self)
         self._history = TaskRunner("hardware-history", self)
+        # loads submitted and not yet shown ("history", "run"): the tab is not complete
+        self._pending: set[str] = set()
         self._compare = TaskRunner("hardware-compare", self)
         self._loader = TaskRunner("hardware-load-run", self)
         self._torch_timer = register_timer(QTimer(self))
@@ -174,6 +176,7 @@ class HardwareTab(QWidget):
         # pyqtgraph imported off the GUI thread: the throughput plot is built now, while the
         # tab is idle, not on the first result of a run (issue 25: no GUI stall during a run)
         self._loader.error.connect(self._show_error)
+        self._loader.error.connect(lambda _message: self._pending.discard("run"))
         self.redetect_button.clicked.connect(self.detect_again)
         self.controls.start_requested.connect(self.start_benchmark)
         self.controls.device_changed.connect(lambda _spec: self._refresh_dtypes())
@@ -353,6 +356,7 @@ class HardwareTab(QWidget):
             return
         services = self.services
         machine = self.machine_state.machine().fingerprint
+        self._pending.add("history")
         self._history.submit(lambda: load_history(services, machine))
 
     @Slot(object)
@@ -361,8 +365,17 @@ class HardwareTab(QWidget):
         if loaded is None:
             return
         self.history.set_rows(loaded.rows, loaded.path, loaded.error)
-        self._show_latest_run(loaded.rows)
+        self._show_latest_run(loaded.rows)  # may start loading that run ("run")
+        self._pending.discard("history")
         self.history_loaded.emit()
+
+    def plots_drawn(self) -> bool:
+        """The tab is complete once ready: the saved runs are listed, the latest one is shown
+        (plot and table) and its tables are fitted (a screenshot or check taken earlier saw an
+        empty plot, or rows not yet sized to their wrapped text)."""
+        from desktopapp.ui.common.table_fit import fits_pending
+
+        return not self._pending and not fits_pending(self)
 
     def _show_latest_run(self, rows: Sequence[Any]) -> None:
         """With nothing on screen yet, show this machine's latest saved run: the tab opens
@@ -390,10 +403,12 @@ class HardwareTab(QWidget):
             self.runs.show_status(refusal)
             return
         services = self.services
+        self._pending.add("run")
         self._loader.submit(lambda: load_run(services, run_id))
 
     @Slot(object)
     def _on_run_loaded(self, loaded: object) -> None:
+        self._pending.discard("run")
         if self.runs.show_loaded(loaded):
             self.sub_tabs.setCurrentIndex(0)
 
