@@ -266,11 +266,7 @@ def find_cut_cells(window: QWidget) -> list[CutProblem]:
     from PySide6.QtCore import QRect, Qt
     from PySide6.QtWidgets import QTableView
 
-    from desktopapp.ui.common.table_fit import (
-        cell_metrics,
-        text_width,
-        words,
-    )
+    from desktopapp.ui.common.table_fit import cell_metrics, longest_word, text_width
 
     problems: list[CutProblem] = []
     for view in window.findChildren(QTableView):
@@ -280,13 +276,13 @@ def find_cut_cells(window: QWidget) -> list[CutProblem]:
         name = describe(view)
         path = widget_path(view, window)
         header = view.horizontalHeader()
+        reachable = view.horizontalScrollBar().isVisibleTo(window)  # hscroll: find_cut
         for column in range(model.columnCount()):
             if view.isColumnHidden(column):
                 continue
             width = view.columnWidth(column)
             title = str(model.headerData(column, Qt.Orientation.Horizontal) or "")
-            right = view.horizontalHeader().sectionPosition(column) + width
-            reachable = view.horizontalScrollBar().isVisibleTo(window)  # hscroll: find_cut
+            right = header.sectionPosition(column) + width
             if right > view.viewport().width() + TOLERANCE_PX and not reachable:
                 problems.append(
                     CutProblem(
@@ -318,7 +314,7 @@ def find_cut_cells(window: QWidget) -> list[CutProblem]:
                 metrics = cell_metrics(view, index)
                 room = text_width(view, index, width)
                 if view.wordWrap():
-                    widest = max(metrics.horizontalAdvance(w) for w in words(text))
+                    widest = longest_word(metrics, text)
                     lines = metrics.boundingRect(
                         QRect(0, 0, max(room, 1), 100_000), int(Qt.TextFlag.TextWordWrap), text
                     )

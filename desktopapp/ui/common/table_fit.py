@@ -60,6 +60,11 @@ def words(text: str) -> list[str]:
     return [w for w in _WORDS.split(text) if w] or [""]
 
 
+def longest_word(metrics: QFontMetrics, text: str) -> int:
+    """The width of the widest piece of ``text`` a wrapped cell cannot break (see :func:`words`)."""
+    return max(metrics.horizontalAdvance(w) for w in words(text))
+
+
 def text_width(table: QTableView, index: QModelIndex, width: int) -> int:
     """How wide the text of the cell at ``index`` may be in a column ``width`` px wide, as the
     style lays the cell out: its margins, icon and check box taken off (the style sheet's
@@ -122,6 +127,11 @@ class _ColumnFit(QObject):
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.refit)
 
+    @property
+    def pending(self) -> bool:
+        """A fit is waiting for the event loop (the rows changed and are not sized yet)."""
+        return self._timer.isActive()
+
     def _soon(self, *_args: object) -> None:
         self._timer.start(0)
 
@@ -156,8 +166,7 @@ class _ColumnFit(QObject):
                     text = model.data(index, Qt.ItemDataRole.DisplayRole)
                     if not text:
                         continue
-                    metrics = cell_metrics(table, index)
-                    word = max(metrics.horizontalAdvance(w) for w in words(str(text)))
+                    word = longest_word(cell_metrics(table, index), str(text))
                     overhead = _PROBE_PX - text_width(table, index, _PROBE_PX)
                     widest = max(widest, word + overhead)
                 least[column] = max(head, widest)
@@ -169,6 +178,7 @@ class _ColumnFit(QObject):
         # a QTableWidget's own model outlives the view's C++ part when the view is deleted
         if not shiboken6.isValid(self._table) or self._table.model() is None:
             return
+        self._timer.stop()  # this fit covers the row changes a pending one was waiting for
         if self._busy:  # a fit changed the width (a scroll bar came or went): fit again after
             self._again = True
             return
@@ -253,8 +263,7 @@ def fit_columns(
 def fits_pending(root: QWidget) -> bool:
     """Whether a table under ``root`` (or ``root`` itself) has a fit waiting for the event
     loop: its rows changed and are not sized yet (a screenshot or check waits for it)."""
-    fits = root.findChildren(_ColumnFit)
-    return any(fit._timer.isActive() for fit in fits)
+    return any(fit.pending for fit in root.findChildren(_ColumnFit))
 
 
 def folded_columns(table: QTableView) -> tuple[int, ...]:

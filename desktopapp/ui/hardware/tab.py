@@ -173,8 +173,6 @@ class HardwareTab(QWidget):
         self._compare.result_ready.connect(self._on_comparison)
         self._compare.error.connect(self._show_error)
         self._loader.result_ready.connect(self._on_run_loaded)
-        # pyqtgraph imported off the GUI thread: the throughput plot is built now, while the
-        # tab is idle, not on the first result of a run (issue 25: no GUI stall during a run)
         self._loader.error.connect(self._show_error)
         self._loader.error.connect(lambda _message: self._pending.discard("run"))
         self.redetect_button.clicked.connect(self.detect_again)
