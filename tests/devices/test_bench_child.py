@@ -7,13 +7,9 @@ import os
 
 import pytest
 
-from desktopapp.devices.bench.child import (
-    BACKGROUND_NICENESS,
-    ChildRun,
-    event_from_dict,
-    lower_priority,
-)
+from desktopapp.devices.bench.child import ChildRun, event_from_dict
 from desktopapp.devices.bench.core import BenchResult, CancelToken, ProgressEvent
+from desktopapp.devices.bench.priority import BACKGROUND_NICENESS, lower_priority
 from desktopapp.devices.bench.runner import BenchConfig
 
 

@@ -318,3 +318,24 @@ def test_one_rank_real_copy_timing_is_consistent() -> None:
     assert several.copy_gbs is None  # several ranks: bus bandwidth, no copy rate
     old = CollectiveResult("all_reduce", 1 << 20, 1e-9, 1e-9, 1, "gloo", 3)
     assert old.copy_gbs is None  # never the no-op's own time
+
+
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="POSIX niceness")
+@pytest.mark.parametrize("background", [True, False])
+def test_the_window_s_ranks_run_below_its_priority(background: bool) -> None:
+    # The window's runs (background) leave the GUI its CPU; the CLI's keep the user's priority.
+    from desktopapp.devices.bench.priority import BACKGROUND_NICENESS
+
+    mine = os.getpriority(os.PRIO_PROCESS, 0)
+    expected = min(19, mine + BACKGROUND_NICENESS) if background else mine
+    suite = collective_suite(CollectiveConfig(nproc=2, budget_s=30.0), background=background)
+    try:
+        for event in suite:
+            if event.result is not None:  # the ranks are running (30 s of sizes ahead)
+                break
+        ranks = _children()
+        assert len(ranks) == 2
+        assert [os.getpriority(os.PRIO_PROCESS, pid) for pid in sorted(ranks)] == [expected] * 2
+    finally:
+        suite.close()
+    assert not _children()

@@ -7,20 +7,9 @@ GUI process only reads a pipe. Cancel is a line on the child's stdin (the suites
 next check); if the child has not wound down within ``grace_s`` it is ended, so Cancel takes
 effect within a second whatever the step. What was measured before is kept.
 
-The child runs below normal priority (``background``, the default: niceness +10 on POSIX,
-below-normal priority class on Windows). Out of the interpreter lock's way is not enough on a
-machine with more runnable threads than cores: with two busy processes beside the app on
-2 CPUs, the child's torch threads still took the GUI thread's CPU, and 20-30 ms of GUI work when
-the first results arrived stretched to 70-137 ms; niced, the longest GUI gap under the same
-load is the idle one (24-26 ms, ``benchmarks/gui_responsiveness.py``). On an idle machine the
-priority changes nothing; on a busy one the run's conditions already mark it disturbed.
+The child runs below normal priority (``background``, the default; see ``priority``): the
+GUI's CPU share, not only its interpreter lock, must survive a busy machine.
 
-Protocol, one JSON object per line on stdout: ``{"kind": "device", "info": {...}}`` first (or
-``{"kind": "error", "message": "device: ..."}`` and exit status 2), then
-``{"kind": "event", "event": ProgressEvent.to_dict()}`` for each event. Stdin: ``cancel``
-cancels; end of input (the parent went away) cancels and ends the child.
-
-    python -m desktopapp.devices.bench.child '<BenchConfig as JSON>' [--background]
 """
 
 from __future__ import annotations
@@ -37,10 +26,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from desktopapp.devices.bench.core import BenchResult, CancelToken, ProgressEvent
+from desktopapp.devices.bench.priority import FLAG as BACKGROUND_FLAG
+from desktopapp.devices.bench.priority import lower_priority
 
 START_TIMEOUT_S = 120.0  # importing torch on a cold disk can take a while
 CANCEL_GRACE_S = 0.5  # then the child is ended: Cancel within a second whatever the step
-BACKGROUND_NICENESS = 10  # added to the child's niceness on POSIX (the most is 19)
 
 
 def config_to_json(config: Any) -> str:
@@ -105,7 +95,7 @@ class ChildRun:
         env["PYTHONUNBUFFERED"] = "1"
         command = [sys.executable, "-m", "desktopapp.devices.bench.child", config_to_json(config)]
         if background:
-            command.append("--background")
+            command.append(BACKGROUND_FLAG)
         self.proc = subprocess.Popen(
             command,
             stdin=subprocess.PIPE,
@@ -223,22 +213,6 @@ class ChildRun:
 # --- the child -------------------------------------------------------------------------------
 
 
-def lower_priority() -> str | None:
-    """Put this process below normal priority (before it starts any thread: on Linux a
-    thread's niceness is its own, and new threads inherit the creator's). Returns None, or why
-    the priority stayed as it was; never raises."""
-    try:
-        if hasattr(os, "nice"):
-            os.nice(BACKGROUND_NICENESS)
-        else:  # Windows
-            import psutil
-
-            psutil.Process().nice(psutil.BELOW_NORMAL_PRIORITY_CLASS)
-    except (OSError, AttributeError, ImportError) as exc:
-        return f"priority unchanged: {exc}"
-    return None
-
-
 def _watch_stdin(token: CancelToken) -> None:
     for line in sys.stdin:
         if line.strip() == "cancel":
@@ -253,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     from desktopapp.devices.bench.target import resolve_device
 
     args = sys.argv[1:] if argv is None else argv
-    if "--background" in args[1:]:
+    if BACKGROUND_FLAG in args[1:]:
         problem = lower_priority()  # a run that cannot lower it still runs, as before
         if problem is not None:
             sys.stderr.write(problem + "\n")

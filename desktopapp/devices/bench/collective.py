@@ -527,7 +527,11 @@ def check_local(config: CollectiveConfig) -> None:
             raise ValueError(f"nproc: NCCL needs one GPU per process; {count} visible")
 
 
-def _rank_command(output: str | None, config: CollectiveConfig, stop_file: Path) -> list[str]:
+def _rank_command(
+    output: str | None, config: CollectiveConfig, stop_file: Path, background: bool = False
+) -> list[str]:
+    from desktopapp.devices.bench.priority import FLAG
+
     return [
         sys.executable,
         "-m",
@@ -549,6 +553,7 @@ def _rank_command(output: str | None, config: CollectiveConfig, stop_file: Path)
         "--jsonl",
         "--stop-file",
         str(stop_file),
+        *([FLAG] if background else []),
     ]
 
 
@@ -561,9 +566,10 @@ ONE_RANK_NOTE = (
 
 
 def collective_suite(
-    config: CollectiveConfig, token: CancelToken | None = None
+    config: CollectiveConfig, token: CancelToken | None = None, *, background: bool = False
 ) -> Iterator[ProgressEvent]:
-    """Start ``config.nproc`` local ranks and yield progress and results.
+    """Start ``config.nproc`` local ranks and yield progress and results; ``background`` runs
+    them below normal priority (the GUI's runs: see ``priority``).
 
     Each rank is a fresh ``python -m desktopapp.devices.bench.collective`` process (the same
     module torchrun/srun run), joined on a free loopback port; rank 0 streams JSON lines.
@@ -589,7 +595,7 @@ def collective_suite(
     if config.nproc == 1:
         yield ProgressEvent(0.0, ONE_RANK_NOTE, suite=SUITE, warning=ONE_RANK_NOTE)
     try:
-        command = _rank_command(None, config, stop_file)
+        command = _rank_command(None, config, stop_file, background)
         for rank in range(config.nproc):
             env = dict(os.environ)
             env.update(
@@ -726,6 +732,8 @@ def run_local(
     config: CollectiveConfig,
     token: CancelToken | None = None,
     on_event: Callable[[ProgressEvent], None] | None = None,
+    *,
+    background: bool = False,
 ) -> CollectiveRun:
     """Run :func:`collective_suite` to the end and gather a :class:`CollectiveRun`."""
     check_local(config)
@@ -735,7 +743,7 @@ def run_local(
     notes: list[str] = []
     cancelled = False
     run_versions: dict[str, Any] = {}
-    for event in collective_suite(config, token):
+    for event in collective_suite(config, token, background=background):
         if on_event is not None:
             on_event(event)
         if event.result is not None:
@@ -858,7 +866,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     # every rank stops before the next step once the stop file exists or its parent is gone.
     parser.add_argument("--jsonl", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--stop-file", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--background", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.background:  # started by the desktop app's window: below the GUI's priority
+        from desktopapp.devices.bench.priority import lower_priority
+
+        problem = lower_priority()
+        if problem is not None:
+            print(f"collective: {problem}", file=sys.stderr)
     if args.output is None and not args.jsonl:
         parser.error("--output FILE.json is required")
     rank = _env_int("RANK", "SLURM_PROCID")

@@ -71,7 +71,8 @@ class CollectiveWorker(Worker):
                 self.token.cancel()
             self.progress.emit(event)
 
-        run = run_local(self.config, self.token, on_event)
+        # below normal priority, as the other benchmarks the window runs (bench.priority)
+        run = run_local(self.config, self.token, on_event, background=True)
         try:
             run_id = save_collective_run(run)
             saved = f"saved as run #{run_id}"
