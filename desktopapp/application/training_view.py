@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from desktopapp.application.text import CardView, formula_tooltip
 from desktopapp.model import perf_training, units
-from desktopapp.model.grids import distinct_sorted
+from desktopapp.model.grids import distinct_sorted, in_grid
 from desktopapp.model.memory import SHAPE_TERMS
 from desktopapp.model.training import TrainingEstimate, TrainingInputs
 from desktopapp.model.validation import error_field, error_text, user_message
@@ -242,7 +242,7 @@ def modelled_view(
     )
     if modelled.run is None or modelled.inputs is None:
         return NotModelled(modelled.reason or NOT_MODELLED_SIMPLE)
-    sweep = perf_training.scaling_sweep(modelled.inputs)
+    sweep = perf_training.scaling_sweep(modelled.inputs, counts=PLOT_GPUS)
     return _view(modelled.run, sweep, modelled.inputs)
 
 
@@ -313,7 +313,7 @@ def _view(
         )
     # plotted at 1, 2, 3, 4, 6, 8, 12, … (2^k and 3·2^k): every count would zigzag between
     # counts with good and awkward factorisations
-    pick = np.isin(sweep.gpus, PLOT_GPUS)
+    pick = in_grid(sweep.gpus, PLOT_GPUS)
     hours = sweep.training_hours[pick]
     plan_text, _, why = run.plan_reason.partition(" — ")
     return ModelledView(

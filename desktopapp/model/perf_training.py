@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from dataclasses import fields as dataclass_fields
 from functools import cache
@@ -48,6 +48,7 @@ import numpy.typing as npt
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import Accelerator, get_accelerator
+from desktopapp.model.grids import distinct_sorted
 from desktopapp.model.interconnect import Interconnect, interconnect_for
 from desktopapp.model.memory import (
     DEFAULT_MLP,
@@ -1679,19 +1680,33 @@ class ScalingSweep:
     knee_text: str
 
 
-def scaling_sweep(inp: RunInputs, max_gpus: int = MAX_GPUS_SWEEP) -> ScalingSweep:
-    """Wall time, GPU-hours, cost and MFU for every GPU count 1..max_gpus (vectorised)."""
+def scaling_sweep(
+    inp: RunInputs,
+    max_gpus: int = MAX_GPUS_SWEEP,
+    counts: Sequence[float] | FloatArray | None = None,
+) -> ScalingSweep:
+    """Wall time, GPU-hours, cost and MFU for every GPU count 1..max_gpus (vectorised), or for
+    the given ``counts`` only (whole numbers from 1 to max_gpus; sorted, duplicates dropped):
+    the same figures at those counts, with a fraction of the work (the Workload tab plots
+    24 counts of 4,096)."""
     max_gpus = require_int("max_gpus", max_gpus, minimum=1, maximum=65_536)
+    if counts is None:
+        wanted = np.arange(1, max_gpus + 1, dtype=np.int64)
+    else:
+        given = distinct_sorted(counts)  # not np.unique: it imports numpy.ma (startup)
+        if given.size == 0 or not np.all(
+            (given == np.round(given)) & (given >= 1) & (given <= max_gpus)
+        ):
+            raise ValueError(f"counts: whole numbers from 1 to {max_gpus:,}, at least one")
+        wanted = given.astype(np.int64)
     # the sweep always searches plans (a user plan is for one GPU count)
     base_inp = inp if not inp.user_plan else _without_plan(inp)
     pb = _problem(base_inp)
     base = _base_candidates(pb, base_inp)
     q = (base.tp * base.pp * base.cp).astype(np.int64)
-    reps = max_gpus // q
-    idx = np.repeat(np.arange(q.size), reps)
-    starts = np.cumsum(reps) - reps
-    mult = np.arange(idx.size) - np.repeat(starts, reps) + 1
-    n = (mult * q[idx]).astype(float)
+    # every (plan, count) pair where the plan's model-parallel size divides the count
+    idx, col = np.nonzero(wanted[None, :] % q[:, None] == 0)
+    n = wanted[col].astype(float)
     out = _evaluate(pb, base, n, idx)
     step = np.where(out["valid"], out["step"], np.inf)
     # per GPU count: plans within the batch tolerance first, then the fastest per sequence
@@ -1699,15 +1714,16 @@ def scaling_sweep(inp: RunInputs, max_gpus: int = MAX_GPUS_SWEEP) -> ScalingSwee
     n_sorted = n[order]
     first = np.concatenate(([True], n_sorted[1:] != n_sorted[:-1]))
     pick = order[first]
-    counts = np.arange(1, max_gpus + 1, dtype=float)
-    best = np.full(max_gpus, np.inf)
-    where = n[pick].astype(np.int64) - 1
+    size = wanted.size
+    counts_out = wanted.astype(float)
+    best = np.full(size, np.inf)
+    where = col[pick]
     best[where] = step[pick]
-    seqs = np.full(max_gpus, np.nan)
+    seqs = np.full(size, np.nan)
     seqs[where] = out["seqs"][pick]
-    tp = np.full(max_gpus, np.nan)
-    pp = np.full(max_gpus, np.nan)
-    dp = np.full(max_gpus, np.nan)
+    tp = np.full(size, np.nan)
+    pp = np.full(size, np.nan)
+    dp = np.full(size, np.nan)
     tp[where], pp[where] = base.tp[idx[pick]], base.pp[idx[pick]]
     dp[where] = out["dpdeg"][pick]
     ok = np.isfinite(best)
@@ -1716,17 +1732,17 @@ def scaling_sweep(inp: RunInputs, max_gpus: int = MAX_GPUS_SWEEP) -> ScalingSwee
     total_tokens = inp.tokens * inp.epochs
     steps = total_tokens / (seqs * pb.seq)
     seconds = steps * best * production_factor(inp) / inp.goodput
-    mfu = seqs * pb.seq * _flops_per_token(pb) / (best * counts * pb.peak)
+    mfu = seqs * pb.seq * _flops_per_token(pb) / (best * counts_out * pb.peak)
     if inp.utilization is not None:
         scale = mfu / inp.utilization
         seconds = seconds * scale
         best = best * scale
         mfu = np.where(ok, inp.utilization, np.nan)
     hours = seconds / units.SECONDS_PER_HOUR
-    gpu_h = hours * counts
+    gpu_h = hours * counts_out
     cost = None if inp.price is None else gpu_h * inp.price
-    knee, text = knee_sentence(counts, hours, gpu_h)
-    return ScalingSweep(counts, hours, gpu_h, cost, mfu, best, tp, pp, dp, knee, text)
+    knee, text = knee_sentence(counts_out, hours, gpu_h)
+    return ScalingSweep(counts_out, hours, gpu_h, cost, mfu, best, tp, pp, dp, knee, text)
 
 
 def _without_plan(inp: RunInputs) -> RunInputs:

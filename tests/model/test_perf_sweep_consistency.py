@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from desktopapp.model.perf_training import RunInputs, estimate_run, scaling_sweep
@@ -51,3 +52,24 @@ def test_sweep_agrees_with_the_estimate_at_every_sampled_count(name):
         assert est.mfu == pytest.approx(float(sweep.mfu[gpus - 1]), rel=1e-9)
         checked += 1
     assert checked >= 3
+
+
+@pytest.mark.parametrize("name", sorted(RUNS))
+def test_a_sweep_of_chosen_counts_gives_the_full_sweep_s_figures_there(name):
+    # The Workload tab and Compare plot 24 counts (2^k and 3·2^k up to 4,096): only those are
+    # searched, and every figure there is the full sweep's, NaN where no plan fits.
+    from desktopapp.application.training_view import PLOT_GPUS
+
+    full = scaling_sweep(RUNS[name])
+    some = scaling_sweep(RUNS[name], counts=[*PLOT_GPUS[::-1], 8.0])  # any order, repeats
+    assert some.gpus.tolist() == sorted(set(PLOT_GPUS.tolist()))
+    at = some.gpus.astype(int) - 1
+    for field in ("training_hours", "gpu_hours", "mfu", "step_seconds", "tp", "pp", "dp"):
+        assert np.array_equal(getattr(some, field), getattr(full, field)[at], equal_nan=True)
+    assert (some.knee_gpus, some.knee_text) == (full.knee_gpus, full.knee_text)
+
+
+@pytest.mark.parametrize("counts", [[], [0], [1.5], [4097]])
+def test_counts_outside_the_sweep_are_refused_naming_the_field(counts):
+    with pytest.raises(ValueError, match=r"^counts: whole numbers from 1 to 4,096"):
+        scaling_sweep(RUNS["dense 7B"], counts=counts)
