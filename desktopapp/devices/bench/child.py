@@ -10,6 +10,12 @@ effect within a second whatever the step. What was measured before is kept.
 The child runs below normal priority (``background``, the default; see ``priority``): the
 GUI's CPU share, not only its interpreter lock, must survive a busy machine.
 
+Protocol, one JSON object per line on stdout: ``{"kind": "device", "info": {...}}`` first (or
+``{"kind": "error", "message": "device: ..."}`` and exit status 2), then
+``{"kind": "event", "event": ProgressEvent.to_dict()}`` for each event. Stdin: ``cancel``
+cancels; end of input (the parent went away) cancels and ends the child.
+
+    python -m desktopapp.devices.bench.child '<BenchConfig as JSON>' [--background]
 """
 
 from __future__ import annotations
