@@ -4,6 +4,7 @@ Cancel ends a child whose step does not stop in time; a bad device is a one-line
 from __future__ import annotations
 
 import os
+import threading
 
 import pytest
 
@@ -30,7 +31,7 @@ def test_a_child_run_streams_results_and_ends_by_itself() -> None:
     assert events[-1].done and not events[-1].cancelled
     assert [e.result.size for e in events if e.result is not None] == [32]
     assert events[-1].conditions is not None  # the run conditions travel back too
-    assert run.proc.poll() is not None
+    assert run.proc.wait(timeout=10) is not None  # ended (reaped in the background)
 
 
 def test_cancel_ends_a_child_that_does_not_stop_in_time() -> None:
@@ -43,7 +44,7 @@ def test_cancel_ends_a_child_that_does_not_stop_in_time() -> None:
     token.cancel()
     rest = list(events)
     assert rest[-1].done and rest[-1].cancelled
-    assert run.proc.poll() is not None  # ended, not left running
+    assert run.proc.wait(timeout=10) is not None  # ended, not left running
 
 
 def test_a_bad_device_is_a_value_error_naming_the_field() -> None:
@@ -75,3 +76,37 @@ def test_a_child_that_cannot_lower_its_priority_still_runs(
 
     monkeypatch.setattr(os, "nice", refuse, raising=False)
     assert lower_priority() == "priority unchanged: not allowed"
+
+
+def test_closing_kills_the_child_and_reaps_it_without_waiting_for_it() -> None:
+    # Killed below normal priority on a busy machine, a child took 160-220 ms to exit, and
+    # Cancel waited for it: it is now reaped in another thread.
+    class SlowToExit:
+        stdin = stdout = stderr = None
+
+        def __init__(self) -> None:
+            self.killed = False
+            self.exited = threading.Event()
+            self.waited_on: list[threading.Thread] = []
+
+        def poll(self) -> int | None:
+            return -9 if self.exited.is_set() else None
+
+        def kill(self) -> None:
+            self.killed = True
+
+        def wait(self, timeout: float | None = None) -> int:
+            self.waited_on.append(threading.current_thread())
+            self.exited.wait(timeout)
+            return -9
+
+    run = ChildRun.__new__(ChildRun)  # only close() is under test
+    proc = SlowToExit()
+    run.proc = proc  # type: ignore[assignment]
+    run.close()  # returns while the child has not exited
+    assert proc.killed and not proc.exited.is_set()
+    proc.exited.set()
+    for thread in threading.enumerate():
+        if thread.name == "bench-child-reap":
+            thread.join(timeout=10)
+    assert proc.waited_on and threading.current_thread() not in proc.waited_on
