@@ -6,8 +6,10 @@ two busy processes beside the app on 2 CPUs, the child's torch threads still too
 thread's CPU, and 20-30 ms of GUI work when the first results arrived stretched to 70-137 ms.
 At niceness +10 the longest gap under the same load is the idle one (23-26 ms against
 21-24 ms, ``benchmarks/gui_responsiveness.py``). On an idle machine the priority changes
-nothing; on a busy one the run's conditions mark it disturbed anyway. The CLI's benchmarks run
-at the priority the user started them with.
+nothing; on a busy one the run's conditions mark it disturbed anyway. Where Linux groups
+processes by session (autogroup, the default on desktop distributions), a niceness orders only
+the threads of its own group (sched(7)): the child yields to the window that started it, not to
+the user's other work. The CLI's benchmarks run at the priority the user started them with.
 """
 
 from __future__ import annotations
