@@ -165,14 +165,13 @@ def _modelled_sweep(snap: Any) -> TrainingSweep | None:
     if not modelled.sets_headline:
         return None  # the user's utilization: the flat rule's curve is the headline's
     from desktopapp.application.training_view import PLOT_GPUS
-    from desktopapp.model.grids import in_grid
     from desktopapp.model.perf_training import scaling_sweep
 
     try:
         sweep = scaling_sweep(modelled.inputs, counts=PLOT_GPUS)
     except ValueError:
         return None
-    pick = in_grid(sweep.gpus, PLOT_GPUS) & np.isfinite(sweep.training_hours)
+    pick = np.isfinite(sweep.training_hours)
     return TrainingSweep(
         "gpus",
         sweep.gpus[pick],

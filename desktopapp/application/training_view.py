@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from desktopapp.application.text import CardView, formula_tooltip
 from desktopapp.model import perf_training, units
-from desktopapp.model.grids import distinct_sorted, in_grid
+from desktopapp.model.grids import distinct_sorted
 from desktopapp.model.memory import SHAPE_TERMS
 from desktopapp.model.training import TrainingEstimate, TrainingInputs
 from desktopapp.model.validation import error_field, error_text, user_message
@@ -242,6 +242,8 @@ def modelled_view(
     )
     if modelled.run is None or modelled.inputs is None:
         return NotModelled(modelled.reason or NOT_MODELLED_SIMPLE)
+    # plotted at 1, 2, 3, 4, 6, 8, 12, … (2^k and 3·2^k): every count would zigzag between
+    # counts with good and awkward factorisations; only those counts are searched
     sweep = perf_training.scaling_sweep(modelled.inputs, counts=PLOT_GPUS)
     return _view(modelled.run, sweep, modelled.inputs)
 
@@ -311,10 +313,6 @@ def _view(
                 f"({units.format_percent(share, 0)})",
             )
         )
-    # plotted at 1, 2, 3, 4, 6, 8, 12, … (2^k and 3·2^k): every count would zigzag between
-    # counts with good and awkward factorisations
-    pick = in_grid(sweep.gpus, PLOT_GPUS)
-    hours = sweep.training_hours[pick]
     plan_text, _, why = run.plan_reason.partition(" — ")
     return ModelledView(
         mfu=mfu,
@@ -332,10 +330,10 @@ def _view(
             [(p.label, units.format_duration(p.seconds)) for p in parts],
         ),
         scaling=ScalingView(
-            gpus=sweep.gpus[pick],
-            hours=hours,
-            cost=None if sweep.cost_usd is None else sweep.cost_usd[pick],
-            mfu_pct=sweep.mfu[pick] * 100.0,
+            gpus=sweep.gpus,
+            hours=sweep.training_hours,
+            cost=sweep.cost_usd,
+            mfu_pct=sweep.mfu * 100.0,
             current_gpus=int(inp.gpus),
             knee_gpus=sweep.knee_gpus,
             knee_text=_capitalised(sweep.knee_text),

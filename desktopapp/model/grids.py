@@ -23,13 +23,3 @@ def distinct_sorted(values: Iterable[float] | FloatArray) -> FloatArray:
     keep[0] = True
     np.not_equal(arr[1:], arr[:-1], out=keep[1:])
     return arr[keep]
-
-
-def in_grid(values: Iterable[float] | FloatArray, grid: FloatArray) -> npt.NDArray[np.bool_]:
-    """Whether each of ``values`` is one of ``grid``'s values (``grid`` sorted and distinct,
-    as :func:`distinct_sorted` gives): ``np.isin``, which calls ``np.unique`` on small arrays."""
-    arr = np.asarray(values, dtype=float)
-    if grid.size == 0:
-        return np.zeros(arr.shape, dtype=bool)
-    at = np.minimum(np.searchsorted(grid, arr), grid.size - 1)
-    return np.asarray(grid[at] == arr, dtype=bool)

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from desktopapp.model.grids import distinct_sorted, in_grid
+from desktopapp.model.grids import distinct_sorted
 
 finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
 
@@ -25,10 +25,3 @@ def test_distinct_sorted_of_a_rounded_log_grid() -> None:
     assert np.all(np.diff(grid) > 0)  # strictly increasing: no repeated GPU count
     assert distinct_sorted([]).size == 0
     assert list(distinct_sorted([3.0, 1.0, 3.0, 2.0])) == [1.0, 2.0, 3.0]
-
-
-@given(st.lists(finite, max_size=40), st.lists(finite, max_size=40))
-def test_in_grid_matches_np_isin(values: list[float], grid: list[float]) -> None:
-    got = in_grid(values, distinct_sorted(grid))
-    assert got.dtype == np.bool_
-    assert np.array_equal(got, np.isin(np.asarray(values, dtype=float), grid))

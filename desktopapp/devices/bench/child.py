@@ -243,9 +243,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = sys.argv[1:] if argv is None else argv
     if BACKGROUND_FLAG in args[1:]:
-        problem = lower_priority()  # a run that cannot lower it still runs, as before
-        if problem is not None:
-            sys.stderr.write(problem + "\n")
+        lower_priority()
     out = sys.stdout
 
     def send(msg: dict[str, Any]) -> None:

@@ -31,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from desktopapp.devices.bench.core import BenchResult, CancelToken, ProgressEvent
+from desktopapp.devices.bench.priority import FLAG as BACKGROUND_FLAG
+from desktopapp.devices.bench.priority import lower_priority
 from desktopapp.model.interconnect import bus_factor
 from desktopapp.model.validation import require_choice, require_int, require_range
 
@@ -527,11 +529,7 @@ def check_local(config: CollectiveConfig) -> None:
             raise ValueError(f"nproc: NCCL needs one GPU per process; {count} visible")
 
 
-def _rank_command(
-    output: str | None, config: CollectiveConfig, stop_file: Path, background: bool = False
-) -> list[str]:
-    from desktopapp.devices.bench.priority import FLAG
-
+def _rank_command(config: CollectiveConfig, stop_file: Path, background: bool) -> list[str]:
     return [
         sys.executable,
         "-m",
@@ -553,7 +551,7 @@ def _rank_command(
         "--jsonl",
         "--stop-file",
         str(stop_file),
-        *([FLAG] if background else []),
+        *([BACKGROUND_FLAG] if background else []),
     ]
 
 
@@ -595,7 +593,7 @@ def collective_suite(
     if config.nproc == 1:
         yield ProgressEvent(0.0, ONE_RANK_NOTE, suite=SUITE, warning=ONE_RANK_NOTE)
     try:
-        command = _rank_command(None, config, stop_file, background)
+        command = _rank_command(config, stop_file, background)
         for rank in range(config.nproc):
             env = dict(os.environ)
             env.update(
@@ -866,14 +864,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # every rank stops before the next step once the stop file exists or its parent is gone.
     parser.add_argument("--jsonl", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--stop-file", default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--background", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(BACKGROUND_FLAG, action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.background:  # started by the desktop app's window: below the GUI's priority
-        from desktopapp.devices.bench.priority import lower_priority
-
-        problem = lower_priority()
-        if problem is not None:
-            print(f"collective: {problem}", file=sys.stderr)
+        lower_priority()
     if args.output is None and not args.jsonl:
         parser.error("--output FILE.json is required")
     rank = _env_int("RANK", "SLURM_PROCID")

@@ -15,6 +15,7 @@ the user's other work. The CLI's benchmarks run at the priority the user started
 from __future__ import annotations
 
 import os
+import sys
 
 BACKGROUND_NICENESS = 10  # added to the niceness on POSIX (the most is 19)
 FLAG = "--background"  # the command-line flag of a child that lowers its priority
@@ -23,7 +24,8 @@ FLAG = "--background"  # the command-line flag of a child that lowers its priori
 def lower_priority() -> str | None:
     """Put the calling process below normal priority. Call it before the process starts any
     thread: on Linux a thread's niceness is its own, and new threads inherit their creator's.
-    Returns None, or why the priority stayed as it was; never raises."""
+    Returns None, or why the priority stayed as it was (also written to stderr, which the
+    parent keeps for its error messages); never raises: the run goes on as before."""
     try:
         if hasattr(os, "nice"):
             os.nice(BACKGROUND_NICENESS)
@@ -32,5 +34,7 @@ def lower_priority() -> str | None:
 
             psutil.Process().nice(psutil.BELOW_NORMAL_PRIORITY_CLASS)
     except (OSError, AttributeError, ImportError) as exc:
-        return f"priority unchanged: {exc}"
+        problem = f"priority unchanged: {exc}"
+        sys.stderr.write(problem + "\n")
+        return problem
     return None
