@@ -458,3 +458,25 @@ def test_the_workload_tabs_utilization_curve_passes_through_the_headline() -> No
     pct = curves.current_utilization_pct
     # cost × utilization is constant along the curve (time ∝ 1 / MFU)
     assert np.allclose(curves.cost_by_utilization * curves.utilization_pct, fig.cost_usd * pct)
+
+
+@pytest.mark.parametrize("preset", TRAINING_PRESETS)
+def test_compare_s_scaling_curve_is_the_workload_tab_s(preset: str) -> None:
+    # Both search plans only at the plotted GPU counts (2^k and 3·2^k): Compare's overlaid
+    # curve and the Workload tab's scaling plot must be the same points.
+    from desktopapp.application.compare import _modelled_sweep
+    from desktopapp.application.training_view import ModelledView, modelled_view
+
+    snap = compute_snapshot(request_from_scenario(scenario_from_preset(preset)))
+    compared = _modelled_sweep(snap)
+    if compared is None:  # not modelled, or the user's utilization sets the headline
+        return
+    assert snap.training is not None and snap.training.modelled is not None
+    view = modelled_view(snap.training.modelled)
+    assert isinstance(view, ModelledView)
+    shown = np.isfinite(view.scaling.hours)
+    assert np.array_equal(compared.values, view.scaling.gpus[shown])
+    assert np.allclose(compared.training_hours, view.scaling.hours[shown], rtol=1e-12)
+    if view.scaling.cost is not None:
+        assert compared.cost_usd is not None
+        assert np.allclose(compared.cost_usd, view.scaling.cost[shown], rtol=1e-12)
