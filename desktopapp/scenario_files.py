@@ -18,11 +18,9 @@ owns the file names and the rules:
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import math
 import os
 import re
-import secrets
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -140,7 +138,7 @@ def save_recent(recent: Sequence[str | os.PathLike[str]], path: Path | None = No
 
 def new_session_id() -> str:
     """An id for this run of the app: process id plus randomness (unique across restarts)."""
-    return f"{os.getpid()}x{secrets.token_hex(4)}"
+    return f"{os.getpid()}x{os.urandom(4).hex()}"  # as secrets.token_hex, without hashlib
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -163,6 +161,8 @@ def autosave_path(
         return base / f"untitled-{session}{AUTOSAVE_SUFFIX}"
     full = normalise_path(document)
     stem = _UNSAFE.sub("_", Path(full).stem).strip("._")[:_MAX_STEM] or "scenario"
+    import hashlib  # when a named scenario autosaves: OpenSSL's hashlib costs each start ~5 ms
+
     digest = hashlib.sha256(_same_key(full).encode("utf-8", "surrogatepass")).hexdigest()[:12]
     return base / f"{stem}-{digest}-{session}{AUTOSAVE_SUFFIX}"
 

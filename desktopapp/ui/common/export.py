@@ -15,7 +15,6 @@ File choices go through :data:`choose_path`, which tests replace.
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -223,6 +222,8 @@ def table_rows(view: QAbstractItemView) -> list[list[str]]:
 
 
 def table_csv(view: QAbstractItemView) -> str:
+    import csv  # on export only: every window start loads this module
+
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerows(table_rows(view))
