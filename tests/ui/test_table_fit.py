@@ -188,3 +188,84 @@ def test_monitor_cluster_headers_are_whole_in_presentation_mode(qtbot: QtBot, qa
         qtbot.waitUntil(lambda: find_cut_cells(panel) == [])
     finally:
         theme.apply_theme(qapp, "light", 1.0)
+
+
+def test_a_wrapped_cell_is_drawn_whole_at_every_width(qtbot: QtBot, qapp) -> None:
+    """Qt sizes a row by the item's size hint, which wraps the text in the column less the
+    style's text margins; a style sheet's item padding (the Hardware tab's 8 px each side)
+    draws it in a narrower rectangle. In a window a few
+    pixels wide, a suite name that fits one line by the hint was drawn on two and lost the
+    second: "Bandwidth · device copy" with 245 px of column (233 px of text, 229 px as drawn)
+    in the readability check, on a loaded machine whose slower figures were wider. Every
+    width, one pixel at a time, across the one where the name starts to wrap."""
+    from desktopapp.devices.bench.core import BenchResult
+    from desktopapp.ui.common import theme
+    from desktopapp.ui.hardware.bench_panel import ResultsModel, results_table
+    from desktopapp.ui.hardware.widgets import hardware_style_sheet
+
+    theme.apply_theme(qapp, "light", theme.PRESENTATION_SCALE)
+    try:
+        model = ResultsModel()
+        table = results_table(model)
+        window = QWidget()
+        qtbot.addWidget(window)
+        window.setStyleSheet(hardware_style_sheet())  # the tab's: 8 px item padding each side
+        QVBoxLayout(window).addWidget(table)
+        model.set_results(
+            [
+                BenchResult("matmul", "cpu", "fp32", 128, 0.0451, 93e-6, 0.166, 27.0),
+                BenchResult(
+                    "bandwidth", "cpu", "uint8", 128 << 20, None, 0.036, None, None,
+                    variant="device copy", metric="GB/s", value=7.46,
+                ),
+            ]
+        )  # fmt: skip
+        window.resize(1400, 400)
+        window.show()
+        qtbot.waitExposed(window)
+        one_line = table.rowHeight(1)
+        wraps = _narrow_until(qtbot, window, table, lambda: table.rowHeight(1) > one_line)
+        cut = []
+        for width in range(wraps + 40, wraps - 20, -1):
+            window.resize(width, 400)
+            qtbot.wait(1)
+            cut += [f"{width} px: {p}" for p in find_cut_cells(window)]
+        assert cut == []
+    finally:
+        theme.apply_theme(qapp, "light", 1.0)
+
+
+def test_process_and_user_names_of_any_length_elide_whole_in_their_tooltip(qtbot: QtBot) -> None:
+    """The Monitor's process table failed the layout check at 1024×640 on a machine running a
+    process named "memfd:sealed-91" (wider than the 82 px its Process column had): the check
+    read the machine's own process list. Names of processes and users can be of any length; the
+    table keeps its widths between refreshes, so such cells elide with the whole name in their
+    tooltip, and the check passes over them (not over the headers or the figures)."""
+    from desktopapp.devices.top_processes import HostProcess
+    from desktopapp.ui.common.geometry import ELIDED_COLUMNS_PROPERTY
+    from desktopapp.ui.monitor.tables import HOST_PROCESS_COLUMNS, RecordModel, make_table
+
+    model = RecordModel(HOST_PROCESS_COLUMNS)
+    name = "a-process-with-a-very-long-name-indeed-longer-than-any-column-here"
+    user = "systemd-timesync-and-more"
+    model.set_rows([HostProcess(4242, name, user, 12.5, 3.5e9, 10.0)])
+    table = make_table(model, stretch_column=2)
+    window = QWidget()
+    qtbot.addWidget(window)
+    QVBoxLayout(window).addWidget(table)
+    window.resize(760, 300)
+    window.show()
+    qtbot.waitExposed(window)
+    texts = [model.columns[c].title for c in table.property(ELIDED_COLUMNS_PROPERTY)]
+    assert texts == ["User", "Process"]
+    process = model.index(0, 2)
+    assert table.columnWidth(2) < table.fontMetrics().horizontalAdvance(name)  # it is cut short
+    assert model.data(process, Qt.ItemDataRole.ToolTipRole) == name
+    assert model.data(model.index(0, 1), Qt.ItemDataRole.ToolTipRole) == user
+    assert find_cut_cells(window) == []
+    # a figure too wide for its column is still found
+    model.set_rows([HostProcess(4242, name, user, 12_345_678.0, 3.5e9, 10.0)])
+    table.setColumnWidth(3, 56)
+    assert [p.widget for p in find_cut_cells(window)] == ["QTableView row 1 '12345678%'"], (
+        find_cut_cells(window)
+    )

@@ -37,6 +37,9 @@ from PySide6.QtWidgets import (
 from desktopapp.model.units import plural
 
 ELIDED_PROPERTY = "elided"
+# A table's columns whose cells elide by design, the full text in the cell's tooltip (names of
+# processes and users, which can be of any length); their headers are still checked.
+ELIDED_COLUMNS_PROPERTY = "elided_columns"
 _TITLE_NAMES = ("SectionTitle", "CardCaption", "PanelTitle", "PlotHeader")
 HSCROLL_ALLOWED_PROPERTY = "hscroll_allowed"
 NO_HSCROLL_FROM_PX = 1280
@@ -262,7 +265,8 @@ def find_cut_cells(window: QWidget) -> list[CutProblem]:
     wrapped cell with a word wider than its column or more lines than its row holds, a header
     narrower than its title ("Provide" for "Provider"), a column past the table's right edge
     (shown only by scrolling the table sideways, or not at all). A table whose cut text is meant to
-    elide sets :data:`ELIDED_PROPERTY`."""
+    elide sets :data:`ELIDED_PROPERTY`; one whose cells in some columns elide lists them in
+    :data:`ELIDED_COLUMNS_PROPERTY`."""
     from PySide6.QtCore import QRect, Qt
     from PySide6.QtWidgets import QTableView
 
@@ -304,6 +308,8 @@ def find_cut_cells(window: QWidget) -> list[CutProblem]:
                             f"{width} px wide, its title needs {need} px",
                         )
                     )
+            if column in (view.property(ELIDED_COLUMNS_PROPERTY) or ()):
+                continue
             for row in range(model.rowCount()):
                 if view.isRowHidden(row):
                     continue

@@ -86,6 +86,12 @@ def cell_metrics(table: QTableView, index: QModelIndex) -> QFontMetrics:
     return QFontMetrics(font)
 
 
+def _wrapped_height(metrics: QFontMetrics, room: int, text: str) -> int:
+    """Height of ``text`` word-wrapped in ``room`` px."""
+    flags = int(Qt.TextFlag.TextWordWrap)
+    return metrics.boundingRect(QRect(0, 0, max(room, 1), 1 << 20), flags, text).height()
+
+
 class _ColumnFit(QObject):
     def __init__(
         self,
@@ -240,7 +246,39 @@ class _ColumnFit(QObject):
         for column, width in widths.items():
             header.resizeSection(column, width)
         table.resizeRowsToContents()
+        self._rows_hold_wrapped_lines(wrap)
         self.folded = tuple(folded)
+
+    def _rows_hold_wrapped_lines(self, wrap: Sequence[int]) -> None:
+        """Each row as tall as its wrapped cells need as they are drawn.
+
+        Qt sizes a row by the item's size hint, which wraps the text in the column's width less
+        the style's text margins; a style sheet's item padding (the Hardware tab's 8 px each
+        side) draws it narrower still. A cell that fits on one line by the hint but not as drawn
+        got one line of height and lost its second line ("Bandwidth · device copy": 233 px of
+        text, a 245 px column, 229 px as drawn). The lines the hint missed are added here."""
+        table = self._table
+        model = table.model()
+        style = table.style()
+        margins = 2 * (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, table) + 1)
+        for row in range(model.rowCount()):
+            missing = 0
+            for column in wrap:
+                if table.isColumnHidden(column):
+                    continue
+                index = model.index(row, column)
+                text = model.data(index, Qt.ItemDataRole.DisplayRole)
+                if not text:
+                    continue
+                width = table.columnWidth(column)
+                drawn = text_width(table, index, width)
+                if drawn >= width - margins:  # drawn no narrower than the hint wraps it
+                    continue
+                metrics = cell_metrics(table, index)
+                lines = _wrapped_height(metrics, drawn, str(text))
+                missing = max(missing, lines - _wrapped_height(metrics, width - margins, str(text)))
+            if missing > 0:
+                table.setRowHeight(row, table.rowHeight(row) + missing)
 
 
 def fit_columns(

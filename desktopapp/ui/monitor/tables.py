@@ -20,6 +20,7 @@ from desktopapp.devices.gpu_sampling import GpuProcess
 from desktopapp.devices.top_processes import HostProcess
 from desktopapp.model.idle_cost import ProcessCost, UserCost
 from desktopapp.model.units import DASH, format_bytes, format_hours, format_money, format_percent
+from desktopapp.ui.common.geometry import ELIDED_COLUMNS_PROPERTY
 
 R = TypeVar("R")
 Index = QModelIndex | QPersistentModelIndex
@@ -34,6 +35,8 @@ class Column(Generic[R]):
     numeric: bool = False
     tooltip: Callable[[R], str] | None = None
     sample: str = ""  # typical widest text, sizes the column once
+    # a name of any length (process, command, user): elided in the cell, whole in its tooltip
+    elides: bool = False
 
 
 def _num_key(value: float) -> float:
@@ -101,6 +104,8 @@ class RecordModel(QAbstractTableModel, Generic[R]):
             )
         if role == Qt.ItemDataRole.ToolTipRole and column.tooltip is not None:
             return column.tooltip(row)
+        if role == Qt.ItemDataRole.ToolTipRole and column.elides:
+            return column.text(row)  # the whole name the cell may elide
         return None
 
     # --- sorting ------------------------------------------------------------------------------
@@ -146,6 +151,11 @@ def make_table(model: RecordModel[Any], stretch_column: int, parent: QWidget | N
     header.setSectionResizeMode(stretch_column, QHeaderView.ResizeMode.Stretch)
     header.setMinimumSectionSize(56)
     header.setSortIndicatorShown(False)  # the model writes the arrow into the title
+    # names of any length elide (the full name is the cell's tooltip) rather than widen the
+    # table: the columns keep their widths between refreshes
+    view.setProperty(
+        ELIDED_COLUMNS_PROPERTY, [i for i, column in enumerate(model.columns) if column.elides]
+    )
     metrics = view.fontMetrics()
     for i, column in enumerate(model.columns):
         if i != stretch_column:
@@ -175,7 +185,7 @@ def _pid_column() -> Column[Any]:
 
 
 def _user_column(sample: str = "username") -> Column[Any]:
-    return Column("User", lambda r: r.user or DASH, lambda r: r.user, sample=sample)
+    return Column("User", lambda r: r.user or DASH, lambda r: r.user, sample=sample, elides=True)
 
 
 def _numeric_column(
@@ -203,6 +213,7 @@ PROCESS_COLUMNS: tuple[Column[GpuProcess], ...] = (
         _command,
         lambda p: _command(p).lower(),
         tooltip=lambda p: p.command or p.note or p.name,
+        elides=True,
     ),
     _numeric_column("CPU", lambda p: p.cpu_percent, _pct, "1000%"),
     _numeric_column("RSS", lambda p: p.rss_bytes, format_bytes, "999 MiB"),
@@ -214,7 +225,13 @@ PROCESS_GPU_MEMORY_COLUMN = len(PROCESS_COLUMNS) - 1
 HOST_PROCESS_COLUMNS: tuple[Column[HostProcess], ...] = (
     _pid_column(),
     _user_column(),
-    Column("Process", lambda p: p.name or DASH, lambda p: p.name.lower(), tooltip=lambda p: p.name),
+    Column(
+        "Process",
+        lambda p: p.name or DASH,
+        lambda p: p.name.lower(),
+        tooltip=lambda p: p.name,
+        elides=True,
+    ),
     _numeric_column("CPU", lambda p: p.cpu_percent, _pct, "1000%"),
     _numeric_column("Memory", lambda p: p.rss_bytes, format_bytes, "99.9 GiB"),
     _numeric_column("Memory %", lambda p: p.memory_percent, _pct, "100%"),
@@ -223,7 +240,7 @@ HOST_CPU_COLUMN = 3
 
 PROCESS_COST_COLUMNS: tuple[Column[ProcessCost], ...] = (
     _pid_column(),
-    Column("Process", lambda p: p.name or DASH, lambda p: p.name.lower()),
+    Column("Process", lambda p: p.name or DASH, lambda p: p.name.lower(), elides=True),
     _user_column(),
     *_cost_columns(),
     _numeric_column("Share", lambda p: p.share, lambda share: format_percent(share, 0)),
