@@ -159,6 +159,22 @@ def measure(mode: str, env: dict[str, str]) -> tuple[float, float, float, str]:
     return stamps["shown"], stamps["ready"], stamps["plots"], ",".join(sorted(heavy)) or "-"
 
 
+def paired_ratio(app: list[float], bare: list[float]) -> tuple[float, float, float]:
+    """Median and interquartile range of the per-run ratios app[i] / bare[i].
+
+    The runs alternate (bare, app, bare, app …), so the two runs of a pair share the machine's
+    state of that moment. The spread of the pairs' ratios says how far one figure can be
+    trusted: on this shared 2-CPU VM the ratio of medians of the same code moved between 1.33
+    and 1.61 from one run of this script to the next."""
+    if len(app) != len(bare) or not app:
+        raise ValueError(f"runs: one app run per bare run, got {len(app)} and {len(bare)}")
+    ratios = sorted(a / b for a, b in zip(app, bare, strict=True))
+    if len(ratios) == 1:
+        return ratios[0], ratios[0], ratios[0]
+    q1, _q2, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
+    return statistics.median(ratios), q1, q3
+
+
 def _summary(label: str, values: list[float]) -> str:
     median = statistics.median(values) * 1000
     return (
@@ -219,6 +235,11 @@ def main(argv: list[str] | None = None) -> int:
         f"({verdict} the {args.target:g}x target)"
     )
     print(f"ratio plots drawn (after the figures), app / bare: {app_plots / bare:.2f}")
+    mid, low, high = paired_ratio(plots["app"], shown["bare"])
+    print(
+        f"plots drawn, median of the {args.runs} paired runs' ratios: {mid:.2f} "
+        f"(interquartile {low:.2f}-{high:.2f}; target {args.target:g}x)"
+    )
     if heavy_seen:
         print(f"FAIL: imported at startup: {', '.join(sorted(heavy_seen))}")
         return 1
