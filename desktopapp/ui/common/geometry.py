@@ -35,11 +35,9 @@ from PySide6.QtWidgets import (
 )
 
 from desktopapp.model.units import plural
+from desktopapp.ui.common.table_fit import ELIDED_COLUMNS_PROPERTY
 
 ELIDED_PROPERTY = "elided"
-# A table's columns whose cells elide by design, the full text in the cell's tooltip (names of
-# processes and users, which can be of any length); their headers are still checked.
-ELIDED_COLUMNS_PROPERTY = "elided_columns"
 _TITLE_NAMES = ("SectionTitle", "CardCaption", "PanelTitle", "PlotHeader")
 HSCROLL_ALLOWED_PROPERTY = "hscroll_allowed"
 NO_HSCROLL_FROM_PX = 1280
@@ -267,10 +265,15 @@ def find_cut_cells(window: QWidget) -> list[CutProblem]:
     (shown only by scrolling the table sideways, or not at all). A table whose cut text is meant to
     elide sets :data:`ELIDED_PROPERTY`; one whose cells in some columns elide lists them in
     :data:`ELIDED_COLUMNS_PROPERTY`."""
-    from PySide6.QtCore import QRect, Qt
+    from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QTableView
 
-    from desktopapp.ui.common.table_fit import cell_metrics, longest_word, text_width
+    from desktopapp.ui.common.table_fit import (
+        cell_metrics,
+        longest_word,
+        text_width,
+        wrapped_height,
+    )
 
     problems: list[CutProblem] = []
     for view in window.findChildren(QTableView):
@@ -321,10 +324,8 @@ def find_cut_cells(window: QWidget) -> list[CutProblem]:
                 room = text_width(view, index, width)
                 if view.wordWrap():
                     widest = longest_word(metrics, text)
-                    lines = metrics.boundingRect(
-                        QRect(0, 0, max(room, 1), 100_000), int(Qt.TextFlag.TextWordWrap), text
-                    )
-                    fits = widest <= room + TOLERANCE_PX and lines.height() <= view.rowHeight(row)
+                    lines = wrapped_height(metrics, room, text)
+                    fits = widest <= room + TOLERANCE_PX and lines <= view.rowHeight(row)
                 else:
                     lines_w = max(metrics.horizontalAdvance(t) for t in text.split("\n"))
                     fits = lines_w <= room + TOLERANCE_PX

@@ -43,6 +43,10 @@ _REFIT_ON = frozenset({QEvent.Type.FontChange, QEvent.Type.StyleChange, QEvent.T
 
 BATCH_MS = 200  # row changes within this long are fitted together
 _PROBE_PX = 1000  # a column width to measure a cell's margins with
+# A table's columns whose cells elide by design, the whole text in the cell's tooltip (names
+# of processes and users, which can be of any length); the cut check skips their cells, not
+# their headers (:func:`desktopapp.ui.common.geometry.find_cut_cells`).
+ELIDED_COLUMNS_PROPERTY = "elided_columns"
 SOFT_BREAK = "\u200b"  # a zero-width space: a line may break here
 _WORDS = re.compile(f"[\\s{SOFT_BREAK}]+")
 
@@ -86,8 +90,9 @@ def cell_metrics(table: QTableView, index: QModelIndex) -> QFontMetrics:
     return QFontMetrics(font)
 
 
-def _wrapped_height(metrics: QFontMetrics, room: int, text: str) -> int:
-    """Height of ``text`` word-wrapped in ``room`` px."""
+def wrapped_height(metrics: QFontMetrics, room: int, text: str) -> int:
+    """Height of ``text`` word-wrapped in ``room`` px (what the fit sizes rows by and the cut
+    check in :mod:`.geometry` measures with)."""
     flags = int(Qt.TextFlag.TextWordWrap)
     return metrics.boundingRect(QRect(0, 0, max(room, 1), 1 << 20), flags, text).height()
 
@@ -275,8 +280,8 @@ class _ColumnFit(QObject):
                 if drawn >= width - margins:  # drawn no narrower than the hint wraps it
                     continue
                 metrics = cell_metrics(table, index)
-                lines = _wrapped_height(metrics, drawn, str(text))
-                missing = max(missing, lines - _wrapped_height(metrics, width - margins, str(text)))
+                lines = wrapped_height(metrics, drawn, str(text))
+                missing = max(missing, lines - wrapped_height(metrics, width - margins, str(text)))
             if missing > 0:
                 table.setRowHeight(row, table.rowHeight(row) + missing)
 

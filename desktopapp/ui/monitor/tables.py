@@ -20,7 +20,7 @@ from desktopapp.devices.gpu_sampling import GpuProcess
 from desktopapp.devices.top_processes import HostProcess
 from desktopapp.model.idle_cost import ProcessCost, UserCost
 from desktopapp.model.units import DASH, format_bytes, format_hours, format_money, format_percent
-from desktopapp.ui.common.geometry import ELIDED_COLUMNS_PROPERTY
+from desktopapp.ui.common.table_fit import ELIDED_COLUMNS_PROPERTY
 
 R = TypeVar("R")
 Index = QModelIndex | QPersistentModelIndex
