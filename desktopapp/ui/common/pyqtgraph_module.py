@@ -8,6 +8,9 @@ appear before pyqtgraph and its numpy set-up are loaded).
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -17,13 +20,107 @@ from desktopapp.ui.common.theme import COLORS, plot_palette
 
 _PG: ModuleType | None = None
 
+#: The PySide6 modules of which pyqtgraph keeps a copy in ``pyqtgraph.Qt``.
+MIRRORED = ("QtCore", "QtGui", "QtWidgets")
+
+
+def import_pyqtgraph() -> ModuleType:
+    """Import pyqtgraph without having it build every PySide6 class up front.
+
+    PySide6 (6.7 on) creates each class the first time it is read. pyqtgraph's import copies
+    every attribute of QtCore, QtGui and QtWidgets into its own modules ``pyqtgraph.Qt.QtCore``
+    and so on (``_copy_attrs``, so that its later patches stay out of PySide6's modules), and
+    so reads all ~720 classes: about 90 ms on a 2-core VM, most of its import. The app's first
+    tab needs about 60% of them; the others are never made (benchmarks/startup.py: the first
+    complete tab about 35 ms sooner).
+
+    Here those three modules of pyqtgraph, which are empty files, are created first and
+    forward any name they lack to PySide6's module (a module ``__getattr__``, PEP 562), and
+    while pyqtgraph is imported PySide6's modules list no names, so there is nothing to copy.
+    pyqtgraph's own patches still land in its modules; a name it did not patch reads PySide6's
+    class, made when first asked, as the copy would have held it. PySide6's listing is put
+    back as soon as the import ends, whatever happens.
+
+    Falls back to a plain import where pyqtgraph is already imported, where its modules are
+    not the empty files this relies on, or where PySide6 builds its classes eagerly.
+    """
+    loaded = sys.modules.get("pyqtgraph")
+    if loaded is not None:
+        return loaded
+    from PySide6 import QtCore, QtGui, QtWidgets
+
+    sources = {"QtCore": QtCore, "QtGui": QtGui, "QtWidgets": QtWidgets}
+    files = _mirror_files()
+    listings = {name: vars(module).get("__dir__") for name, module in sources.items()}
+    specs = {
+        name: importlib.util.spec_from_file_location(
+            f"pyqtgraph.Qt.{name}", path, submodule_search_locations=[str(path.parent)]
+        )
+        for name, path in (files or {}).items()
+    }
+    if (
+        not specs
+        or None in listings.values()
+        or any(spec is None or spec.loader is None for spec in specs.values())
+    ):
+        import pyqtgraph
+
+        return pyqtgraph
+    for name, spec in specs.items():
+        assert spec is not None and spec.loader is not None  # checked above
+        mirror = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mirror)  # the empty file: a package module, as pyqtgraph's
+        setattr(mirror, "__getattr__", _forwarder(spec.name, sources[name]))  # noqa: B010
+        sys.modules[spec.name] = mirror
+    try:
+        for module in sources.values():
+            setattr(module, "__dir__", list)  # noqa: B010  # lists nothing
+        import pyqtgraph
+    except BaseException:
+        for spec in specs.values():
+            if spec is not None:
+                sys.modules.pop(spec.name, None)
+        raise
+    finally:
+        for name, module in sources.items():
+            setattr(module, "__dir__", listings[name])  # noqa: B010
+    return pyqtgraph
+
+
+def _forwarder(mirror: str, source: ModuleType) -> Any:
+    """A module ``__getattr__`` for ``mirror`` that reads a name it lacks from ``source``."""
+
+    def __getattr__(name: str) -> Any:
+        try:
+            return getattr(source, name)
+        except AttributeError:
+            raise AttributeError(f"module {mirror!r} has no attribute {name!r}") from None
+
+    return __getattr__
+
+
+def _mirror_files() -> dict[str, Path] | None:
+    """pyqtgraph's copies of the PySide6 modules (``pyqtgraph/Qt/QtCore/__init__.py`` ...), or
+    None where pyqtgraph is not there or any of them holds code (then they are not plain
+    copies, and only pyqtgraph's own import makes them right)."""
+    spec = importlib.util.find_spec("pyqtgraph")
+    if spec is None or spec.origin is None:
+        return None
+    root = Path(spec.origin).parent / "Qt"
+    files = {name: root / name / "__init__.py" for name in MIRRORED}
+    try:
+        if any(path.stat().st_size != 0 for path in files.values()):
+            return None
+    except OSError:
+        return None
+    return files
+
 
 def pg() -> ModuleType:
     """The pyqtgraph module, configured for the app's light theme on first use."""
     global _PG
     if _PG is None:
-        import pyqtgraph
-
+        pyqtgraph = import_pyqtgraph()
         pyqtgraph.setConfigOptions(
             antialias=True,
             background=COLORS["surface"],
@@ -38,11 +135,12 @@ def preload() -> bool:
     """Import pyqtgraph ahead of the first plot (the Hardware tab calls it once its window is
     up, so the window appears first).
 
-    On the GUI thread: pyqtgraph's import reads every attribute of the PySide6 modules, which
-    is not safe beside another thread's imports and Qt work (it crashed the process).
+    On the GUI thread: pyqtgraph's import patches its copies of the PySide6 modules (and, in
+    its own plain import, reads every class of them), which is not safe beside another thread's
+    imports and Qt work (it crashed the process); :func:`import_pyqtgraph` also hides PySide6's
+    name lists while it runs.
     """
-    import pyqtgraph  # noqa: F401
-
+    import_pyqtgraph()
     return True
 
 

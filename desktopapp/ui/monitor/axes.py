@@ -7,10 +7,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pyqtgraph import AxisItem, DateAxisItem
-
 from desktopapp.model.units import GIB, KIB, MIB
+from desktopapp.ui.common.pyqtgraph_module import pg
 from desktopapp.ui.monitor.layout import BYTES_RATE, CELSIUS, WATTS, format_ago
+
+_PG: Any = pg()  # pyqtgraph, imported the app's way (ui.common.pyqtgraph_module)
 
 AGO = "ago"
 CLOCK = "clock"
@@ -47,7 +48,7 @@ def byte_unit(value: float) -> tuple[float, str]:
     return 1.0, "B/s"
 
 
-class TimeAxis(DateAxisItem):
+class TimeAxis(_PG.DateAxisItem):
     """Bottom axis: "before now" ticks (``−30 s``, ``−5 min``) or clock time."""
 
     def __init__(self) -> None:
@@ -62,7 +63,7 @@ class TimeAxis(DateAxisItem):
     def tickValues(self, minVal: float, maxVal: float, size: float) -> Any:
         if self.mode == CLOCK:
             return super().tickValues(minVal, maxVal, size)
-        return AxisItem.tickValues(self, minVal, maxVal, size)
+        return _PG.AxisItem.tickValues(self, minVal, maxVal, size)
 
     def tickSpacing(self, minVal: float, maxVal: float, size: float) -> Any:
         span = maxVal - minVal
@@ -83,7 +84,7 @@ class TimeAxis(DateAxisItem):
         return [format_ago(v, spacing) for v in values]
 
 
-class ValueAxis(AxisItem):
+class ValueAxis(_PG.AxisItem):
     """Left axis with units in the tick labels; byte rates use IEC units (KiB/s, MiB/s)."""
 
     def __init__(self, kind: str) -> None:
