@@ -11,7 +11,12 @@ is a bare PySide6 + pyqtgraph window (a QMainWindow holding one PlotWidget) meas
 same session, alternating with the app so drift hits both alike. Prints the medians, the ratio
 and whether torch was imported before the window appeared (it must not be).
 
-    .venv/bin/python benchmarks/startup.py [--runs 7] [--target 1.3]
+    .venv/bin/python benchmarks/startup.py [--runs 7] [--target 1.3] [--phases]
+
+``--phases`` also prints, for each mode, when each step of the start was done (median ms from
+the start of the process, and since the step before): PySide6 imported, the app's modules
+imported, its main window built and exposed, the Workload tab filled, pyqtgraph imported,
+the plots built and drawn (the bare window: PySide6, pyqtgraph, window built and exposed).
 
 Without a display the runs use ``QT_QPA_PLATFORM=offscreen``. Exit status 1 when torch was
 imported at startup or a child failed; the ratio is reported, not enforced.
@@ -102,10 +107,32 @@ def _heavy():
 """
 
 
+PHASES_ENV = "DESKTOPAPP_STARTUP_PHASES"
+
+
+def _phase(name: str) -> None:
+    """Print when a step of the start was done (``--phases``)."""
+    if os.environ.get(PHASES_ENV):
+        print(f"{MARK} phase:{name.replace(' ', '_')} {time.time()!r} heavy=-", flush=True)
+
+
+def _after(owner: object, attribute: str, name: str) -> None:
+    """Print phase ``name`` each time ``owner.attribute`` (a function) returns."""
+    function = getattr(owner, attribute)
+
+    def wrapper(*args: object, **kwargs: object) -> object:
+        result = function(*args, **kwargs)
+        _phase(name)
+        return result
+
+    setattr(owner, attribute, wrapper)
+
+
 def child(mode: str) -> int:
     """Runs in the measured process."""
     from PySide6.QtWidgets import QApplication
 
+    _phase("PySide6 imported")
     namespace: dict[str, object] = {"time": time, "sys": sys, "MARK": MARK}
     exec(_CHILD_PROBE, namespace)  # the same probe for both modes
     if mode == "app":
@@ -119,15 +146,27 @@ def child(mode: str) -> int:
         import pyqtgraph
         from PySide6.QtWidgets import QMainWindow
 
+        _phase("pyqtgraph imported")
         window = QMainWindow()
         window.setWindowTitle("bare")
         window.setCentralWidget(pyqtgraph.PlotWidget())
         window.resize(1400, 900)
+        _phase("window built")
         window.show()
         app.exec()
     else:
         from desktopapp.app import main
 
+        if os.environ.get(PHASES_ENV):
+            # imported here rather than inside main(): the same work, now timed
+            from desktopapp.ui import main_window
+            from desktopapp.ui.common import pyqtgraph_module
+            from desktopapp.ui.estimate import modelled
+
+            _phase("app modules imported")
+            _after(main_window.MainWindow, "__init__", "window built")
+            _after(pyqtgraph_module, "import_pyqtgraph", "pyqtgraph imported")
+            _after(modelled.ModelledPanel, "_build_plots", "plots built")
         main([])
     sys.stdout.flush()
     os._exit(0)  # skip interpreter teardown: it is not part of startup
@@ -136,6 +175,13 @@ def child(mode: str) -> int:
 def measure(mode: str, env: dict[str, str]) -> tuple[float, float, float, str]:
     """Seconds to the window exposed, to its first tab filled, to that tab's plots drawn; and
     the heavy modules imported by then."""
+    stamps, heavy = measure_stamps(mode, env)
+    return stamps["shown"], stamps["ready"], stamps["plots"], heavy
+
+
+def measure_stamps(mode: str, env: dict[str, str]) -> tuple[dict[str, float], str]:
+    """Seconds from the start of one run to each mark it printed (``shown``, ``ready``,
+    ``plots`` and, with ``--phases``, ``phase:<step>``); and the heavy modules imported."""
     start = time.time()
     result = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--child", mode],
@@ -156,7 +202,7 @@ def measure(mode: str, env: dict[str, str]) -> tuple[float, float, float, str]:
         raise RuntimeError(
             f"{mode} run printed no timestamps (exit {result.returncode}):\n{result.stderr[-2000:]}"
         )
-    return stamps["shown"], stamps["ready"], stamps["plots"], ",".join(sorted(heavy)) or "-"
+    return stamps, ",".join(sorted(heavy)) or "-"
 
 
 def paired_ratio(app: list[float], bare: list[float]) -> tuple[float, float, float]:
@@ -175,6 +221,33 @@ def paired_ratio(app: list[float], bare: list[float]) -> tuple[float, float, flo
     return statistics.median(ratios), q1, q3
 
 
+PHASE_NAMES = {"shown": "window exposed", "ready": "Workload tab filled", "plots": "plots drawn"}
+
+
+def phase_table(runs: list[dict[str, float]]) -> list[tuple[str, float, float]]:
+    """(step, median seconds from the start, median seconds since the step before) for every
+    mark all runs printed, in the order of their medians. The step's own time is taken run by
+    run (a mark minus the mark before it in that order), then the median of those."""
+    if not runs:
+        return []
+    common = set(runs[0]).intersection(*runs[1:])
+    order = sorted(common, key=lambda name: statistics.median(run[name] for run in runs))
+    table = []
+    for index, name in enumerate(order):
+        before = order[index - 1] if index else None
+        at = statistics.median(run[name] for run in runs)
+        step = statistics.median(run[name] - (run[before] if before else 0.0) for run in runs)
+        label = PHASE_NAMES.get(name, name.removeprefix("phase:").replace("_", " "))
+        table.append((label, at, step))
+    return table
+
+
+def _print_phases(title: str, runs: list[dict[str, float]]) -> None:
+    print(f"{title}: median ms from the start of the process, and since the step before")
+    for label, at, step in phase_table(runs):
+        print(f"  {label:<28} {at * 1000:7.1f}  {step * 1000:+7.1f}")
+
+
 def _summary(label: str, values: list[float]) -> str:
     median = statistics.median(values) * 1000
     return (
@@ -187,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="measured runs per mode (median)")
     parser.add_argument("--target", type=float, default=1.3, help="ratio to aim for")
+    parser.add_argument(
+        "--phases", action="store_true", help="also print when each step of the start was done"
+    )
     parser.add_argument("--child", choices=("bare", "app"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -201,19 +277,25 @@ def main(argv: list[str] | None = None) -> int:
     # installed app has it. (Any non-empty value, "0" too, would stop Python writing it, and
     # every run would compile those modules again.)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if args.phases:
+        env[PHASES_ENV] = "1"
+    else:
+        env.pop(PHASES_ENV, None)
 
     shown: dict[str, list[float]] = {"bare": [], "app": []}
     ready: dict[str, list[float]] = {"bare": [], "app": []}
     plots: dict[str, list[float]] = {"bare": [], "app": []}
+    every: dict[str, list[dict[str, float]]] = {"bare": [], "app": []}
     heavy_seen: set[str] = set()
     for mode in ("bare", "app"):  # warm-up: bytecode and file caches
         measure(mode, env)
     for _ in range(args.runs):
         for mode in ("bare", "app"):
-            seconds_shown, seconds_ready, seconds_plots, heavy = measure(mode, env)
-            shown[mode].append(seconds_shown)
-            ready[mode].append(seconds_ready)
-            plots[mode].append(seconds_plots)
+            stamps, heavy = measure_stamps(mode, env)
+            every[mode].append(stamps)
+            shown[mode].append(stamps["shown"])
+            ready[mode].append(stamps["ready"])
+            plots[mode].append(stamps["plots"])
             if mode == "app" and heavy != "-":
                 heavy_seen.update(heavy.split(","))
 
@@ -240,6 +322,16 @@ def main(argv: list[str] | None = None) -> int:
         f"plots drawn, median of the {args.runs} paired runs' ratios: {mid:.2f} "
         f"(interquartile {low:.2f}-{high:.2f}; target {args.target:g}x)"
     )
+    if args.phases:
+        # the bare window's "ready" and "plots" are its exposure (it has no tab to fill)
+        _print_phases(
+            "bare window",
+            [
+                {k: v for k, v in run.items() if k not in ("ready", "plots")}
+                for run in every["bare"]
+            ],
+        )
+        _print_phases("ML Capacity Planner", every["app"])
     if heavy_seen:
         print(f"FAIL: imported at startup: {', '.join(sorted(heavy_seen))}")
         return 1
