@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
-    QScrollArea,
     QSizePolicy,
     QSpinBox,
     QStyle,
@@ -23,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktopapp.ui.common.layouts import column_layout, scroll_area
+from desktopapp.ui.common.layouts import ScrollColumn, column_layout, scroll_area
 from desktopapp.ui.common.quantity_edit import QuantityEdit
 from desktopapp.ui.common.scaled_sheet import follow_font
 
@@ -186,7 +185,7 @@ def source_row(note: QLabel, button: QPushButton) -> QHBoxLayout:
     return row
 
 
-class InputsColumn(QScrollArea):
+class InputsColumn(ScrollColumn):
     """A tab's input column: cards added to ``column`` scroll as one; call :meth:`finish`
     once they are all added."""
 
@@ -199,6 +198,6 @@ class InputsColumn(QScrollArea):
     def finish(self, minimum_width: int) -> None:
         """Close the column (a stretch under the last card) and set the narrowest width."""
         self.column.addStretch(1)
-        self.setWidget(self.content)
+        self.set_content(self.content)  # set once the column is placed (see ScrollColumn)
         self.content.setMinimumWidth(0)
         self.setMinimumWidth(minimum_width)
