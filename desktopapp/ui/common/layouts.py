@@ -71,11 +71,14 @@ class ScrollColumn(QScrollArea):
 
     def set_content(self, content: QWidget) -> None:
         """``setWidget(content)`` now if the area is placed or shown, else once it is."""
-        if self.parentWidget() is None and not self.isVisible():
-            self._pending = content
-            return
-        self._pending = None
-        self.setWidget(content)
+        self._pending = content
+        if self.parentWidget() is not None or self.isVisible():
+            self._take_pending()
+
+    def _take_pending(self) -> None:
+        content, self._pending = self._pending, None
+        if content is not None:
+            self.setWidget(content)
 
     def widget(self) -> QWidget | None:
         """The content, also while it waits for the area to be placed."""
@@ -89,8 +92,7 @@ class ScrollColumn(QScrollArea):
             (event.type() == QEvent.Type.ParentChange and self.parentWidget() is not None)
             or event.type() == QEvent.Type.Show
         ):
-            content, self._pending = self._pending, None
-            self.setWidget(content)
+            self._take_pending()
         return super().event(event)
 
 

@@ -52,22 +52,15 @@ def import_pyqtgraph() -> ModuleType:
     sources = {"QtCore": QtCore, "QtGui": QtGui, "QtWidgets": QtWidgets}
     files = _mirror_files()
     listings = {name: vars(module).get("__dir__") for name, module in sources.items()}
-    specs = {
-        name: importlib.util.spec_from_file_location(
-            f"pyqtgraph.Qt.{name}", path, submodule_search_locations=[str(path.parent)]
-        )
-        for name, path in (files or {}).items()
-    }
-    if (
-        not specs
-        or None in listings.values()
-        or any(spec is None or spec.loader is None for spec in specs.values())
-    ):
+    if files is None or None in listings.values():
         import pyqtgraph
 
         return pyqtgraph
-    for name, spec in specs.items():
-        assert spec is not None and spec.loader is not None  # checked above
+    for name, path in files.items():
+        spec = importlib.util.spec_from_file_location(
+            f"pyqtgraph.Qt.{name}", path, submodule_search_locations=[str(path.parent)]
+        )
+        assert spec is not None and spec.loader is not None  # always, for a .py file
         mirror = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mirror)  # the empty file: a package module, as pyqtgraph's
         setattr(mirror, "__getattr__", _forwarder(spec.name, sources[name]))  # noqa: B010
@@ -77,9 +70,8 @@ def import_pyqtgraph() -> ModuleType:
             setattr(module, "__dir__", list)  # noqa: B010  # lists nothing
         import pyqtgraph
     except BaseException:
-        for spec in specs.values():
-            if spec is not None:
-                sys.modules.pop(spec.name, None)
+        for name in files:
+            sys.modules.pop(f"pyqtgraph.Qt.{name}", None)
         raise
     finally:
         for name, module in sources.items():
