@@ -98,6 +98,144 @@ def test_every_name_reads_as_pyqtgraph_own_import_has_it_with_far_fewer_classes_
     assert app["listing_kept"] and plain["listing_kept"]
 
 
+_NAMESPACE = r"""
+import json, sys
+from desktopapp.ui.common.pyqtgraph_module import DEFERRED, import_pyqtgraph
+if sys.argv[1] == "app":
+    pg = import_pyqtgraph()
+else:
+    import pyqtgraph as pg
+watched = DEFERRED + ("pyqtgraph.parametertree", "pyqtgraph.multiprocess")
+loaded_at_import = sorted(name for name in sys.modules if name.startswith(watched))
+first = sys.argv[2]
+if first == "dir":
+    listed = sorted(dir(pg))
+else:  # a name of pyqtgraph, or a module of a package: graphicsItems.ROI
+    package, _, name = first.rpartition(".")
+    owner = sys.modules[f"pyqtgraph.{package}"] if package else pg
+    listed = [getattr(owner, name).__name__]
+packages = sorted({"pyqtgraph"} | {name.rpartition(".")[0] for name in DEFERRED})
+
+
+def describe(value):
+    if isinstance(value, type(sys)):
+        return f"module:{value.__name__}"
+    name = getattr(value, "__qualname__", None)
+    if isinstance(name, str) and not isinstance(value, (str, int, float)):
+        return f"{type(value).__name__}:{getattr(value, '__module__', '')}.{name}"
+    return type(value).__name__
+
+
+print(json.dumps({
+    "loaded_at_import": loaded_at_import,
+    "listed": listed,
+    "namespaces": {
+        package: {name: describe(value) for name, value in vars(sys.modules[package]).items()}
+        for package in packages
+    },
+    "modules": sorted(name for name in sys.modules if name.startswith("pyqtgraph")),
+}))
+"""
+
+
+def _namespace(mode: str, first: str) -> dict:
+    result = subprocess.run(
+        [sys.executable, "-c", _NAMESPACE, mode, first],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env={**_env(), "QT_QPA_PLATFORM": "offscreen"},
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+_DEFERRING = pytest.mark.skipif(
+    pyqtgraph_module._mirror_files() is None
+    or pyqtgraph_module._version(pyqtgraph_module._mirror_files() or {})
+    not in pyqtgraph_module.DEFERRED_IN,
+    reason="this pyqtgraph is imported whole",
+)
+
+
+@_DEFERRING
+@pytest.mark.parametrize(
+    "first",
+    [
+        "dir",
+        "ColorMapWidget",
+        "RemoteGraphicsView",
+        "parametertree",
+        "widgets.TableWidget",
+        "graphicsItems.ROI",
+        "imageview",
+    ],
+)
+def test_deferred_widgets_load_when_first_read_and_leave_pyqtgraph_as_its_own_import(
+    first: str,
+) -> None:
+    plain = _namespace("plain", "dir")
+    app = _namespace("app", first)
+    # pyqtgraph's own import loads the deferred modules, its parameter tree and multiprocess
+    # packages; the app's does not ...
+    assert set(pyqtgraph_module.DEFERRED) <= set(plain["loaded_at_import"])
+    assert "pyqtgraph.parametertree" in plain["loaded_at_import"]
+    assert "pyqtgraph.multiprocess" in plain["loaded_at_import"]
+    assert app["loaded_at_import"] == []
+    # ... until a name of theirs is read (or pyqtgraph is listed): then every name of
+    # pyqtgraph and of the packages holding them reads what pyqtgraph's own import gives it
+    parents = {name.rpartition(".")[0] for name in pyqtgraph_module.DEFERRED}
+    assert sorted(app["namespaces"]) == sorted({"pyqtgraph"} | parents)
+    assert app["namespaces"] == plain["namespaces"]
+    assert app["modules"] == plain["modules"]
+    if first == "dir":
+        assert app["listed"] == plain["listed"]
+
+
+@_DEFERRING
+def test_a_name_pyqtgraph_lacks_is_still_an_attribute_error() -> None:
+    code = (
+        "from desktopapp.ui.common.pyqtgraph_module import import_pyqtgraph\n"
+        "pg = import_pyqtgraph()\n"
+        "import sys\n"
+        "for _ in range(2):\n"
+        "    try:\n"
+        "        pg.NoSuchThing\n"
+        "    except AttributeError as exc:\n"
+        "        print(exc)\n"
+        "print('pyqtgraph.parametertree' in sys.modules, '__getattr__' in vars(pg))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env={**_env(), "QT_QPA_PLATFORM": "offscreen"},
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = result.stdout.strip().splitlines()
+    assert lines[:2] == ["module 'pyqtgraph' has no attribute 'NoSuchThing'"] * 2
+    # the miss loaded the deferred modules once (as a plain import would have them) and
+    # pyqtgraph has no module __getattr__ left, as in its own import
+    assert lines[2] == "True False"
+
+
+def test_the_version_is_read_from_pyqtgraphs_file_and_other_releases_are_imported_whole(
+    tmp_path,
+) -> None:
+    init = _fake_pyqtgraph(tmp_path, {})
+    files = {name: init.parent / "Qt" / name / "__init__.py" for name in pyqtgraph_module.MIRRORED}
+    init.write_text("import os\n__version__ = '0.13.7'\n")
+    assert pyqtgraph_module._version(files) == "0.13.7"
+    assert "0.13.7" not in pyqtgraph_module.DEFERRED_IN
+    init.write_text("__version__ = None\n")
+    assert pyqtgraph_module._version(files) == "None"
+    init.unlink()
+    assert pyqtgraph_module._version(files) is None
+
+
 _FAILING = r"""
 import sys
 from PySide6 import QtCore
@@ -113,6 +251,9 @@ else:
 assert set(dir(QtCore)) == before, "PySide6's names are listed again"
 left = [name for name in sys.modules if name.startswith("pyqtgraph.Qt.Qt")]
 assert not left, left
+from desktopapp.ui.common.pyqtgraph_module import DEFERRED
+stand_ins = [name for name in DEFERRED if name in sys.modules]
+assert not stand_ins, stand_ins
 print("ok")
 """
 

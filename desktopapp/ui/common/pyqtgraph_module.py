@@ -41,6 +41,12 @@ def import_pyqtgraph() -> ModuleType:
     class, made when first asked, as the copy would have held it. PySide6's listing is put
     back as soon as the import ends, whatever happens.
 
+    In a pyqtgraph release listed in :data:`DEFERRED_IN`, the modules of :data:`DEFERRED`
+    (items and widgets the app never shows) are not loaded by the import: a stand-in module
+    takes each one's place while it runs, and pyqtgraph loads them, and takes the names they
+    give it, when one of its names that it lacks is first read (PEP 562) or it is listed. After
+    that every name reads what pyqtgraph's own import gives it (tested name by name).
+
     Falls back to a plain import where pyqtgraph is already imported, where its modules are
     not the empty files this relies on, or where PySide6 builds its classes eagerly.
     """
@@ -65,9 +71,13 @@ def import_pyqtgraph() -> ModuleType:
         spec.loader.exec_module(mirror)  # the empty file: a package module, as pyqtgraph's
         setattr(mirror, "__getattr__", _forwarder(spec.name, sources[name]))  # noqa: B010
         sys.modules[spec.name] = mirror
+    deferring = _version(files) in DEFERRED_IN
     try:
         for module in sources.values():
             setattr(module, "__dir__", list)  # noqa: B010  # lists nothing
+        if deferring:
+            for name in DEFERRED:
+                sys.modules[name] = _stand_in(name)
         import pyqtgraph
     except BaseException:
         for name in files:
@@ -76,7 +86,116 @@ def import_pyqtgraph() -> ModuleType:
     finally:
         for name, module in sources.items():
             setattr(module, "__dir__", listings[name])  # noqa: B010
+        if deferring:
+            for name in DEFERRED:
+                sys.modules.pop(name, None)
+    if deferring:
+        _defer(pyqtgraph)
     return pyqtgraph
+
+
+#: pyqtgraph's modules for items and widgets the app never shows (regions of interest, an image
+#: viewer, a colour-map editor, a data filter and data trees, a plot view drawn in another
+#: process, a scatter-plot explorer, a table), in the order its import loads them. With its
+#: parameter tree and multiprocess packages, which only they bring in, they are about 30 ms of
+#: its import on a 2-core VM. :func:`import_pyqtgraph` loads them when a name of theirs is
+#: first read.
+DEFERRED = (
+    "pyqtgraph.graphicsItems.ROI",
+    "pyqtgraph.imageview",
+    "pyqtgraph.widgets.ColorMapWidget",
+    "pyqtgraph.widgets.DataFilterWidget",
+    "pyqtgraph.widgets.DataTreeWidget",
+    "pyqtgraph.widgets.DiffTreeWidget",
+    "pyqtgraph.widgets.RemoteGraphicsView",
+    "pyqtgraph.widgets.ScatterPlotWidget",
+    "pyqtgraph.widgets.TableWidget",
+)
+#: pyqtgraph releases whose import was checked name by name against the deferral
+#: (tests/ui/test_pyqtgraph_import.py): no other module of theirs imports the four at import
+#: time. Any other release is imported whole.
+DEFERRED_IN = frozenset({"0.14.0"})
+
+
+class _Pending:
+    """What a name imported from a deferred module holds while pyqtgraph is imported."""
+
+    __slots__ = ()
+
+
+_PENDING = _Pending()
+
+
+def _stand_in(name: str) -> ModuleType:
+    """A module in place of deferred ``name`` while pyqtgraph is imported: ``import *`` from
+    it gives nothing, and a name imported from it gives :data:`_PENDING` (removed after)."""
+    module = ModuleType(name)
+    module.__all__ = []  # type: ignore[attr-defined]
+
+    def __getattr__(attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        return _PENDING
+
+    setattr(module, "__getattr__", __getattr__)  # noqa: B010
+    return module
+
+
+def _defer(pyqtgraph: ModuleType) -> None:
+    """Drop the pending names and have ``pyqtgraph`` and the packages holding the deferred
+    modules load them when a name they lack is first read or they are listed (PEP 562); the
+    load gives pyqtgraph the names those modules give it in its own import."""
+    parents = {name.rpartition(".")[0] for name in DEFERRED}
+    packages = [sys.modules[name] for name in sorted(parents)]
+    for package in packages:
+        for attr in [attr for attr, value in vars(package).items() if value is _PENDING]:
+            delattr(package, attr)
+
+    def load() -> None:
+        for package in packages:  # once: a miss after the load is a plain AttributeError
+            vars(package).pop("__getattr__", None)
+            vars(package).pop("__dir__", None)
+        for name in DEFERRED:
+            module = importlib.import_module(name)
+            for attr in module.__all__:
+                setattr(pyqtgraph, attr, getattr(module, attr))
+
+    for package in packages:
+        setattr(package, "__getattr__", _loader(package, load))  # noqa: B010
+        setattr(package, "__dir__", _lister(package, load))  # noqa: B010
+
+
+def _loader(package: ModuleType, load: Any) -> Any:
+    def __getattr__(attr: str) -> Any:
+        if not attr.startswith("__"):
+            load()
+            if attr in vars(package):
+                return vars(package)[attr]
+        raise AttributeError(f"module {package.__name__!r} has no attribute {attr!r}")
+
+    return __getattr__
+
+
+def _lister(package: ModuleType, load: Any) -> Any:
+    def __dir__() -> list[str]:
+        load()
+        return sorted(vars(package))
+
+    return __dir__
+
+
+def _version(files: dict[str, Path]) -> str | None:
+    """The ``__version__`` that pyqtgraph's ``__init__.py`` sets, read from the file (next to
+    the copies in ``files``) without importing it."""
+    init = files["QtCore"].parents[2] / "__init__.py"
+    try:
+        text = init.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("__version__ = "):
+            return line.removeprefix("__version__ = ").strip().strip("'\"")
+    return None
 
 
 def _forwarder(mirror: str, source: ModuleType) -> Any:
