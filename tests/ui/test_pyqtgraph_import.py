@@ -62,16 +62,21 @@ print(json.dumps({
 
 
 def _report(mode: str) -> dict:
-    result = subprocess.run(
-        [sys.executable, "-c", _REPORT, mode],
+    result = _fresh(_REPORT, mode)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def _fresh(code: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a fresh interpreter (offscreen Qt, this checkout first on the path)."""
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
         capture_output=True,
         text=True,
         cwd=REPO,
         timeout=120,
         env={**_env(), "QT_QPA_PLATFORM": "offscreen"},
     )
-    assert result.returncode == 0, result.stderr[-2000:]
-    return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def _env() -> dict[str, str]:
@@ -139,14 +144,7 @@ print(json.dumps({
 
 
 def _namespace(mode: str, first: str) -> dict:
-    result = subprocess.run(
-        [sys.executable, "-c", _NAMESPACE, mode, first],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=120,
-        env={**_env(), "QT_QPA_PLATFORM": "offscreen"},
-    )
+    result = _fresh(_NAMESPACE, mode, first)
     assert result.returncode == 0, result.stderr[-2000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -206,14 +204,7 @@ def test_a_name_pyqtgraph_lacks_is_still_an_attribute_error() -> None:
         "        print(exc)\n"
         "print('pyqtgraph.parametertree' in sys.modules, '__getattr__' in vars(pg))\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=120,
-        env={**_env(), "QT_QPA_PLATFORM": "offscreen"},
-    )
+    result = _fresh(code)
     assert result.returncode == 0, result.stderr[-2000:]
     lines = result.stdout.strip().splitlines()
     assert lines[:2] == ["module 'pyqtgraph' has no attribute 'NoSuchThing'"] * 2
@@ -262,14 +253,7 @@ print("ok")
     pyqtgraph_module._mirror_files() is None, reason="this pyqtgraph's Qt copies hold code"
 )
 def test_a_failed_import_puts_pysides_name_lists_back() -> None:
-    result = subprocess.run(
-        [sys.executable, "-c", _FAILING],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        timeout=120,
-        env={**_env(), "QT_QPA_PLATFORM": "offscreen"},
-    )
+    result = _fresh(_FAILING)
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-2000:]
 
 
