@@ -22,6 +22,7 @@ from desktopapp.cli_base import (  # noqa: F401  (re-exported: tests and app use
     NEGATIVE_QUANTITY,
     FittingHelpFormatter,
     OneLineErrorParser,
+    flag,
 )
 
 # Modules under desktopapp.commands that add subcommands, imported on demand so that
@@ -130,7 +131,7 @@ def option_name(field: str, args: argparse.Namespace) -> str:
 
     dest = field.strip().replace("-", "_")
     if dest in vars(args):
-        return "--" + dest.replace("_", "-")
+        return flag(dest, args)
     return field_label(field)
 
 

@@ -49,6 +49,17 @@ class FittingHelpFormatter(argparse.HelpFormatter):
         return "\n".join(packed) + "\n\n"
 
 
+# Parsed arguments' map of option names that differ from ``--<dest>`` (see flag()).
+OPTION_NAMES = "_option_names"
+
+
+def flag(dest: str, args: argparse.Namespace) -> str:
+    """The option that stores ``dest``, as its command lists it first: ``--micro-batch`` for
+    ``batch_size`` in ``estimate memory``, else ``--<dest>``."""
+    names = getattr(args, OPTION_NAMES, None) or {}
+    return str(names.get(dest) or "--" + dest.replace("_", "-"))
+
+
 class OneLineErrorParser(argparse.ArgumentParser):
     """argparse prints usage plus the error; we print only one line naming the problem."""
 
@@ -59,6 +70,17 @@ class OneLineErrorParser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = NEGATIVE_QUANTITY
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        """As argparse's; an option whose first name is not ``--<dest>`` (``--micro-batch``
+        stored as ``batch_size``) is recorded, so a message names it as the command lists it."""
+        action = super().add_argument(*args, **kwargs)
+        longs = [name for name in action.option_strings if name.startswith("--")]
+        if longs and longs[0] != "--" + action.dest.replace("_", "-"):
+            names = dict(self.get_default(OPTION_NAMES) or {})
+            names[action.dest] = longs[0]
+            self.set_defaults(**{OPTION_NAMES: names})
+        return action
 
     def error(self, message: str) -> NoReturn:
         first = (message.splitlines() or [""])[0]

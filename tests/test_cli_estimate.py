@@ -501,3 +501,28 @@ def test_a_refusal_names_its_option_once(capsys, argv, option):
     message = line.split(f"{option}: ", 1)[1]
     assert message.startswith("must"), line
     assert option.strip("-").replace("-", " ") not in message.split(",")[0], line
+
+
+@pytest.mark.parametrize("typed", ["--micro-batch", "--batch-size"])
+def test_a_refused_value_names_the_option_as_the_command_lists_it(capsys, typed):
+    """`estimate memory` stores --micro-batch (alias --batch-size) as batch_size: the message
+    names --micro-batch, the name `estimate train` and the help list first, never an option
+    derived from the internal field name."""
+    assert run_command(["estimate", "memory", "--params", "7B", typed, "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("desktopapp estimate: error: --micro-batch: must be at least 1"), err
+
+
+def test_only_options_named_unlike_their_field_are_recorded_for_messages():
+    from desktopapp.cli_base import OPTION_NAMES, OneLineErrorParser, flag
+
+    parser = OneLineErrorParser(prog="t")
+    parser.add_argument("--gpus", type=int)
+    parser.add_argument("--micro-batch", "--batch-size", dest="batch_size", type=int)
+    parser.add_argument("--flash-attention", action=argparse.BooleanOptionalAction)
+    args = parser.parse_args(["--batch-size", "2"])
+    assert getattr(args, OPTION_NAMES) == {"batch_size": "--micro-batch"}
+    assert flag("batch_size", args) == "--micro-batch"
+    assert flag("gpus", args) == "--gpus"
+    assert flag("flash_attention", args) == "--flash-attention"
+    assert flag("seq_len", argparse.Namespace()) == "--seq-len"

@@ -15,6 +15,7 @@ import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from desktopapp.cli_base import flag
 from desktopapp.commands.options import (
     add_command,
     add_json_option,
@@ -479,7 +480,7 @@ def _numeric_options(args: argparse.Namespace) -> list[tuple[str, float]]:
     for dest, value in vars(args).items():
         if isinstance(value, bool) or not isinstance(value, int | float):
             continue
-        found.append(("--" + dest.replace("_", "-"), float(value)))
+        found.append((flag(dest, args), float(value)))
     return found
 
 
@@ -585,8 +586,8 @@ def blame(exc: ValueError, args: argparse.Namespace) -> ValueError:
     causes.sort(key=lambda c: -_excess(c, getattr(args, c)))  # the most absurd first
     if not causes:
         return InputError(dest, error_text(exc)) if dest != field else exc
-    listed = ", ".join("--" + c.replace("_", "-") + _shown(getattr(args, c)) for c in causes[:4])
-    own = "--" + dest.replace("_", "-") if dest in vars(args) else dest.replace("_", " ")
+    listed = ", ".join(flag(c, args) + _shown(getattr(args, c)) for c in causes[:4])
+    own = flag(dest, args) if dest in vars(args) else dest.replace("_", " ")
     return InputError(causes[0], f"{error_text(exc)} (from {listed}; {own} was not given)")
 
 
