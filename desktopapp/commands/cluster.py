@@ -1,7 +1,8 @@
 """``desktopapp cluster``: a fleet's GPUs and hosts from a Prometheus server.
 
 ``--once`` reads once; without it the view refreshes every ``--interval`` seconds until Ctrl-C.
-Prometheus problems (unreachable, auth refused) are one line on stderr with exit status 1.
+Prometheus problems (unreachable, auth refused) are one line on stderr: with ``--once`` an
+error with exit status 1; while watching, a line saying when it tries again.
 """
 
 from __future__ import annotations
@@ -128,9 +129,14 @@ def run(args: argparse.Namespace) -> int:
                 idle_below_percent=args.idle_below,
             )
         except ClusterError as exc:
-            sys.stderr.write(f"desktopapp cluster: error: {exc}\n")
             if args.once:
+                sys.stderr.write(f"desktopapp cluster: error: {exc}\n")
                 return 1
+            # watching: say that it goes on, rather than an error that looks final
+            sys.stderr.write(
+                f"desktopapp cluster: {exc}; trying again in {args.interval:g} s (Ctrl-C stops)\n"
+            )
+            sys.stderr.flush()
             snapshot = None
         if snapshot is not None:
             if args.json:

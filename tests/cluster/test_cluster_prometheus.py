@@ -111,3 +111,45 @@ def test_text_output(prometheus_stack: Stack) -> None:
     assert "2 busy, 1 idle, 0 unreachable GPUs" in result.stdout
     assert "utilization from DCGM_FI_PROF_SM_ACTIVE" in result.stdout
     assert "communication stall" in result.stdout
+
+
+def test_watching_an_unreachable_server_says_it_tries_again(monkeypatch, capsys) -> None:
+    """Without --once the view keeps refreshing: a read that fails is a line saying when the
+    next one comes, not an error that reads as the end."""
+    import argparse
+
+    from desktopapp.commands import cluster
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again: nothing listens there
+    waits: list[float] = []
+
+    class Stop(Exception):
+        pass
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        if len(waits) == 2:
+            raise Stop
+
+    monkeypatch.setattr(cluster.time, "sleep", sleep)
+    args = argparse.Namespace(
+        prometheus=f"http://127.0.0.1:{port}",
+        token_file=None,
+        once=False,
+        interval=30.0,
+        price_per_gpu_hour=2.0,
+        idle_below=5.0,
+        timeout_s=2.0,
+        json=False,
+    )
+    with pytest.raises(Stop):
+        cluster.run(args)
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert waits == [30.0, 30.0]
+    assert len(lines) == 2
+    for line in lines:
+        assert line.startswith(f"desktopapp cluster: Prometheus at http://127.0.0.1:{port}")
+        assert "unreachable" in line and line.endswith("trying again in 30 s (Ctrl-C stops)")
+        assert "error" not in line
