@@ -635,9 +635,20 @@ def _why_none(excluded: Sequence[Excluded]) -> str:
     kinds: dict[str, int] = {}
     for e in excluded:
         kinds[e.kind] = kinds.get(e.kind, 0) + 1
-    kind = max(kinds, key=lambda k: kinds[k])
+    # An option without a catalog price is never tried: what ruled out the priced ones is the
+    # cause (an impossible latency target must not read as "no price", however many unpriced
+    # options the catalog has).
+    priced = {k: n for k, n in kinds.items() if k != NO_PRICE}
+    kind = max(priced or kinds, key=lambda k: kinds[k])
     example = next(e for e in excluded if e.kind == kind)
-    return f"most options were left out for {kind} ({kinds[kind]}), e.g. {example.reason}."
+    count = kinds[kind]
+    text = (
+        f"{count:,} {'option was' if count == 1 else 'options were'} left out for {kind}, "
+        f"e.g. {example.reason}."
+    )
+    if kind != NO_PRICE and NO_PRICE in kinds:
+        text += f" {kinds[NO_PRICE]:,} more have no catalog price for the pricing searched."
+    return text
 
 
 @dataclass(frozen=True)

@@ -300,3 +300,37 @@ def test_serving_recommendation_names_a_meeting_fleet_or_the_binding_constraint(
         assert text.startswith("No option meets the constraints") and "bind" in text
     else:
         assert text.startswith("No option serves this load")
+
+
+def _left_out(kind: str, n: int, reason: str) -> list[adv.Excluded]:
+    return [
+        adv.Excluded(accelerator=f"acc-{i}", gpus=8, pricing=None, kind=kind, reason=reason)
+        for i in range(n)
+    ]
+
+
+def test_nothing_serves_names_what_ruled_out_the_priced_options_not_the_unpriced_ones():
+    """An impossible latency target: the catalog's many unpriced options must not be named as
+    the cause (they were never tried)."""
+    excluded = (
+        _left_out(adv.NO_PRICE, 130, "no 1-year committed catalog offer for X")
+        + _left_out(adv.TARGETS, 107, "time per output token 35.6 ms > target 1.00 µs")
+        + _left_out(adv.MEMORY, 40, "the weights leave no room")
+    )
+    text = adv.serving_recommendation([], adv.Constraints(), excluded=excluded)
+    assert text.startswith(
+        "No option serves this load: 107 options were left out for latency targets, "
+        "e.g. time per output token 35.6 ms > target 1.00 µs."
+    )
+    assert text.endswith("130 more have no catalog price for the pricing searched.")
+    train = adv.training_recommendation([], adv.Constraints(), excluded=excluded)
+    assert train.startswith("No option can run this workload: 107 options were left out for")
+
+
+def test_nothing_priced_says_so():
+    excluded = _left_out(adv.NO_PRICE, 1, "no 1-year committed catalog offer for X")
+    text = adv.serving_recommendation([], adv.Constraints(), excluded=excluded)
+    assert text == (
+        "No option serves this load: 1 option was left out for no price, "
+        "e.g. no 1-year committed catalog offer for X."
+    )
