@@ -112,6 +112,15 @@ else:
     import pyqtgraph as pg
 watched = DEFERRED + ("pyqtgraph.parametertree", "pyqtgraph.multiprocess")
 loaded_at_import = sorted(name for name in sys.modules if name.startswith(watched))
+# no module of pyqtgraph kept a name imported from a stand-in
+from desktopapp.ui.common.pyqtgraph_module import _Pending
+pending = sorted(
+    f"{module.__name__}.{attr}"
+    for module in list(sys.modules.values())
+    if getattr(module, "__name__", "").startswith("pyqtgraph")
+    for attr, value in list(vars(module).items())
+    if isinstance(value, _Pending)
+)
 first = sys.argv[2]
 if first == "dir":
     listed = sorted(dir(pg))
@@ -133,6 +142,7 @@ def describe(value):
 
 print(json.dumps({
     "loaded_at_import": loaded_at_import,
+    "pending": pending,
     "listed": listed,
     "namespaces": {
         package: {name: describe(value) for name, value in vars(sys.modules[package]).items()}
@@ -181,6 +191,7 @@ def test_deferred_widgets_load_when_first_read_and_leave_pyqtgraph_as_its_own_im
     assert "pyqtgraph.parametertree" in plain["loaded_at_import"]
     assert "pyqtgraph.multiprocess" in plain["loaded_at_import"]
     assert app["loaded_at_import"] == []
+    assert app["pending"] == [] and plain["pending"] == []
     # ... until a name of theirs is read (or pyqtgraph is listed): then every name of
     # pyqtgraph and of the packages holding them reads what pyqtgraph's own import gives it
     parents = {name.rpartition(".")[0] for name in pyqtgraph_module.DEFERRED}

@@ -112,8 +112,8 @@ DEFERRED = (
     "pyqtgraph.widgets.TableWidget",
 )
 #: pyqtgraph releases whose import was checked name by name against the deferral
-#: (tests/ui/test_pyqtgraph_import.py): no other module of theirs imports the four at import
-#: time. Any other release is imported whole.
+#: (tests/ui/test_pyqtgraph_import.py): no other module of theirs imports those nine while
+#: pyqtgraph is imported. Any other release is imported whole.
 DEFERRED_IN = frozenset({"0.14.0"})
 
 
