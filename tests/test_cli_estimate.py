@@ -121,7 +121,7 @@ def test_train_prints_the_answer_before_formula_and_assumptions(width, capsys, m
     assert run_command(SHAPED_405B) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line for line in lines if len(line) > width] == []
-    assert lines[1].startswith("405B params on 16,384 × NVIDIA H100") and "about" in lines[1]
+    assert lines[1].startswith("405B on 16,384 H100: about ")  # the Workload tab's hero
 
     def first(prefix: str) -> int:
         return next(i for i, line in enumerate(lines) if line.startswith(prefix))

@@ -603,13 +603,19 @@ def about_duration(seconds: float) -> str:
     if hours < 48:
         return f"{units.format_plain(hours, 2)} hours"
     days = hours / 24.0
-    shown = f"{round(days):,}" if days >= 10 else units.format_plain(days, 2)
-    return f"{shown} days"
+    if days < 730:
+        shown = f"{round(days):,}" if days >= 10 else units.format_plain(days, 2)
+        return f"{shown} days"
+    # two years on: years, as they are said ("3.2 years", "264 years", "4.4×10^26 years"),
+    # never a 30-digit count of days
+    return f"{units.format_plain(seconds / units.SECONDS_PER_YEAR, 2)} years"
 
 
 def money_short(usd: float) -> str:
     """$850, $39k, $390k, $1.2M: two or three significant figures."""
-    for scale, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+    if usd >= 1e15:  # beyond any budget: "$9.90×10^32", not "$9.90×10^23B"
+        return units.format_money(usd)
+    for scale, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
         if usd >= scale:
             return f"${units.format_plain(usd / scale, 2 if usd / scale < 100 else 3)}{suffix}"
     return f"${usd:,.2f}" if usd < 100 else f"${usd:,.0f}"
@@ -618,7 +624,7 @@ def money_short(usd: float) -> str:
 def _money_range(low: float, high: float) -> str:
     """ "$300-520k": one unit when both share it."""
     a, b = money_short(low), money_short(high)
-    if a[-1] == b[-1] and a[-1] in "kMB":
+    if a[-1] == b[-1] and a[-1] in "kMBT":
         return f"{a[:-1]}-{b[1:]}"
     return f"{a}-{b}"
 
@@ -694,16 +700,24 @@ def hero_view(est: TrainingEstimate, run: RunEstimate | None = None) -> HeroView
 
 # --- the modelled scaling charts: units, ticks, "you are here" (issue 25) -------------------
 
-_TIME_UNITS = (("days", 86400.0, "d"), ("hours", 3600.0, "h"), ("minutes", 60.0, "min"))
+_TIME_UNITS = (
+    ("years", units.SECONDS_PER_YEAR, "y"),
+    ("days", 86400.0, "d"),
+    ("hours", 3600.0, "h"),
+    ("minutes", 60.0, "min"),
+)
 
 
 def time_unit_for(seconds: float) -> tuple[str, float, str]:
-    """(name, seconds per unit, short label) matching how the headline says ``seconds``."""
-    if seconds >= 48 * 3600.0:
+    """(name, seconds per unit, short label) matching how the headline says ``seconds``
+    (:func:`about_duration`)."""
+    if seconds >= 730 * 86400.0:
         return _TIME_UNITS[0]
-    if seconds >= 90 * 60.0:
+    if seconds >= 48 * 3600.0:
         return _TIME_UNITS[1]
-    return _TIME_UNITS[2]
+    if seconds >= 90 * 60.0:
+        return _TIME_UNITS[2]
+    return _TIME_UNITS[3]
 
 
 def log_ticks(low: float, high: float, suffix: str = "") -> tuple[tuple[float, str], ...]:

@@ -951,6 +951,7 @@ def run_train(args: argparse.Namespace) -> int:
         doc.update(est.to_dict())
         doc["model"] = "modelled run" if run is not None else doc.get("model")
         doc["training"] = figures
+        doc["headline"] = _headline(fig)
         doc["gpus_assumed"] = fig.gpus.assumed
         doc["gpus_rule"] = fig.gpus.rule
         if snap.memory is not None and snap.memory_for_plan:
@@ -968,30 +969,12 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def _headline(fig: Any) -> str:
-    """ "405B params on 16,384 × NVIDIA H100 SXM5 80GB: about 134 days, $82.3M (likely
-    $51.9M-$126M)": the answer in one sentence, as the Workload tab's hero line."""
-    est = fig.estimate
-    what = (
-        f"{units.format_big_count(est.inputs.params)} params"
-        if est.method == "6nd" and est.inputs.params
-        else "This run"
-    )
-    gpus = fig.gpus.gpus
-    fleet = (
-        f"{gpus:,} × {est.accelerator_name}"
-        if est.accelerator_name
-        else f"{gpus:,} device{'' if gpus == 1 else 's'} at the given peak"
-    )
-    wall = units.format_duration(fig.wall_seconds)
-    text = f"{what} on {fleet}: about {wall}"
-    if fig.cost_usd is not None:
-        text += f", {units.format_money(fig.cost_usd)}"
-        if fig.cost_low_usd is not None and fig.cost_high_usd is not None:
-            text += (
-                f" (likely {units.format_money(fig.cost_low_usd)}-"
-                f"{units.format_money(fig.cost_high_usd)})"
-            )
-    return text
+    """ "405B on 16,384 H100: about 134 days, $82M (likely $52-126M)": the Workload tab's hero
+    sentence for the same figures (one sentence, one function: application.workload)."""
+    from desktopapp.application.workload import hero_view
+
+    run = fig.run if fig.modelled.sets_headline else None
+    return hero_view(fig.estimate, run).sentence
 
 
 def _modelled_rows(fig: Any) -> list[tuple[str, str]]:

@@ -82,14 +82,17 @@ def format_power_of_ten(value: float | None, digits: int = 3) -> str:
 
 
 def _sig(value: float, digits: int) -> str:
-    """Format with ``digits`` significant figures, without scientific notation; outside
-    1e-4 … 1e6 as ``"1.23×10^N"`` (a number that large or small has no plain reading)."""
+    """Format with ``digits`` significant figures, without scientific notation (thousands
+    grouped from 10,000); outside 1e-4 … 1e6 as ``"1.23×10^N"`` (a number that large or small
+    has no plain reading)."""
     if value == 0:
         return "0"
     if not SMALLEST_PLAIN <= abs(value) < PLAIN_LIMIT:
         return format_power_of_ten(value, digits)
     magnitude = math.floor(math.log10(abs(value)))
     decimals = max(0, digits - 1 - magnitude)
+    if decimals == 0 and abs(value) >= 10_000:  # "63,065 years", as the headline says it
+        return f"{value:,.0f}"
     text = f"{value:.{decimals}f}"
     return text
 

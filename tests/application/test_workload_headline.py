@@ -41,6 +41,19 @@ def test_spoken_durations_and_money() -> None:
     assert workload.about_duration(10.2 * 86400) == "10 days"
     assert workload.money_short(390_000) == "$390k"
     assert workload.money_short(1.23e6) == "$1.2M"
+    # a run beyond two years reads in years, never a 30-digit count of days (a typed 1e40
+    # tokens once gave "about 160,827,634,280,339,500,326,184,812,544 days")
+    assert workload.about_duration(729 * 86400) == "729 days"
+    assert workload.about_duration(800 * 86400) == "2.2 years"
+    assert workload.about_duration(264 * units.SECONDS_PER_YEAR) == "264 years"
+    assert workload.about_duration(4.4e26 * units.SECONDS_PER_YEAR) == "4.4×10^26 years"
+    assert workload.money_short(7.4e12) == "$7.4T"
+    assert workload.money_short(9.9e32) == units.format_money(9.9e32)
+    assert "B" not in workload.money_short(9.9e32)
+    assert workload._money_range(4.4e12, 1.4e13) == "$4.4-14T"
+    # the scaling charts keep the headline's unit
+    assert workload.time_unit_for(800 * 86400)[0] == "years"
+    assert workload.time_unit_for(700 * 86400)[0] == "days"
     assert workload.accelerator_short_name("NVIDIA H100 SXM5 80GB") == "H100"
     assert workload.accelerator_short_name("AMD Instinct MI300X") == "MI300X"
     assert workload.plural(1, "sequence") == "1 sequence"
@@ -86,3 +99,10 @@ def test_a_model_that_does_not_fit_shows_why_not_figures() -> None:
     needed = int(view.infeasible.split("at least ")[1].split(" ")[0])
     assert needed * 0.9 * (est.device_memory_bytes or 0) >= est.memory_per_device_bytes
     assert not math.isnan(needed)
+
+
+def test_large_durations_group_their_thousands() -> None:
+    """The Wall time card and the chain said "63065 years" under a headline of "63,065 years"."""
+    assert units.format_duration(63_065 * units.SECONDS_PER_YEAR) == "63,065 years"
+    assert units.format_duration(1_234 * 3600) == "51.4 days"
+    assert units.format_duration(9_999) == "2.78 h"

@@ -147,6 +147,18 @@ def test_compact_quantity_round_trips(value: float) -> None:
     assert parse_quantity(compact_quantity(value)) == pytest.approx(value, rel=1e-5)
 
 
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [(999e12, "999T"), (1e15, "1e15"), (1e17, "1e17"), (2.5e17, "2.5e17"), (1e40, "1e40")],
+)
+def test_compact_quantity_past_the_t_suffix_is_scientific(value: float, text: str) -> None:
+    """A scenario's 1e17 tokens showed as "1e+05T" in its field."""
+    from desktopapp.model.units import parse_quantity
+
+    assert compact_quantity(value) == text
+    assert parse_quantity(text) == value
+
+
 # --- result card, range bar ---------------------------------------------------------------------
 
 

@@ -977,3 +977,50 @@ def test_throughput_axis_starts_at_zero_so_a_flat_curve_reads_as_flat(
     spacing, major = axis.tickValues(low, high, plot.height())[0]
     labels = axis.tickStrings(major, 1.0, spacing)
     assert len(labels) == len(set(labels)), labels  # no two ticks read alike
+
+
+@pytest.mark.parametrize("preset", [p.id for p in load_presets() if p.has_training_estimate])
+def test_the_headline_is_one_sentence_in_the_tab_and_the_cli(
+    tab: EstimateTab, preset: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One answer (issue 21): `estimate train --preset P` prints the Workload tab's hero
+    sentence for the same preset, word for word (text and --json)."""
+    import json
+
+    from desktopapp.cli import run_command
+
+    tab.apply_preset(preset)
+    hero = tab.training_results.hero.text()
+    capsys.readouterr()
+    assert run_command(["estimate", "train", "--preset", preset, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["headline"] == hero
+    assert run_command(["estimate", "train", "--preset", preset]) == 0
+    assert hero in capsys.readouterr().out.replace("\n", " ")
+
+
+def test_an_input_beyond_any_real_system_is_warned_as_the_cli_warns(
+    qtbot: QtBot, tab: EstimateTab, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """1e17 training tokens: the figures follow, under the same warning sentence that
+    `desktopapp estimate train` writes on stderr (it once passed without a word)."""
+    from desktopapp.cli import run_command
+
+    tab.apply_preset("llm-7b")
+    line = tab.training_results.warning_line
+    assert not line.isVisibleTo(tab)
+    type_into(qtbot, tab.inputs.tokens, "1e17")
+    settle(qtbot, tab)
+    assert line.isVisibleTo(tab)
+    capsys.readouterr()
+    argv = ["estimate", "train", "--preset", "llm-7b", "--tokens", "1e17"]
+    assert run_command(argv) == 0
+    cli = [
+        text.removeprefix("warning: ")
+        for text in capsys.readouterr().err.replace("\n  ", " ").splitlines()
+        if text.startswith("warning: ")
+    ]
+    assert cli and line.text() == "\n".join(f"⚠ {w}" for w in cli)
+    assert "years" in tab.training_results.hero.text()  # not a 20-digit count of days
+    type_into(qtbot, tab.inputs.tokens, "2T")
+    settle(qtbot, tab)
+    assert not line.isVisibleTo(tab)

@@ -25,6 +25,13 @@ def compact_quantity(value: float) -> str:
     if not math.isfinite(value):
         return ""
     magnitude = abs(value)
+    if magnitude >= 1e15:  # past the T suffix: "1e17", not "1e+05T"
+        for digits in range(1, 17):
+            mantissa, _, exponent = f"{value:.{digits}g}".partition("e")
+            candidate = f"{mantissa}e{int(exponent)}" if exponent else mantissa
+            if math.isclose(parse_quantity(candidate), value, rel_tol=1e-12, abs_tol=0.0):
+                return candidate
+        return repr(value)
     factor, suffix = 1.0, ""
     for scale, letter in _INPUT_SUFFIXES:
         if magnitude >= scale:

@@ -4,7 +4,7 @@ formatting goes through ``model.units``; nothing here computes a formula."""
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -51,8 +51,15 @@ class TrainingResults(Section):
         self.serving_line.setObjectName("SectionTitle")
         self.serving_line.setWordWrap(True)
         self.serving_line.setVisible(False)
+        # typed inputs beyond any real system (1e40 tokens): the figures still follow, with the
+        # same warning `desktopapp estimate` prints
+        self.warning_line = QLabel()
+        self.warning_line.setObjectName("Hint")
+        self.warning_line.setWordWrap(True)
+        self.warning_line.setVisible(False)
         self.add(self.hero)
         self.add(self.chain)
+        self.add(self.warning_line)
         self.add(self.serving_line)
         self.compute_card = ResultCard("Total compute")
         self.time_card = ResultCard("Wall time")
@@ -102,6 +109,11 @@ class TrainingResults(Section):
         """The serving figures in one sentence under the training headline ("" hides it)."""
         self.serving_line.setText(text)
         self.serving_line.setVisible(bool(text))
+
+    def show_warnings(self, warnings: Sequence[str]) -> None:
+        """One "⚠" line per implausible input under the headline (none: hidden)."""
+        self.warning_line.setText("\n".join(f"⚠ {w}" for w in warnings))
+        self.warning_line.setVisible(bool(warnings))
 
     def show_hero(self, view: HeroView) -> None:
         self.hero.setText(view.sentence)

@@ -27,6 +27,7 @@ from desktopapp.application.snapshot import (
     WorkloadRequest,
     compute_snapshot,
 )
+from desktopapp.application.text import implausible_inputs
 from desktopapp.application.training_view import ModelledRun, NotModelled, modelled_view
 from desktopapp.application.workload import WorkloadResults
 from desktopapp.application.workload_compute import (
@@ -494,6 +495,8 @@ class EstimateTab(RecomputingTab):
         self._show_modelled(modelled)
         self._marks.show(errors)
         self.inputs.show_field_errors(errors)
+        # the warnings `desktopapp estimate` prints for inputs beyond any real system
+        self.training_results.show_warnings(implausible_inputs(training, memory, inference))
         self.state.set_not_current(list(errors.values()))
 
         self.outcome = _Outcome(
