@@ -42,6 +42,7 @@ h3 {{ font-size: 10pt; font-weight: 700; margin-top: 10px; margin-bottom: 4px; c
 h4 {{ font-size: 8.5pt; font-weight: 700; margin-top: 6px; margin-bottom: 2px; color: {text}; }}
 p {{ margin-top: 2px; margin-bottom: 4px; }}
 .sub {{ color: {muted}; font-size: 9pt; }}
+.lead {{ font-size: 12pt; color: {text}; margin-bottom: 6px; }}
 .muted {{ color: {muted}; }}
 .small {{ font-size: 7.5pt; color: {muted}; }}
 .section {{ font-weight: 700; color: {accent_dark}; background-color: {surface_alt}; }}
@@ -80,6 +81,17 @@ def _esc(text: object) -> str:
 
 
 # --- parts --------------------------------------------------------------------------------------
+
+
+def _headline(summary: ScenarioSummary) -> str:
+    """The Workload tab's hero sentence for this scenario (the same words as the tab and
+    ``desktopapp estimate train``); nothing when there is no training estimate."""
+    figures = None if summary.snapshot is None else summary.snapshot.training
+    if figures is None:
+        return ""
+    from desktopapp.application.workload import training_headline
+
+    return f"<p class='lead'><b>{_esc(training_headline(figures))}</b></p>"
 
 
 def _key_cards(summary: ScenarioSummary, colors: Mapping[str, str]) -> str:
@@ -282,6 +294,7 @@ def _opening(
         f"<p class='sub'>{_esc(subtitle)}</p>",
         notes,
         "<h2>Key results</h2>",
+        _headline(first),
         _key_cards(first, colors),
         problems,
         _warnings(first),

@@ -698,6 +698,13 @@ def hero_view(est: TrainingEstimate, run: RunEstimate | None = None) -> HeroView
     return HeroView(sentence, " · ".join(chain), tooltip)
 
 
+def training_headline(figures: Any) -> str:
+    """The hero sentence of a snapshot's training figures (``snapshot.TrainingFigures``), as
+    the Workload tab, ``desktopapp estimate train`` and the scenario report say it."""
+    run = figures.run if figures.modelled.sets_headline else None
+    return hero_view(figures.estimate, run).sentence
+
+
 # --- the modelled scaling charts: units, ticks, "you are here" (issue 25) -------------------
 
 _TIME_UNITS = (

@@ -971,10 +971,9 @@ def run_train(args: argparse.Namespace) -> int:
 def _headline(fig: Any) -> str:
     """ "405B on 16,384 H100: about 134 days, $82M (likely $52-126M)": the Workload tab's hero
     sentence for the same figures (one sentence, one function: application.workload)."""
-    from desktopapp.application.workload import hero_view
+    from desktopapp.application.workload import training_headline
 
-    run = fig.run if fig.modelled.sets_headline else None
-    return hero_view(fig.estimate, run).sentence
+    return training_headline(fig)
 
 
 def _modelled_rows(fig: Any) -> list[tuple[str, str]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+from html import escape as html_escape
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +91,8 @@ def test_example_scenarios_agree_everywhere(
     # the report's HTML shows the snapshot's figures
     html = standalone_html([summarize(scenario, file_name=path.name)], file_name=path.name)
     assert units.format_duration(t["wall_seconds"]) in html
+    # ... and opens with the headline sentence of the Workload tab and `estimate train`
+    assert f"<p class='lead'><b>{html_escape(train['headline'])}</b></p>" in html
     if report["verdict"] is not None:
         assert report["verdict"]["text"].split(":")[0] in html
     assert "linear in the device count" not in html  # no flat 40% model
