@@ -149,7 +149,7 @@ def test_text_mode_is_a_readable_table_with_units(capsys):
         (["--utilization", "0"], "--utilization: must be in (0, 1]"),
         (["--server-price", "lots"], "--server-price: 'lots' is not a number"),
         (["--gpus", "12"], "--gpus: must be a whole number of servers of 8 GPUs"),
-        (["--power-kw-idle", "20"], "--power-kw-idle: must be at most power_kw"),
+        (["--power-kw-idle", "20"], "--power-kw-idle: must be at most the power at full load"),
         (["--months", "0"], "--months: must be a whole number of at least 1"),
         (["--life-years", "40"], "--life-years: must be between 1 and 10"),
     ],

@@ -258,6 +258,10 @@ def test_monthly_demand_rules() -> None:
     assert spread.gpu_hours_per_month == 100.0
     missing = planning.monthly_demand(planning.DEMAND_RUNS, None, None, 1.0, 12)
     assert missing.gpu_hours_per_month is None and "Workload" in missing.rule
+    empty = planning.monthly_demand(planning.DEMAND_TYPED, None, None, 1.0, 12)
+    assert empty.rule == "Type the GPU-hours you need each month."
+    refused = planning.monthly_demand(planning.DEMAND_TYPED, None, None, 1.0, 12, "GPU-hours: no")
+    assert refused.gpu_hours_per_month is None and refused.rule == "GPU-hours: no"
     assert cheapest_offer("h100-sxm", "on_demand") is not None
 
 

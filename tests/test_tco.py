@@ -452,3 +452,18 @@ def test_whole_number_floats_are_accepted_as_counts():
     eight: Any = 8.0
     onprem = OnPremInputs(server_price=1e5, power_kw=5, gpus=sixteen, gpus_per_server=eight)
     assert onprem.gpus == 16 and isinstance(onprem.gpus, int) and onprem.servers == 2
+
+
+def test_refusals_name_other_fields_in_the_users_words():
+    """The idle-power refusal named the internal field ("at most power_kw (10.2)")."""
+    from desktopapp.model.tco import OnPremInputs
+    from desktopapp.model.validation import InputError
+
+    with pytest.raises(InputError) as raised:
+        OnPremInputs(server_price=300e3, gpus_per_server=8, power_kw=10.2, power_kw_idle=99)
+    assert "at most the power at full load (10.2 kW), got 99" in str(raised.value)
+    assert "power_kw " not in str(raised.value) and "(power_kw" not in str(raised.value)
+    with pytest.raises(InputError) as raised:
+        OnPremInputs(server_price=300e3, gpus_per_server=8, gpus=12, power_kw=10.2)
+    assert "whole number of servers of 8 GPUs, got 12" in str(raised.value)
+    assert "gpus_per_server" not in str(raised.value)

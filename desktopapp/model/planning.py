@@ -241,11 +241,14 @@ def monthly_demand(
     run_gpu_hours: float | None,
     runs_per_month: float,
     horizon_months: int,
+    typed_problem: str | None = None,
 ) -> Demand:
-    """Demand per month from the chosen source (see the module docstring for the rules)."""
+    """Demand per month from the chosen source (see the module docstring for the rules).
+    ``typed_problem``: why the typed figure was refused (it then is the rule, not a request to
+    type one)."""
     if source == DEMAND_TYPED:
         if typed is None:
-            return Demand(None, "Type the GPU-hours you need each month.")
+            return Demand(None, typed_problem or "Type the GPU-hours you need each month.")
         return Demand(typed, "Typed in.")
     if run_gpu_hours is None:
         return Demand(None, "The Workload tab has no estimate yet: open it, or type a figure.")
@@ -786,9 +789,13 @@ def _pick_hybrid(options: Sequence[OptionResult], wanted: OptionKey | None) -> O
 
 
 def compare(
-    inputs: CostInputs, run_gpu_hours: float | None, runs_per_month: float
+    inputs: CostInputs,
+    run_gpu_hours: float | None,
+    runs_per_month: float,
+    typed_problem: str | None = None,
 ) -> CostComparison:
-    """Run the model for owning against every compared price (ValueError names a field)."""
+    """Run the model for owning against every compared price (ValueError names a field).
+    ``typed_problem``: why a typed demand was refused (see :func:`monthly_demand`)."""
     onprem = inputs.onprem
     options = cloud_options(inputs.offers(), inputs.compared, inputs.spot_overhead)
     demand = monthly_demand(
@@ -797,6 +804,7 @@ def compare(
         run_gpu_hours,
         runs_per_month,
         inputs.horizon_months,
+        typed_problem,
     )
     fleet: Fleet | None = None
     fleet_onprem: OnPremInputs | None = None

@@ -112,8 +112,7 @@ class OnPremInputs:
         if gpus % per_server:
             raise InputError(
                 "gpus",
-                f"must be a whole number of servers of {per_server} GPUs "
-                f"(gpus_per_server), got {self.gpus!r}",
+                f"must be a whole number of servers of {per_server} GPUs, got {self.gpus!r}",
             )
         require_range("life_years", self.life_years, *LIFE_YEARS_RANGE)
         if self.power_kw_idle is not None:
@@ -121,7 +120,8 @@ class OnPremInputs:
             if idle > float(self.power_kw):
                 raise InputError(
                     "power_kw_idle",
-                    f"must be at most power_kw ({self.power_kw:g}), got {self.power_kw_idle!r}",
+                    f"must be at most the power at full load ({self.power_kw:g} kW), "
+                    f"got {self.power_kw_idle:g}",
                 )
         require_range("pue", self.pue, *PUE_RANGE)
         require_non_negative("kwh_price", self.kwh_price)

@@ -527,6 +527,12 @@ def test_invalid_input_is_marked_and_shows_dashes(
     assert tab.headline.owning_card.value_text() != units.DASH
     assert tab.headline.total_card.value_text() == units.DASH
     assert tab.table.cell_text(0, 4) == units.DASH
+    # ... and the totals say why: the refused figure, not "Type the GPU-hours you need"
+    reason = tab.marked_fields()[tab.inputs.gpu_hours]
+    assert "must be greater than 0" in reason
+    assert tab.comparison is not None and tab.comparison.demand.rule == reason
+    shown = " ".join(label.text() for label in tab.findChildren(QLabel) if label.isVisible())
+    assert "Type the GPU-hours you need each month." not in shown
 
     # A share of capex above 100% is refused by the field itself.
     type_into(qtbot, tab.inputs.ops_percent, "150")

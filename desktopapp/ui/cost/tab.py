@@ -388,7 +388,12 @@ class CostTab(RecomputingTab):
             estimate = self.state.estimate
             run_hours = None if estimate is None else float(estimate.gpu_hours)
             try:
-                comparison = compare(inputs, run_hours, runs if runs is not None else 0.0)
+                comparison = compare(
+                    inputs,
+                    run_hours,
+                    runs if runs is not None else 0.0,
+                    errors.get(self.inputs.gpu_hours),  # a refused figure: say why, not "type"
+                )
             except ValueError as exc:
                 self.form.blame(exc, errors)
         self._publish(inputs, comparison, runs)
