@@ -907,6 +907,14 @@ def serving_sentence(est: InferenceEstimate, headline: str) -> str:
     return f"Serving {who} on {est.inputs.gpus:,} {name}: {headline}"
 
 
+def inference_headline(est: InferenceEstimate, served: ServingEstimate | None = None) -> str:
+    """The Workload tab's serving line for these figures (``served``: the serving model's
+    operating point, language models), as ``desktopapp estimate inference`` prints it; ""
+    when the tab shows none (a model that does not fit says why instead)."""
+    headline = inference_view(est, est.inputs, served=served).headline
+    return serving_sentence(est, headline) if headline else ""
+
+
 def memory_origin(for_plan: bool, modelled: Any) -> str:
     """Which memory the panel shows: the modelled plan's (its ZeRO stage, micro-batch and
     sharding), or the Memory inputs' (no modelled run)."""

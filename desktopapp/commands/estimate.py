@@ -1102,11 +1102,15 @@ def run_inference(args: argparse.Namespace) -> int:
         _refuse(args, error.section, error.field, error.message)
     est = snap.inference
     assert est is not None
+    from desktopapp.application.workload import inference_headline
+
+    headline = inference_headline(est, snap.serving)  # the Workload tab's serving line
     if snap.serving is not None:
-        return _run_serving(args, est, snap.serving, snap.single_request)
+        return _run_serving(args, est, snap.serving, snap.single_request, headline)
     sweep = inference_sweep_batch(inputs, SWEEP_BATCH_SIZES) if args.sweep else None
     if args.json:
         payload = est.to_dict()
+        payload["headline"] = headline
         if sweep is not None:
             payload["sweep"] = {
                 "batch_size": sweep.batch_size.astype(int).tolist(),
@@ -1121,7 +1125,7 @@ def run_inference(args: argparse.Namespace) -> int:
             }
         print_json(payload)
     else:
-        print_inference(est)
+        print_inference(est, headline)
         if sweep is not None:
             print("\nThroughput against batch size:")
             rows = []
@@ -1146,20 +1150,23 @@ def run_inference(args: argparse.Namespace) -> int:
 
 
 def _run_serving(
-    args: argparse.Namespace, est: InferenceEstimate, serving: Any, single: Any
+    args: argparse.Namespace, est: InferenceEstimate, serving: Any, single: Any, headline: str
 ) -> int:
     """Language models: the serving model at the snapshot's operating point."""
     from desktopapp.commands import serving as serving_cli
 
     if args.json:
         doc = serving_cli.payload(est, serving)
+        doc["headline"] = headline
         doc["single_request_latency_seconds"] = None if single is None else single.latency_seconds
         doc["single_request_ttft_seconds"] = None if single is None else single.ttft_seconds
         if args.sweep:
             doc["sweep"] = serving_cli.sweep_payload(serving.inputs, SWEEP_BATCH_SIZES)
         print_json(doc)
         return EXIT_OK
-    serving_cli.print_serving(serving, est.accelerator_name or "given peak/bandwidth", single)
+    serving_cli.print_serving(
+        serving, est.accelerator_name or "given peak/bandwidth", single, headline
+    )
     if args.sweep:
         sweep = serving_cli.sweep_payload(serving.inputs, SWEEP_BATCH_SIZES)
         print("\nStatic batches against batch size:")
@@ -1302,10 +1309,12 @@ def print_memory(e: MemoryEstimate) -> None:
     _print_footer(e.formula, e.assumptions)
 
 
-def print_inference(e: InferenceEstimate) -> None:
+def print_inference(e: InferenceEstimate, headline: str = "") -> None:
     inp = e.inputs
     device = e.accelerator_name or "given peak/bandwidth"
     print(f"Inference estimate ({inp.precision}, batch {inp.batch_size}, {inp.gpus} × {device})")
+    if headline:  # the Workload tab's serving line, word for word
+        print_paragraph(headline)
     rate = f"{units.format_plain(e.throughput_per_second, 4)} {e.unit}s/s"
     rows = [
         ("step time", f"{units.format_duration(e.step_seconds)} ({e.bound}-bound)"),

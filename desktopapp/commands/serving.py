@@ -158,7 +158,9 @@ def sweep_payload(inputs: ServingInputs, batch_sizes: Any) -> dict[str, Any]:
     }
 
 
-def print_serving(e: ServingEstimate, device: str, single: ServingEstimate | None = None) -> None:
+def print_serving(
+    e: ServingEstimate, device: str, single: ServingEstimate | None = None, headline: str = ""
+) -> None:
     inp = e.inputs
     where = f"{inp.gpus} × {device}" + (f", {inp.replicas} replicas" if inp.replicas > 1 else "")
     mode = (
@@ -167,6 +169,8 @@ def print_serving(e: ServingEstimate, device: str, single: ServingEstimate | Non
         else f"static batch {inp.batch_size}"
     )
     print_paragraph(f"Serving estimate ({inp.precision}, {mode}, {where})")
+    if headline:  # the Workload tab's serving line, word for word
+        print_paragraph(headline)
     rows = [
         ("time to first token", units.format_duration(e.ttft_seconds)),
         ("time per output token", units.format_duration(e.tpot_seconds)),

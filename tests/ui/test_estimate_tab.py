@@ -1024,3 +1024,28 @@ def test_an_input_beyond_any_real_system_is_warned_as_the_cli_warns(
     type_into(qtbot, tab.inputs.tokens, "2T")
     settle(qtbot, tab)
     assert not line.isVisibleTo(tab)
+
+
+@pytest.mark.parametrize("preset", [p.id for p in load_presets()])
+def test_the_serving_line_is_one_sentence_in_the_tab_and_the_cli(
+    tab: EstimateTab, preset: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`estimate inference --preset P` prints the Workload tab's serving line word for word
+    (text and --json); a preset the tab shows no serving line for gets none."""
+    import json
+
+    from desktopapp.cli import run_command
+
+    tab.apply_preset(preset)
+    line = tab.training_results.serving_line
+    shown = line.text() if line.isVisibleTo(tab) else ""
+    capsys.readouterr()
+    status = run_command(["estimate", "inference", "--preset", preset, "--json"])
+    out = capsys.readouterr()
+    if status != 0:  # a preset without an inference estimate: the tab has no line either
+        assert shown == "", out.err
+        return
+    assert json.loads(out.out)["headline"] == shown
+    if shown:
+        assert run_command(["estimate", "inference", "--preset", preset]) == 0
+        assert shown in capsys.readouterr().out.replace("\n", " ")

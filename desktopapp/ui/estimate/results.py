@@ -99,6 +99,7 @@ class TrainingResults(Section):
         self.range_note.setText("")
         self.hero.setText(f"Not current: {reason}" if not_current else reason)
         self.hero.setToolTip("")
+        self.show_serving_line("")  # no serving line under a headline without figures
         self.chain.setText(
             "Correct the field marked on the left; the figures follow at once."
             if not_current
