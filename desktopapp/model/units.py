@@ -270,6 +270,11 @@ def shown_value(text: object, limit: int = _SHOWN_CHARS) -> str:
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
+# What a quantity field accepts, for messages (a price field says its own: "2.49, $1.99").
+QUANTITY_EXAMPLES = "110M, 7B, 1.5e9, 3.3T"
+PRICE_EXAMPLES = "2.49, $1.99, 300k"
+
+
 def parse_quantity(
     text: str | float | int, field: str = "value", maximum: float | None = None
 ) -> float:
@@ -296,7 +301,7 @@ def parse_quantity(
                     "thousands (1,000); write decimals with a dot (1.5)"
                 )
             raise ValueError(
-                f"{field}: {shown_value(text)} is not a number (examples: 110M, 7B, 1.5e9, 3.3T)"
+                f"{field}: {shown_value(text)} is not a number (examples: {QUANTITY_EXAMPLES})"
             )
         number, suffix = match.groups()
         number = number.replace("_", "").replace(",", "")

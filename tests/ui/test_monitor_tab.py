@@ -700,3 +700,25 @@ def test_a_short_window_scrolls_the_page_instead_of_squeezing_the_plots(
     qtbot.waitUntil(lambda: tab.widgets.page_scroll.verticalScrollBar().maximum() == 0)
     viewport = tab.widgets.page_scroll.viewport().height()
     assert tab.widgets.page_scroll.widget().height() == viewport
+
+
+def test_a_refused_idle_price_says_why_under_the_field(qtbot: QtBot) -> None:
+    """The Monitor's price field turned red with its reason only in a tooltip (issue 25: an
+    inline message under each invalid input)."""
+    from desktopapp.ui.monitor.idle_panel import IdleCostPanel
+
+    panel = IdleCostPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    emitted: list[float] = []
+    panel.price_changed.connect(emitted.append)
+    panel.price.setText("-2")
+    assert panel.price_error.isVisible()
+    assert "Price per GPU-hour: must be greater than 0, got &#x27;-2&#x27;" in (
+        panel.price_error.text()
+    )
+    panel.price.setText("lots")
+    assert "examples: 2.49, $1.99, 300k" in panel.price_error.text()  # a price's examples
+    assert emitted == []
+    panel.price.setText("2.5")
+    assert not panel.price_error.isVisible() and emitted == [2.5]

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import QLineEdit, QWidget
 
-from desktopapp.model.units import parse_quantity
+from desktopapp.model.units import PRICE_EXAMPLES, QUANTITY_EXAMPLES, parse_quantity
 from desktopapp.model.validation import InputError, user_message
 from desktopapp.ui.common.theme import repolish
 
@@ -158,6 +158,8 @@ class QuantityEdit(QLineEdit):
             value = parse_quantity(text, self.field)
         except ValueError as exc:  # "field: 'lots' is not a number (examples: …)"
             self._error = self._message(exc)
+            if self._currency:  # a price's examples are prices, not "110M, 7B"
+                self._error = self._error.replace(QUANTITY_EXAMPLES, PRICE_EXAMPLES)
             return
         problem = self._problem(value)
         if problem is not None:

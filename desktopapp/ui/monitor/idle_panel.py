@@ -5,6 +5,7 @@ what an edit does are decided in the application layer."""
 
 from __future__ import annotations
 
+import html
 import math
 
 from PySide6.QtCore import Qt, Signal
@@ -21,7 +22,7 @@ from desktopapp.model.units import (
 from desktopapp.ui.common.quantity_edit import QuantityEdit
 from desktopapp.ui.common.result_card import ResultCard, formula_tooltip
 from desktopapp.ui.common.section import Section
-from desktopapp.ui.common.theme import INNER_SPACING
+from desktopapp.ui.common.theme import COLORS, INNER_SPACING
 from desktopapp.ui.monitor.panels import make_label, set_text
 
 
@@ -64,6 +65,10 @@ class IdleCostPanel(Section):
         self.add_row("Price", price_row)
         self.price_source = make_label("Hint", wrap=True)
         self.add_row("", self.price_source)
+        # a refused price says why under the field, as the Workload tab's fields do (issue 25)
+        self.price_error = make_label(wrap=True)
+        self.price_error.setVisible(False)
+        self.add_row("", self.price_error)
 
         self.idle_card = ResultCard("Idle GPU time")
         self.share_card = ResultCard("Idle share")
@@ -117,6 +122,15 @@ class IdleCostPanel(Section):
     def _on_price(self, value: object) -> None:
         if self._writing:
             return
+        error = self.price.error() if self.price.property("invalid") else None
+        set_text(
+            self.price_error,
+            ""
+            if error is None
+            else f"<span style='color:{COLORS['bad']}; font-weight:600'>⚠ "
+            f"{html.escape(error)}</span>",
+        )
+        self.price_error.setVisible(error is not None)
         if isinstance(value, float) and math.isfinite(value) and value >= 0:
             self.price_changed.emit(value)
 
