@@ -70,3 +70,14 @@ def test_a_scenario_file_error_keeps_the_key_and_adds_its_label():
     assert v.user_message(ScenarioError("plan.json", "file not found")) == (
         "plan.json: file not found"
     )
+
+
+def test_a_percentage_typed_for_a_fraction_says_how_to_write_it():
+    from desktopapp.model.validation import InputError, require_fraction
+
+    with pytest.raises(InputError, match=r"got 40 \(a fraction: 0\.4 means 40%\)$"):
+        require_fraction("utilization", 40)
+    with pytest.raises(InputError) as raised:  # beyond 100 it is no percentage either
+        require_fraction("utilization", 150.0)
+    assert "a fraction" not in str(raised.value)
+    assert require_fraction("utilization", 0.4) == 0.4

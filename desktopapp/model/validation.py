@@ -203,7 +203,10 @@ def require_fraction(field: str, value: object, *, allow_zero: bool = False) -> 
     low_ok = number >= 0 if allow_zero else number > 0
     if not low_ok or number > 1:
         interval = "[0, 1]" if allow_zero else "(0, 1]"
-        raise InputError(field, f"must be in {interval}, got {value!r}")
+        hint = ""
+        if 1 < number <= 100:  # a percentage typed for a fraction: say how to write it
+            hint = f" (a fraction: {number / 100:g} means {number:g}%)"
+        raise InputError(field, f"must be in {interval}, got {value!r}{hint}")
     return number
 
 
