@@ -46,6 +46,7 @@ from desktopapp.model.training import (
 from desktopapp.model.units import plural
 
 if TYPE_CHECKING:
+    from desktopapp.application.snapshot import TrainingFigures
     from desktopapp.model.serving import ServingEstimate  # imported when a model is served
 
 FloatArray = npt.NDArray[np.float64]
@@ -698,8 +699,8 @@ def hero_view(est: TrainingEstimate, run: RunEstimate | None = None) -> HeroView
     return HeroView(sentence, " · ".join(chain), tooltip)
 
 
-def training_headline(figures: Any) -> str:
-    """The hero sentence of a snapshot's training figures (``snapshot.TrainingFigures``), as
+def training_headline(figures: TrainingFigures) -> str:
+    """The hero sentence of a snapshot's training figures, as
     the Workload tab, ``desktopapp estimate train`` and the scenario report say it."""
     run = figures.run if figures.modelled.sets_headline else None
     return hero_view(figures.estimate, run).sentence

@@ -204,7 +204,7 @@ def require_fraction(field: str, value: object, *, allow_zero: bool = False) -> 
     if not low_ok or number > 1:
         interval = "[0, 1]" if allow_zero else "(0, 1]"
         hint = ""
-        if 1 < number <= 100:  # a percentage typed for a fraction: say how to write it
+        if 2 <= number <= 100:  # a percentage typed for a fraction: say how to write it
             hint = f" (a fraction: {number / 100:g} means {number:g}%)"
         raise InputError(field, f"must be in {interval}, got {value!r}{hint}")
     return number
