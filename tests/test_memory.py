@@ -305,3 +305,18 @@ def test_more_devices_never_grow_memory_per_device(inputs, g1, g2):
 def test_invalid_numbers_always_raise_naming_the_field(field, value):
     with pytest.raises(ValueError, match=rf"^{field}: "):
         MemoryInputs(**{"params": 7e9, **LLAMA7B, field: value})
+
+
+def test_a_partial_shape_is_refused_in_the_users_words():
+    """The refusal named internal fields ("needs layers, hidden, heads and seq_len")."""
+    from desktopapp.model.memory import MemoryInputs
+    from desktopapp.model.validation import InputError
+
+    with pytest.raises(InputError) as raised:
+        MemoryInputs(params=7e9, layers=32, seq_len=2048)
+    text = str(raised.value)
+    assert "needs layers, hidden size, attention heads and sequence length together" in text
+    assert text.endswith("(given: layers, sequence length)") and "seq_len" not in text
+    with pytest.raises(InputError) as raised:
+        MemoryInputs(params=7e9, kv_heads=8)
+    assert "seq_len" not in str(raised.value)

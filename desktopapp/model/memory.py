@@ -34,6 +34,7 @@ from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import BYTES_PER_VALUE, Accelerator, get_accelerator
 from desktopapp.model.validation import (
     InputError,
+    field_label,
     require_choice,
     require_int,
     require_positive,
@@ -41,6 +42,8 @@ from desktopapp.model.validation import (
 )
 
 MODES: tuple[str, ...] = ("train", "inference")
+# The four inputs of a transformer shape, as messages name them (the fields' labels).
+_SHAPE_WORDS = "layers, hidden size, attention heads and sequence length"
 TRAIN_PRECISIONS: tuple[str, ...] = ("fp32", "mixed", "bf16", "fp16")
 INFERENCE_PRECISIONS: tuple[str, ...] = ("fp32", "mixed", "bf16", "fp16", "fp8", "int8", "int4")
 PRECISIONS: tuple[str, ...] = INFERENCE_PRECISIONS
@@ -483,13 +486,11 @@ class MemoryInputs:
             missing = next(n for n, v in shape.items() if v is None)
             raise InputError(
                 missing,
-                f"the transformer shape needs layers, hidden, heads and seq_len "
-                f"together (given: {', '.join(given)})",
+                f"the transformer shape needs {_SHAPE_WORDS} together "
+                f"(given: {', '.join(field_label(n).lower() for n in given)})",
             )
         if self.kv_heads is not None and self.heads is None:
-            raise InputError(
-                "kv_heads", "needs the transformer shape (layers, hidden, heads, seq_len)"
-            )
+            raise InputError("kv_heads", f"needs the transformer shape ({_SHAPE_WORDS})")
         if self.hidden is not None and self.heads is not None:
             if self.hidden % self.heads:
                 raise InputError(

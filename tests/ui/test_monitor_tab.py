@@ -722,3 +722,33 @@ def test_a_refused_idle_price_says_why_under_the_field(qtbot: QtBot) -> None:
     assert emitted == []
     panel.price.setText("2.5")
     assert not panel.price_error.isVisible() and emitted == [2.5]
+
+
+def test_a_failed_cluster_read_says_the_table_is_an_earlier_one(
+    qtbot: QtBot, isolated_home: Any
+) -> None:
+    """After a refresh fails, the table still holds the last read: the line says so."""
+    from types import SimpleNamespace
+
+    from desktopapp.ui.monitor.cluster import ClusterPanel
+
+    panel = ClusterPanel()
+    qtbot.addWidget(panel)
+    panel.show_error("Prometheus at http://p:9090 is unreachable (Connection refused)")
+    assert panel.summary.text() == "Prometheus at http://p:9090 is unreachable (Connection refused)"
+    fleet = SimpleNamespace(
+        busy=1,
+        idle=0,
+        unreachable=0,
+        idle_cost_per_hour=0.0,
+        idle_cost_per_month=0.0,
+        price_per_gpu_hour=2.0,
+    )
+    read = SimpleNamespace(
+        fleet=fleet, gpus=(), heat_map=None, findings=(), problems=(), metric_source=""
+    )
+    panel.show_snapshot(read)
+    assert panel.summary.text().startswith("1 busy, 0 idle, 0 unreachable GPUs")
+    panel.show_error("Prometheus at http://p:9090 is unreachable (Connection refused)")
+    assert panel.summary.text().startswith("Prometheus at http://p:9090 is unreachable")
+    assert " — the table shows the read of " in panel.summary.text()

@@ -121,6 +121,7 @@ class ClusterPanel(QWidget):
         self.runner.result_ready.connect(self.show_snapshot)
         self.runner.error.connect(self.show_error)
         self.snapshot: Any = None
+        self._read_at = ""  # when the shown snapshot was read (HH:MM:SS)
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Bearer token file")
@@ -145,10 +146,16 @@ class ClusterPanel(QWidget):
         self.runner.submit(lambda: _fetch(url, token_file, price))
 
     def show_error(self, message: str) -> None:
-        self.summary.setText(message.splitlines()[0] if message else "error")
+        text = message.splitlines()[0] if message else "error"
+        if self.snapshot is not None:  # the table is not this read's: say whose it is
+            text += f" — the table shows the read of {self._read_at}"
+        self.summary.setText(text)
 
     def show_snapshot(self, snapshot: Any) -> None:
+        from datetime import datetime
+
         self.snapshot = snapshot
+        self._read_at = datetime.now().strftime("%H:%M:%S")
         fleet = snapshot.fleet
         source = f"; utilization from {snapshot.metric_source}" if snapshot.metric_source else ""
         self.summary.setText(
