@@ -736,14 +736,9 @@ def test_a_failed_cluster_read_says_the_table_is_an_earlier_one(
     qtbot.addWidget(panel)
     panel.show_error("Prometheus at http://p:9090 is unreachable (Connection refused)")
     assert panel.summary.text() == "Prometheus at http://p:9090 is unreachable (Connection refused)"
-    fleet = SimpleNamespace(
-        busy=1,
-        idle=0,
-        unreachable=0,
-        idle_cost_per_hour=0.0,
-        idle_cost_per_month=0.0,
-        price_per_gpu_hour=2.0,
-    )
+    counts = {"busy": 1, "idle": 0, "unreachable": 0}
+    costs = {"idle_cost_per_hour": 0.0, "idle_cost_per_month": 0.0, "price_per_gpu_hour": 2.0}
+    fleet = SimpleNamespace(**counts, **costs)
     read = SimpleNamespace(
         fleet=fleet, gpus=(), heat_map=None, findings=(), problems=(), metric_source=""
     )
