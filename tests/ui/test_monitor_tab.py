@@ -705,6 +705,8 @@ def test_a_short_window_scrolls_the_page_instead_of_squeezing_the_plots(
 def test_a_refused_idle_price_says_why_under_the_field(qtbot: QtBot) -> None:
     """The Monitor's price field turned red with its reason only in a tooltip (issue 25: an
     inline message under each invalid input)."""
+    from PySide6.QtCore import Qt
+
     from desktopapp.ui.monitor.idle_panel import IdleCostPanel
 
     panel = IdleCostPanel()
@@ -714,6 +716,8 @@ def test_a_refused_idle_price_says_why_under_the_field(qtbot: QtBot) -> None:
     panel.price_changed.connect(emitted.append)
     panel.price.setText("-2")
     assert panel.price_error.isVisible()
+    # drawn as rich text (red, bold), never as its markup
+    assert panel.price_error.textFormat() == Qt.TextFormat.RichText
     assert "Price per GPU-hour: must be greater than 0, got &#x27;-2&#x27;" in (
         panel.price_error.text()
     )

@@ -66,7 +66,7 @@ class IdleCostPanel(Section):
         self.price_source = make_label("Hint", wrap=True)
         self.add_row("", self.price_source)
         # a refused price says why under the field, as the Workload tab's fields do (issue 25)
-        self.price_error = make_label(wrap=True)
+        self.price_error = make_label(wrap=True, rich=True)
         self.price_error.setVisible(False)
         self.add_row("", self.price_error)
 
