@@ -27,6 +27,7 @@ from desktopapp.application.compare import (
     relative_change,
     union_keys,
 )
+from desktopapp.application.workload import training_headline
 
 RESULTS = "Results"
 KEY_RESULTS = ("Total compute", "Wall time", "GPU-hours", "Cost of the run")
@@ -89,8 +90,6 @@ def _headline(summary: ScenarioSummary) -> str:
     figures = None if summary.snapshot is None else summary.snapshot.training
     if figures is None:
         return ""
-    from desktopapp.application.workload import training_headline
-
     return f"<p class='lead'><b>{_esc(training_headline(figures))}</b></p>"
 
 

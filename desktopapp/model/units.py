@@ -276,7 +276,10 @@ PRICE_EXAMPLES = "2.49, $1.99, 300k"
 
 
 def parse_quantity(
-    text: str | float | int, field: str = "value", maximum: float | None = None
+    text: str | float | int,
+    field: str = "value",
+    maximum: float | None = None,
+    examples: str = QUANTITY_EXAMPLES,
 ) -> float:
     """Parse ``"110M"``, ``"7B"``, ``"1.5e9"``, ``"3.3 T"`` or a number into a float.
 
@@ -300,9 +303,7 @@ def parse_quantity(
                     f"{field}: {shown_value(text)} is not a number: a comma only separates "
                     "thousands (1,000); write decimals with a dot (1.5)"
                 )
-            raise ValueError(
-                f"{field}: {shown_value(text)} is not a number (examples: {QUANTITY_EXAMPLES})"
-            )
+            raise ValueError(f"{field}: {shown_value(text)} is not a number (examples: {examples})")
         number, suffix = match.groups()
         number = number.replace("_", "").replace(",", "")
         try:

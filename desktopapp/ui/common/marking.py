@@ -4,6 +4,7 @@ to widgets without their signals (model → widget under ``QSignalBlocker``)."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING
@@ -13,6 +14,7 @@ from PySide6.QtWidgets import QComboBox, QWidget
 
 from desktopapp.model.validation import error_field
 from desktopapp.ui.common.quantity_edit import QuantityEdit, set_invalid
+from desktopapp.ui.common.theme import COLORS
 
 if TYPE_CHECKING:
     from desktopapp.ui.state import AppState
@@ -25,6 +27,12 @@ def blocked(*objects: QObject) -> Iterator[None]:
         for obj in objects:
             stack.enter_context(QSignalBlocker(obj))
         yield
+
+
+def flagged_html(text: str, color_role: str = "bad") -> str:
+    """``text`` as a message at a field: "⚠ …", bold, in the theme's ``bad`` (or ``warn``)
+    colour, as rich text (``text`` is escaped)."""
+    return f"<span style='color:{COLORS[color_role]}; font-weight:600'>⚠ {html.escape(text)}</span>"
 
 
 def select_data(combo: QComboBox, value: object) -> bool:

@@ -25,25 +25,24 @@ def compact_quantity(value: float) -> str:
     if not math.isfinite(value):
         return ""
     magnitude = abs(value)
-    if magnitude >= 1e15:  # past the T suffix: "1e17", not "1e+05T"
-        for digits in range(1, 17):
-            mantissa, _, exponent = f"{value:.{digits}g}".partition("e")
-            candidate = f"{mantissa}e{int(exponent)}" if exponent else mantissa
-            if math.isclose(parse_quantity(candidate), value, rel_tol=1e-12, abs_tol=0.0):
-                return candidate
-        return repr(value)
+    scientific = magnitude >= 1e15
     factor, suffix = 1.0, ""
     for scale, letter in _INPUT_SUFFIXES:
         if magnitude >= scale:
             factor, suffix = scale, letter
             break
-    text = f"{value / factor:.15g}{suffix}"
-    for digits in range(3, 16):
-        candidate = f"{value / factor:.{digits}g}{suffix}"
+
+    def render(digits: int) -> str:
+        if scientific:  # past the T suffix: "1e17", not "1e+05T"
+            mantissa, _, exponent = f"{value:.{digits}g}".partition("e")
+            return f"{mantissa}e{int(exponent)}" if exponent else mantissa
+        return f"{value / factor:.{digits}g}{suffix}"
+
+    for digits in range(1, 17) if scientific else range(3, 16):
+        candidate = render(digits)
         if math.isclose(parse_quantity(candidate), value, rel_tol=1e-12, abs_tol=0.0):
-            text = candidate
-            break
-    return text
+            return candidate
+    return repr(value) if scientific else render(15)
 
 
 def set_invalid(widget: QWidget, message: str | None, base_tooltip: str = "") -> None:
@@ -155,11 +154,11 @@ class QuantityEdit(QLineEdit):
         if self._currency:
             text = text.strip().removeprefix("$").strip()
         try:
-            value = parse_quantity(text, self.field)
+            # a price's examples are prices, not "110M, 7B"
+            examples = PRICE_EXAMPLES if self._currency else QUANTITY_EXAMPLES
+            value = parse_quantity(text, self.field, examples=examples)
         except ValueError as exc:  # "field: 'lots' is not a number (examples: …)"
             self._error = self._message(exc)
-            if self._currency:  # a price's examples are prices, not "110M, 7B"
-                self._error = self._error.replace(QUANTITY_EXAMPLES, PRICE_EXAMPLES)
             return
         problem = self._problem(value)
         if problem is not None:

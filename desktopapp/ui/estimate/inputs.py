@@ -39,9 +39,9 @@ from desktopapp.ui.common.fields import (
     with_units,
 )
 from desktopapp.ui.common.layouts import flow_grid
+from desktopapp.ui.common.marking import flagged_html
 from desktopapp.ui.common.quantity_edit import QuantityEdit
 from desktopapp.ui.common.section import Section
-from desktopapp.ui.common.theme import COLORS
 
 AUTO = "auto"
 
@@ -520,10 +520,7 @@ class InputsPanel(InputsColumn):
     # --- notes and errors at the fields -------------------------------------------------------
     def show_shape_note(self, note: str, warning: bool) -> None:
         """Where the Shape fields came from, or (``warning``) that they were replaced."""
-        text = html.escape(note)
-        if warning:
-            text = f"<span style='color:{COLORS['warn']}; font-weight:600'>⚠ {text}</span>"
-        self.shape_note.setText(text)
+        self.shape_note.setText(flagged_html(note, "warn") if warning else html.escape(note))
         self.shape_note.setVisible(bool(note))
 
     def _section_of(self, widget: QWidget) -> Section | None:
@@ -543,13 +540,7 @@ class InputsPanel(InputsColumn):
                 grouped[section].append(message)
         for section, label in self._section_errors.items():
             messages = grouped.get(section, [])
-            label.setText(
-                "<br>".join(
-                    f"<span style='color:{COLORS['bad']}; font-weight:600'>⚠ "
-                    f"{html.escape(m)}</span>"
-                    for m in messages
-                )
-            )
+            label.setText("<br>".join(flagged_html(m) for m in messages))
             label.setVisible(bool(messages))
 
     def error_label_for(self, widget: QWidget) -> QLabel:

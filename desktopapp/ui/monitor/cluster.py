@@ -10,6 +10,7 @@ this panel only; the token itself is read when a request is made and is never sh
 from __future__ import annotations
 
 import math
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -152,8 +153,6 @@ class ClusterPanel(QWidget):
         self.summary.setText(text)
 
     def show_snapshot(self, snapshot: Any) -> None:
-        from datetime import datetime
-
         self.snapshot = snapshot
         self._read_at = datetime.now().strftime("%H:%M:%S")
         fleet = snapshot.fleet

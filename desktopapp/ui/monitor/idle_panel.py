@@ -5,7 +5,6 @@ what an edit does are decided in the application layer."""
 
 from __future__ import annotations
 
-import html
 import math
 
 from PySide6.QtCore import Qt, Signal
@@ -19,10 +18,11 @@ from desktopapp.model.units import (
     format_money,
     format_percent,
 )
+from desktopapp.ui.common.marking import flagged_html
 from desktopapp.ui.common.quantity_edit import QuantityEdit
 from desktopapp.ui.common.result_card import ResultCard, formula_tooltip
 from desktopapp.ui.common.section import Section
-from desktopapp.ui.common.theme import COLORS, INNER_SPACING
+from desktopapp.ui.common.theme import INNER_SPACING
 from desktopapp.ui.monitor.panels import make_label, set_text
 
 
@@ -122,14 +122,8 @@ class IdleCostPanel(Section):
     def _on_price(self, value: object) -> None:
         if self._writing:
             return
-        error = self.price.error() if self.price.property("invalid") else None
-        set_text(
-            self.price_error,
-            ""
-            if error is None
-            else f"<span style='color:{COLORS['bad']}; font-weight:600'>⚠ "
-            f"{html.escape(error)}</span>",
-        )
+        error = None if self.price.is_pristine_empty() else self.price.error()
+        set_text(self.price_error, "" if error is None else flagged_html(error))
         self.price_error.setVisible(error is not None)
         if isinstance(value, float) and math.isfinite(value) and value >= 0:
             self.price_changed.emit(value)
