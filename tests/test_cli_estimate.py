@@ -307,6 +307,14 @@ BAD = [
     (["memory", "--params", "7B", "--zero-stage", "4"], "--zero-stage"),
     (["memory", "--params", "7B", "--precision", "int4"], "--precision"),
     (["memory", "--params", "7B", "--layers", "32"], "--hidden"),
+    # no --gpus: every fleet size refused the same input, which is the cause (it read as
+    # "--params: no fleet … fits this model in memory")
+    (["train", "--params", "7B", "--tokens", "1T", "--accelerator", "h100-sxm", "--layers",
+      "32"], "--hidden"),
+    (["train", "--params", "7B", "--tokens", "1T", "--accelerator", "h100-sxm", "--kv-heads",
+      "3"], "--kv-heads"),
+    (["train", "--params", "7B", "--tokens", "1T", "--accelerator", "a100-sxm-80gb",
+      "--precision", "fp8"], "--precision"),
     (["memory", "--params", "0"], "--params"),
     (["memory"], "--params"),
     (["inference", "--params", "7B", "--peak-tflops", "100"], "--bandwidth-gbs"),

@@ -79,6 +79,10 @@ def test_table_fits_80_columns_and_keeps_accelerator_ids(capsys, monkeypatch, ar
         (["--include", "h100-sxm", "--exclude", "h100-sxm"], "--exclude"),
         (["--pricing", "cheapest"], "--pricing"),
         (["--max-gpus", "0"], "--max-gpus"),
+        # a broken shape is the workload's error, named once (it was a "not modelled" reason
+        # for every option, the first shown being a TPU's missing interconnect data)
+        (["--kv-heads", "3"], "--kv-heads"),
+        (["--layers", "32"], "--hidden"),
     ],
 )
 def test_bad_train_input_is_one_line_exit_2(capsys, extra, option):
@@ -103,6 +107,9 @@ def test_unknown_include_suggests(capsys):
         (["--requests-per-s", "2", "--tpot-slo-ms", "0"], "--tpot-slo-ms"),
         (["--requests-per-s", "2", "--precision", "fp9"], "--precision"),
         ([], "--requests-per-s"),
+        (["--requests-per-s", "2", "--layers", "32"], "--hidden"),
+        (["--requests-per-s", "2", "--kv-heads", "3"], "--kv-heads"),
+        (SERVE[4:10] + ["--kv-heads", "5", "--requests-per-s", "2"], "--kv-heads"),
     ],
 )
 def test_bad_serve_input_is_one_line_exit_2(capsys, extra, option):

@@ -81,3 +81,30 @@ def test_a_percentage_typed_for_a_fraction_says_how_to_write_it():
         require_fraction("utilization", 150.0)
     assert "a fraction" not in str(raised.value)
     assert require_fraction("utilization", 0.4) == 0.4
+
+
+@pytest.mark.parametrize(
+    ("shape", "field", "words"),
+    [
+        ((32, None, None), "hidden", "given: layers"),
+        ((None, None, 32), "layers", "given: attention heads"),
+        ((None, None, None, 8), "kv_heads", "needs the model shape"),
+        ((32, 4097, 32), "hidden", "divisible by heads (32)"),
+        ((32, 4096, 32, 5), "kv_heads", "must divide heads (32), got 5"),
+        ((32, 4096, 32, 64), "kv_heads", "must divide heads"),
+    ],
+)
+def test_a_shape_is_whole_or_absent_and_the_error_names_what_to_fix(shape, field, words):
+    from desktopapp.model.validation import InputError, require_shape
+
+    with pytest.raises(InputError) as raised:
+        require_shape(*shape)
+    assert raised.value.field == field and words in raised.value.text
+
+
+def test_a_whole_shape_or_none_passes():
+    from desktopapp.model.validation import require_shape
+
+    require_shape(None, None, None)
+    require_shape(32, 4096, 32)
+    require_shape(32, 4096, 32, 8)

@@ -43,7 +43,7 @@ from desktopapp.model.tco import (
     onprem_cost_per_useful_hour,
 )
 from desktopapp.model.training import TrainingInputs, default_precision
-from desktopapp.model.validation import InputError, error_text, require_range
+from desktopapp.model.validation import InputError, error_text, require_range, require_shape
 
 DEFAULT_MAX_GPUS = 16_384
 MAX_GPUS_SOURCE = (
@@ -95,7 +95,9 @@ class TrainWorkload:
     mlp: str | None = None
 
     def __post_init__(self) -> None:
-        # the same checks as the Workload tab's (one accelerator stands in for the catalog)
+        # the same checks as the Workload tab's (one accelerator stands in for the catalog); a
+        # broken shape is the workload's error, not one for each accelerator in the ranking
+        require_shape(self.layers, self.hidden, self.heads, self.kv_heads)
         TrainingInputs(
             params=self.params,
             tokens=self.tokens,
@@ -180,6 +182,7 @@ class ServeWorkload:
                 raise InputError(
                     "precision", f"must be among {', '.join(WEIGHT_PRECISIONS)}, got {p!r}"
                 )
+        require_shape(self.layers, self.hidden, self.heads, self.kv_heads)  # the KV cache's
         ServingInputs(  # the serving model's own checks, on a stand-in device
             params=self.params,
             peak_tflops=1.0,

@@ -331,6 +331,7 @@ def choose_gpus(
     origin = "" if deadline_days is not None else DEADLINE_SOURCE
     opts = _clean(options)
     rows: list[tuple[int, float, float]] = []  # gpus, wall seconds, mfu
+    refusals: set[tuple[str, str]] = set()  # inputs refused before any plan was tried
     for n in GPU_CANDIDATES:
         trial = replace(training, gpus=n)
         modelled = model_run(trial, opts, measured_matmul_efficiency, utilization_user_set)
@@ -341,7 +342,14 @@ def choose_gpus(
             # the simple rule (no catalog accelerator or the forward rule): linear in devices
             est = estimate_training(trial)
             rows.append((n, est.training_seconds, est.utilization))
+        elif modelled.inputs is None and modelled.field is not None:
+            refusals.add((modelled.field, modelled.message))
     days = f"{deadline:g} days ({source})"
+    if not rows and len(refusals) == 1:
+        # the same input refused at every fleet size (a partial shape, say): that input is
+        # the cause, not the memory
+        field_name, message = refusals.pop()
+        raise _Refused(field_name, message)
     if not rows:
         raise _Refused(
             "params",

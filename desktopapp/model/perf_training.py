@@ -75,6 +75,7 @@ from desktopapp.model.validation import (
     require_int,
     require_positive,
     require_range,
+    require_shape,
 )
 from desktopapp.resources import resource_path
 
@@ -517,15 +518,7 @@ class RunInputs:
             set_(
                 self, "zero_stage", require_int("zero_stage", self.zero_stage, minimum=0, maximum=3)
             )
-        shape = [self.layers, self.hidden, self.heads]
-        if any(v is not None for v in shape) and not all(v is not None for v in shape):
-            raise InputError("layers", "the shape needs layers, hidden and heads together")
-        if self.hidden is not None and self.heads is not None and self.hidden % self.heads:
-            raise InputError("hidden", f"must be divisible by heads ({self.heads})")
-        if self.kv_heads is not None and (
-            self.heads is None or self.kv_heads > self.heads or self.heads % self.kv_heads
-        ):
-            raise InputError("kv_heads", "must divide heads (and needs the shape)")
+        require_shape(self.layers, self.hidden, self.heads, self.kv_heads)
         if self.active_params is not None:
             set_(self, "active_params", require_positive("active_params", self.active_params))
             if self.active_params > self.params:

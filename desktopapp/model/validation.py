@@ -236,3 +236,31 @@ def require_choice(field: str, value: object, allowed: Iterable[str]) -> str:
     if value not in options:
         raise InputError(field, f"must be one of {', '.join(options)}, got {value!r}")
     return str(value)
+
+
+def require_shape(layers: object, hidden: object, heads: object, kv_heads: object = None) -> None:
+    """A transformer shape given whole or not at all: layers, hidden size and attention heads
+    together (the error names the first one missing), KV heads only with them and dividing the
+    heads, and a hidden size the heads divide. The values' own ranges are the caller's."""
+    shape = {"layers": layers, "hidden": hidden, "heads": heads}
+    given = [name for name, value in shape.items() if value is not None]
+    if given and len(given) < len(shape):
+        missing = next(name for name, value in shape.items() if value is None)
+        raise InputError(
+            missing,
+            "the model shape needs layers, hidden size and attention heads together "
+            f"(given: {', '.join(field_label(name).lower() for name in given)})",
+        )
+    if kv_heads is not None and heads is None:
+        raise InputError(
+            "kv_heads", "needs the model shape (layers, hidden size and attention heads)"
+        )
+    if heads is None:
+        return
+    n_heads = _as_float("heads", heads)
+    if hidden is not None and n_heads > 0 and _as_float("hidden", hidden) % n_heads:
+        raise InputError("hidden", f"must be divisible by heads ({heads}), got {hidden}")
+    if kv_heads is not None:
+        n_kv = _as_float("kv_heads", kv_heads)
+        if n_kv <= 0 or n_kv > n_heads or n_heads % n_kv:
+            raise InputError("kv_heads", f"must divide heads ({heads}), got {kv_heads}")

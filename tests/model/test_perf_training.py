@@ -207,7 +207,8 @@ def test_invalid_inputs_name_the_field():
         RunInputs(params=7e9, active_params=8e9, tokens=1e12, accelerator="h100-sxm")
     with pytest.raises(ValueError, match=r"^precision: "):
         RunInputs(params=7e9, tokens=1e12, accelerator="a100-sxm-80gb", precision="fp8")
-    with pytest.raises(ValueError, match=r"^layers: "):
+    # a partial shape names the first missing part, the one to fill in
+    with pytest.raises(ValueError, match=r"^hidden: .*\(given: layers\)"):
         RunInputs(params=7e9, tokens=1e12, accelerator="h100-sxm", layers=32)
 
 
