@@ -109,7 +109,7 @@ def test_unknown_include_suggests(capsys):
         ([], "--requests-per-s"),
         (["--requests-per-s", "2", "--layers", "32"], "--hidden"),
         (["--requests-per-s", "2", "--kv-heads", "3"], "--kv-heads"),
-        (SERVE[4:10] + ["--kv-heads", "5", "--requests-per-s", "2"], "--kv-heads"),
+        ([*SERVE[4:10], "--kv-heads", "5", "--requests-per-s", "2"], "--kv-heads"),
     ],
 )
 def test_bad_serve_input_is_one_line_exit_2(capsys, extra, option):
