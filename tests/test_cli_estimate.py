@@ -534,3 +534,11 @@ def test_only_options_named_unlike_their_field_are_recorded_for_messages():
     assert flag("gpus", args) == "--gpus"
     assert flag("flash_attention", args) == "--flash-attention"
     assert flag("seq_len", argparse.Namespace()) == "--seq-len"
+
+
+def test_the_wall_time_chain_of_one_gpu_reads_in_the_singular(capsys):
+    argv = ["estimate", "train", "--params", "1B", "--tokens", "10B", "--accelerator",
+            "h100-sxm", "--gpus", "1"]  # fmt: skip
+    assert run_command(argv) == 0
+    out = " ".join(capsys.readouterr().out.split())  # the chain wraps at the terminal width
+    assert " on 1 GPU;" in out and "1 GPUs" not in out

@@ -116,3 +116,12 @@ def test_bad_serve_input_is_one_line_exit_2(capsys, extra, option):
     assert run_command(["plan", "serve", "--params", "8B", *extra]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and option in err and "Traceback" not in err
+
+
+def test_counts_of_one_read_in_the_singular(capsys):
+    # ten million output tokens per request leave room for one sequence per replica
+    argv = ["plan", "serve", "--params", "7B", "--requests-per-s", "5", "--output-tokens",
+            "10M", "--include", "gb200", "--pricing", "owned"]  # fmt: skip
+    assert run_command(argv) == 0
+    out = capsys.readouterr().out
+    assert "1 sequence each" in out and "1 sequences" not in out

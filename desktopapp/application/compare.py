@@ -448,7 +448,7 @@ def _rent_or_buy_rows(scenario: Scenario) -> list[Row]:
 
 def _owned_fleet_rows(section: str, onprem: OnPremInputs) -> list[Row]:
     servers = onprem.servers
-    fleet = f"{onprem.gpus:,} GPUs in {servers} server{'s' if servers != 1 else ''}"
+    fleet = f"{units.plural(onprem.gpus, 'GPU')} in {units.plural(servers, 'server')}"
     money = units.format_money(onprem.server_price)
     power = f"{units.format_plain(onprem.power_kw)} kW"
     life = units.format_plain(onprem.life_years)

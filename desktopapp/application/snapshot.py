@@ -228,7 +228,8 @@ class TrainingFigures:
         return (
             f"steady state {units.format_duration(self.steady_seconds)} × production factor "
             f"{self.production_factor:.3g} ÷ goodput {units.format_percent(self.goodput, 0)} = "
-            f"wall time {units.format_duration(self.wall_seconds)} on {self.gpus.gpus:,} GPUs; "
+            f"wall time {units.format_duration(self.wall_seconds)} on "
+            f"{units.plural(self.gpus.gpus, 'GPU')}; "
             f"{units.format_count(self.gpu_hours).replace(' ', '')} GPU-h{cost}"
         )
 

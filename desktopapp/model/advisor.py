@@ -580,7 +580,7 @@ def serving_recommendation(
     what = (
         f"{top.replicas:,} {'replica' if top.replicas == 1 else 'replicas'} of "
         f"{top.gpus_per_replica} {top.accelerator_name} "
-        f"({top.precision}, {top.concurrency} sequences each"
+        f"({top.precision}, {units.plural(top.concurrency, 'sequence')} each"
         + ("" if top.pricing == OWNED else f", {PRICING_WORDS[top.pricing]}")
         + f"; {top.offer.label()})"
     )

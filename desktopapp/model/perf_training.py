@@ -366,7 +366,9 @@ def range_widening(
         )
     gpus = envelope.get("gpus")
     if gpus and not gpus[0] <= inp.gpus <= gpus[1]:
-        reasons.append(f"{inp.gpus:,} GPUs is outside the fitted runs' {gpus[0]:,}-{gpus[1]:,}")
+        reasons.append(
+            f"{units.plural(inp.gpus, 'GPU')} is outside the fitted runs' {gpus[0]:,}-{gpus[1]:,}"
+        )
     moe = inp.active_params is not None and inp.active_params < inp.params
     if moe and int(envelope.get("moe_runs", 0)) < 3:
         reasons.append(f"mixture of experts: {envelope.get('moe_runs', 0)} fitted MoE runs")
@@ -1222,13 +1224,20 @@ def _choose(pb: _Problem, inp: RunInputs) -> tuple[_Cands, dict[str, FloatArray]
     if inp.user_plan and not valid.any():
         raise PlanError(_refusal(pb, inp, cands, out))
     if not valid.any():
-        need = float(np.min(out["mem"]))
+        deg = out["dpdeg"]
+        whole = (deg >= 1.0) & (np.abs(deg - np.round(deg)) < 1e-9)  # plans that split n GPUs
+        need = float(np.min(out["mem"][whole] if whole.any() else out["mem"]))
+        sequences = units.plural(round(pb.seqs_per_step), "sequence")
+        if need <= pb.capacity:  # a plan fits in memory: the batch is what none can split
+            raise PlanError(
+                f"gpus: the global batch of {sequences} is smaller than the data-parallel "
+                f"degree of every plan of {units.plural(inp.gpus, 'GPU')} that fits in memory; "
+                "give a larger --global-batch-tokens or fewer GPUs"
+            )
         raise PlanError(
-            f"gpus: no parallel plan of {inp.gpus} GPUs fits the model in memory "
+            f"gpus: no parallel plan of {units.plural(inp.gpus, 'GPU')} fits the model in memory "
             f"(smallest need {need / units.GIB:.1f} GiB per GPU against "
-            f"{pb.capacity / units.GIB:.1f} GiB usable) or the global batch of "
-            f"{pb.seqs_per_step:.0f} sequences is smaller than the data-parallel degree; "
-            "add GPUs or give a larger --global-batch-tokens"
+            f"{pb.capacity / units.GIB:.1f} GiB usable); add GPUs"
         )
     # the plans that keep the batch within the tolerance of the target, if any; the fastest
     # per sequence (plans may round the batch differently)

@@ -870,14 +870,15 @@ def estimate_serving(inp: ServingInputs) -> ServingEstimate:
         if math.isfinite(cap) and b > cap:
             notes.append(
                 f"a batch of {inp.batch_size} needs more KV cache than the devices hold "
-                f"(at most {int(cap)} sequences)"
+                f"(at most {units.plural(int(cap), 'sequence')})"
             )
     elif inp.concurrency is not None:
         b = float(inp.concurrency)
         reason = "given"
         if math.isfinite(cap) and b > cap:
             b = cap
-            reason = f"given {inp.concurrency}, cut to the {int(cap)} sequences the KV cache holds"
+            held = units.plural(int(cap), "sequence")
+            reason = f"given {inp.concurrency}, cut to the {held} the KV cache holds"
     elif slo_given:
         feasible = grid[ok & (grid <= limit)]
         if feasible.size:
@@ -889,7 +890,7 @@ def estimate_serving(inp: ServingInputs) -> ServingEstimate:
     else:
         b = float(limit)
         reason = (
-            f"the KV cache holds {int(cap)} sequences"
+            f"the KV cache holds {units.plural(int(cap), 'sequence')}"
             if math.isfinite(cap) and cap <= inp.max_running
             else f"the engine's cap of {inp.max_running} running sequences"
         )
@@ -1020,7 +1021,7 @@ def _bound_note(
     per_gpu = float(dec["bytes"]) / inp.tp
     return (
         f"prefill: {pre_bound}-bound ({units.format_flops(2.0 * s.active * inp.prompt_tokens)} "
-        f"per prompt); decode: {dec_bound}-bound at {int(b)} sequences, reads "
+        f"per prompt); decode: {dec_bound}-bound at {units.plural(int(b), 'sequence')}, reads "
         f"{units.format_bytes(per_gpu)} per device per step"
         + (
             f", tensor-parallel all-reduces {units.format_duration(float(dec['comm']))} per step"
@@ -1067,7 +1068,7 @@ def _formula(e: ServingEstimate, s: _Setup, sh: _Shares) -> str:
         lines.append(
             f"KV cache bound = free {units.format_bytes(e.kv_free_bytes)} / "
             f"({units.format_bytes(e.kv_bytes_per_token)} per token × context in 16-token pages) "
-            f"= {e.max_concurrency} sequences"
+            f"= {units.plural(e.max_concurrency, 'sequence')}"
         )
     if e.cost_per_million_tokens is not None and inp.price is not None:
         lines.append(

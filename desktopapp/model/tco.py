@@ -509,7 +509,7 @@ def tco_assumptions(onprem: OnPremInputs, cloud: CloudInputs) -> tuple[Assumptio
         Assumption(
             "capex per server",
             f"{format_money(float(onprem.server_price))} × {plural(onprem.servers, 'server')} of "
-            f"{onprem.gpus_per_server} GPUs",
+            f"{plural(onprem.gpus_per_server, 'GPU')}",
             onprem.server_price_source or "input",
         ),
         Assumption(

@@ -371,3 +371,26 @@ def test_every_calibration_row_names_its_stack():
     assert moe and all(row["moe_top_k"] and row["moe_top_k_source"] for row in moe)
     aware = doc["calibration"]["stack_aware"]
     assert aware["rows"] == doc["calibration"]["rows"] == len(doc["training"])
+
+
+def test_a_fleet_refused_names_the_cause_it_has():
+    # memory: one GPU for 70B; the batch (1 sequence on 1 GPU) is no cause and is not named
+    with pytest.raises(PlanError) as memory:
+        estimate_run(RunInputs(params=70e9, tokens=1e12, accelerator="h100-sxm", gpus=1))
+    text = str(memory.value)
+    assert "no parallel plan of 1 GPU fits the model in memory" in text
+    assert "global batch" not in text
+    # the batch: one sequence cannot be split across 4,096 GPUs, though a 1B model fits
+    with pytest.raises(PlanError) as batch:
+        estimate_run(
+            RunInputs(
+                params=1e9,
+                tokens=1e12,
+                accelerator="h100-sxm",
+                gpus=4096,
+                seq_len=4096,
+                global_batch_tokens=4096,
+            )
+        )
+    assert str(batch.value).startswith("gpus: the global batch of 1 sequence is smaller")
+    assert "fits the model in memory" not in str(batch.value)

@@ -689,7 +689,7 @@ def _tooltip(o: Any) -> str:
         text = f"{o.plan}; {o.gpu_hours:,.0f} GPU-hours; price: {where}"
     else:
         text = (
-            f"{o.concurrency} sequences per replica, TTFT "
+            f"{units.plural(o.concurrency, 'sequence')} per replica, TTFT "
             f"{units.format_duration(o.ttft_seconds)}; price: {where}"
         )
     if o.misses:
