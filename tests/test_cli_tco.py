@@ -186,3 +186,43 @@ def test_unknown_accelerator_exits_2_in_a_real_process():
     assert len(lines) == 1, proc.stderr
     assert "--accelerator: unknown id 'h100-sxmm'" in lines[0]
     assert "did you mean h100-sxm" in lines[0]
+
+
+def _tco_json(capsys, *extra):
+    assert run_command(["estimate", "tco", "--accelerator", "h100-sxm", *extra, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_shares_take_a_percent_sign_and_amounts_a_dollar_sign(capsys):
+    typed = _tco_json(capsys, "--utilization", "40%", "--ops-fraction", "12%",
+                      "--cloud-price", "$2.50", "--kwh-price", "$0.12")  # fmt: skip
+    plain = _tco_json(capsys, "--utilization", "0.4", "--ops-fraction", "0.12",
+                      "--cloud-price", "2.5", "--kwh-price", "0.12")  # fmt: skip
+    assert typed == plain
+
+
+@pytest.mark.parametrize(
+    ("argv", "examples"),
+    [
+        (["estimate", "tco", "--accelerator", "h100-sxm", "--utilization", "half"], "0.4, 40%"),
+        (["estimate", "tco", "--accelerator", "h100-sxm", "--gpus", "x"], "8, 0.5"),
+        (["estimate", "tco", "--accelerator", "h100-sxm", "--cloud-price", "cheap"], "2.49"),
+        (["plan", "serve", "--params", "7B", "--requests-per-s", "abc"], "8, 0.5"),
+        (["plan", "serve", "--params", "7B", "--requests-per-s", "1", "--headroom", "x"],
+         "0.4, 40%"),
+        (["plan", "train", "--params", "7Q", "--tokens", "1T"], "110M, 7B"),
+        (["cluster", "--prometheus", "http://127.0.0.1:1", "--price-per-gpu-hour", "x"],
+         "2.49, $1.99"),
+    ],
+)  # fmt: skip
+def test_a_value_that_is_no_number_gets_examples_of_its_kind(capsys, argv, examples):
+    # a request rate, a share or a price was told "examples: 110M, 7B, 1.5e9, 3.3T"
+    try:
+        status = run_command(argv)  # the options a command reads itself: it returns 2
+    except SystemExit as exited:  # argparse's own exit for a value its type refused
+        status = exited.code
+    assert status == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert f"examples: {examples}" in err
+    if "7B" not in examples:
+        assert "110M" not in err

@@ -108,3 +108,27 @@ def test_non_finite_values_render_as_dash_never_nan(bad):
 def test_month_is_a_twelfth_of_a_year():
     assert pytest.approx(units.HOURS_PER_YEAR) == units.HOURS_PER_MONTH * 12
     assert pytest.approx(730.5) == units.HOURS_PER_MONTH
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("0.4", 0.4), ("40%", 0.4), (" 12.5 % ", 0.125), ("100%", 1.0), (0.3, 0.3), ("40", 40.0)],
+)
+def test_a_share_is_read_as_a_fraction_or_a_percentage(text, expected):
+    assert units.parse_fraction(text, "utilization") == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("text", ["abc", "4%5", "%", "7B%", "40%%"])
+def test_a_share_that_is_no_number_gives_share_examples(text):
+    with pytest.raises(ValueError, match=r"^utilization: .*examples: (0\.4, 40%|40%, 0\.4)"):
+        units.parse_fraction(text, "utilization")
+
+
+@pytest.mark.parametrize(("text", "expected"), [("2.49", 2.49), ("$1.99", 1.99), ("$ 300k", 3e5)])
+def test_an_amount_may_carry_a_dollar_sign(text, expected):
+    assert units.parse_money(text, "budget") == pytest.approx(expected)
+
+
+def test_an_amount_that_is_no_number_gives_price_examples():
+    with pytest.raises(ValueError, match=r"^budget: 'lots' is not a number \(examples: 2\.49"):
+        units.parse_money("lots", "budget")

@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Any
 
-from desktopapp.commands.options import add_command, add_json_option
+from desktopapp.commands.options import add_command, add_json_option, option_money
 from desktopapp.commands.output import print_json, print_table
 from desktopapp.model.units import DASH, format_bytes
 
@@ -34,7 +34,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--interval", type=float, default=15.0, help="refresh seconds (default 15)")
     p.add_argument(
         "--price-per-gpu-hour",
-        type=float,
+        type=option_money,
         default=2.0,
         metavar="USD",
         help="price of one GPU-hour for the idle cost (default 2.00, as `monitor`)",

@@ -20,7 +20,10 @@ from desktopapp.commands.options import (
     add_command,
     add_json_option,
     ask_for_subcommand,
+    option_fraction,
+    option_money,
     option_number,
+    option_size,
 )
 from desktopapp.commands.output import (
     output_width,
@@ -82,6 +85,9 @@ MAX_EXPERTS = 4096
 
 # ``110M``, ``7B``, ``1.5e9`` → float; anything else is an argparse error (exit 2)
 quantity = option_number
+size = option_size  # a parameter or token count: 110M, 7B, 3.3T
+fraction = option_fraction  # 0.4 or 40%
+money = option_money  # 2.49 or $1.99
 
 
 def count(text: str) -> float | int:
@@ -151,9 +157,9 @@ def _register_train(sub: Any) -> None:
         _guard(run_train),
     )
     _add_starting_points(p)
-    p.add_argument("--params", type=quantity, help="parameters N (e.g. 110M, 7B)")
-    p.add_argument("--tokens", type=quantity, help="training tokens D per epoch (e.g. 3.3B)")
-    p.add_argument("--forward-flops", type=quantity, help="forward FLOPs per sample (2 × MACs)")
+    p.add_argument("--params", type=size, help="parameters N (e.g. 110M, 7B)")
+    p.add_argument("--tokens", type=size, help="training tokens D per epoch (e.g. 3.3B)")
+    p.add_argument("--forward-flops", type=size, help="forward FLOPs per sample (2 × MACs)")
     p.add_argument("--samples", type=quantity, help="training samples per epoch")
     p.add_argument("--epochs", type=quantity, help="passes over the data (default 1)")
     p.add_argument("--method", help=_choices_help("compute rule, default auto", METHODS))
@@ -182,7 +188,7 @@ def _register_train(sub: Any) -> None:
     )
     p.add_argument(
         "--utilization",
-        type=quantity,
+        type=fraction,
         help="model FLOPs utilization in (0, 1] (default: the accelerator's published figure "
         "where the catalog has one, else 0.40)",
     )
@@ -190,7 +196,7 @@ def _register_train(sub: Any) -> None:
         "--price",
         "--price-per-gpu-hour",  # as monitor and cluster spell it
         dest="price",
-        type=quantity,
+        type=money,
         help="USD per GPU-hour (default: the cheapest catalog offer for --accelerator under "
         "--pricing; no cost without either)",
     )
@@ -201,7 +207,7 @@ def _register_train(sub: Any) -> None:
     )
     p.add_argument(
         "--goodput-overhead",
-        type=quantity,
+        type=fraction,
         help="extra wall-time fraction for restarts, evaluation, failures (default 0)",
     )
     p.add_argument(
@@ -217,7 +223,7 @@ def _register_train(sub: Any) -> None:
     p.add_argument("--kv-heads", type=count, help="key/value heads (GQA; default = heads)")
     _add_shape_terms(p)
     p.add_argument(
-        "--active-params", type=quantity, help="active parameters per token (mixture of experts)"
+        "--active-params", type=size, help="active parameters per token (mixture of experts)"
     )
     p.add_argument("--tp", type=count, help="tensor-parallel degree (default: searched)")
     p.add_argument("--pp", type=count, help="pipeline-parallel degree (default: searched)")
@@ -225,7 +231,7 @@ def _register_train(sub: Any) -> None:
     p.add_argument("--micro-batch", type=count, help="sequences per micro-batch (searched)")
     p.add_argument(
         "--global-batch-tokens",
-        type=quantity,
+        type=size,
         help="tokens per optimizer step (default: by model size and fleet, 0.5M-16M, shown "
         "under Assumptions)",
     )
@@ -274,7 +280,7 @@ def _register_memory(sub: Any) -> None:
         _guard(run_memory),
     )
     _add_starting_points(p)
-    p.add_argument("--params", type=quantity, help="parameters (e.g. 7B)")
+    p.add_argument("--params", type=size, help="parameters (e.g. 7B)")
     p.add_argument(
         "--precision",
         help=_choices_help("default mixed (train) / bf16 (inference)", MEMORY_PRECISIONS),
@@ -343,10 +349,10 @@ def _register_inference(sub: Any) -> None:
         _guard(run_inference),
     )
     _add_starting_points(p)
-    p.add_argument("--params", type=quantity, help="parameters (e.g. 7B)")
+    p.add_argument("--params", type=size, help="parameters (e.g. 7B)")
     p.add_argument(
         "--forward-flops",
-        type=quantity,
+        type=size,
         help="FLOPs per sample for non-language models (predictions instead of tokens)",
     )
     p.add_argument(
@@ -384,16 +390,16 @@ def _register_inference(sub: Any) -> None:
         "weights and the KV cache; the output says so)",
     )
     p.add_argument(
-        "--utilization", type=quantity, help="compute utilization in (0, 1] (default 0.40)"
+        "--utilization", type=fraction, help="compute utilization in (0, 1] (default 0.40)"
     )
     p.add_argument(
-        "--bandwidth-efficiency", type=quantity, help="achieved share of bandwidth (default 0.8)"
+        "--bandwidth-efficiency", type=fraction, help="achieved share of bandwidth (default 0.8)"
     )
     p.add_argument(
         "--price",
         "--price-per-gpu-hour",  # as monitor and cluster spell it
         dest="price",
-        type=quantity,
+        type=money,
         help="USD per GPU-hour (default: the cheapest catalog offer for --accelerator under "
         "--pricing)",
     )

@@ -22,7 +22,12 @@ import time
 from datetime import datetime
 from typing import Any, TextIO
 
-from desktopapp.commands.options import add_command, add_json_option, option_number
+from desktopapp.commands.options import (
+    add_command,
+    add_json_option,
+    option_money,
+    option_number,
+)
 from desktopapp.model import units
 from desktopapp.model.units import (
     DASH,
@@ -100,7 +105,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument(
         "--price-per-gpu-hour",
-        type=option_number,
+        type=option_money,
         default=None,
         metavar="USD",
         help="price of one GPU-hour for the idle cost (default 2.00)",

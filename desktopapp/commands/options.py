@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from desktopapp.cli_base import EXIT_USAGE
@@ -19,15 +20,41 @@ JSON_HELP = "print one JSON object"
 MAX_OPTION_VALUE = 1e18
 
 
-def option_number(text: str) -> float:
-    """An option's number (``110M``, ``7B``, ``1.5e9``, ``1,000``, ``2k``) as an argparse type:
-    NaN, inf, ``1,5`` and values above :data:`MAX_OPTION_VALUE` are an argparse error (exit 2)."""
-    from desktopapp.model.units import parse_quantity
-
+def _option_value(parse: Callable[..., float], text: str) -> float:
     try:
-        return parse_quantity(text, "value", maximum=MAX_OPTION_VALUE)
+        return parse(text, "value", maximum=MAX_OPTION_VALUE)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc).removeprefix("value: ")) from None
+
+
+def option_number(text: str) -> float:
+    """An option's number (``8``, ``0.5``, ``2k``, ``1.5e9``, ``1,000``) as an argparse type:
+    NaN, inf, ``1,5`` and values above :data:`MAX_OPTION_VALUE` are an argparse error (exit 2)."""
+    from desktopapp.model.units import NUMBER_EXAMPLES, parse_quantity
+
+    return _option_value(partial(parse_quantity, examples=NUMBER_EXAMPLES), text)
+
+
+def option_size(text: str) -> float:
+    """A parameter or token count (``110M``, ``7B``, ``3.3T``): :func:`option_number` whose
+    errors give such examples."""
+    from desktopapp.model.units import parse_quantity
+
+    return _option_value(parse_quantity, text)
+
+
+def option_fraction(text: str) -> float:
+    """A share: ``0.4`` or ``40%``."""
+    from desktopapp.model.units import parse_fraction
+
+    return _option_value(parse_fraction, text)
+
+
+def option_money(text: str) -> float:
+    """US dollars: ``2.49``, ``$1.99``, ``300k``."""
+    from desktopapp.model.units import parse_money
+
+    return _option_value(parse_money, text)
 
 
 def add_command(

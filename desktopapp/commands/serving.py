@@ -10,6 +10,7 @@ from typing import Any
 
 from desktopapp.application import defaults
 from desktopapp.application.defaults import ServingOptions
+from desktopapp.commands.options import option_size
 from desktopapp.commands.output import print_bullet, print_key_values, print_paragraph
 from desktopapp.model import units
 from desktopapp.model.inference import InferenceEstimate, InferenceInputs
@@ -41,7 +42,7 @@ def add_options(p: argparse.ArgumentParser, quantity: Any, count: Any) -> None:
     p.add_argument("--tpot-slo-ms", type=quantity, help="target time per output token, ms")
     p.add_argument(
         "--active-params",
-        type=quantity,
+        type=option_size,
         help="parameters each token uses (mixture of experts; default: all)",
     )
     p.add_argument("--experts", type=count, help="experts per MoE layer (default 8)")

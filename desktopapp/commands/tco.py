@@ -52,7 +52,13 @@ from desktopapp.model.tco import (
     TcoResult,
     estimate_tco,
 )
-from desktopapp.model.units import parse_quantity, plural
+from desktopapp.model.units import (
+    NUMBER_EXAMPLES,
+    parse_fraction,
+    parse_money,
+    parse_quantity,
+    plural,
+)
 from desktopapp.model.validation import InputError, require_int
 
 # option dest → (metavar, help)
@@ -150,7 +156,11 @@ def _number(args: argparse.Namespace, dest: str) -> float | None:
     raw = getattr(args, dest, None)
     if raw is None:
         return None
-    return parse_quantity(raw, dest, maximum=MAX_OPTION_VALUE)
+    # as the option reads: a share (0.4 or 40%), dollars (2.49 or $1.99) or a number
+    parse = {"F": parse_fraction, "USD": parse_money}.get(_NUMBER_OPTIONS[dest][0])
+    if parse is not None:
+        return parse(raw, dest, maximum=MAX_OPTION_VALUE)
+    return parse_quantity(raw, dest, maximum=MAX_OPTION_VALUE, examples=NUMBER_EXAMPLES)
 
 
 def resolve(args: argparse.Namespace) -> ResolvedTco:

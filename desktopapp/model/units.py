@@ -273,6 +273,8 @@ def shown_value(text: object, limit: int = _SHOWN_CHARS) -> str:
 # What a quantity field accepts, for messages (a price field says its own: "2.49, $1.99").
 QUANTITY_EXAMPLES = "110M, 7B, 1.5e9, 3.3T"
 PRICE_EXAMPLES = "2.49, $1.99, 300k"
+NUMBER_EXAMPLES = "8, 0.5, 2k, 1.5e9"  # any other number (a rate, a count, a length)
+FRACTION_EXAMPLES = "0.4, 40%"
 
 
 def parse_quantity(
@@ -315,6 +317,29 @@ def parse_quantity(
     if maximum is not None and abs(value) > maximum:
         raise ValueError(f"{field}: {shown_value(text)} is too large (at most {maximum:g})")
     return value + 0.0  # -0.0 becomes 0.0
+
+
+def parse_money(
+    text: str | float | int, field: str = "value", maximum: float | None = None
+) -> float:
+    """A US-dollar amount as people type it: :func:`parse_quantity` with a leading ``$``
+    allowed (``$1.99``, ``$300k``); errors give price examples."""
+    if isinstance(text, str):
+        text = text.strip().removeprefix("$").strip()
+    return parse_quantity(text, field, maximum, examples=PRICE_EXAMPLES)
+
+
+def parse_fraction(
+    text: str | float | int, field: str = "value", maximum: float | None = None
+) -> float:
+    """A share as people type it: ``0.4`` or ``40%`` (→ 0.4). A bare number is taken as given
+    (``40`` stays 40: the range check of the field says how to write it)."""
+    if isinstance(text, str) and text.strip().endswith("%"):
+        number = text.strip().removesuffix("%")
+        if _QUANTITY_RE.match(number) and not number.strip()[-1:].isalpha():
+            return parse_quantity(number, field, maximum, examples=FRACTION_EXAMPLES) / 100.0
+        raise ValueError(f"{field}: {shown_value(text)} is not a percentage (examples: 40%, 0.4)")
+    return parse_quantity(text, field, maximum, examples=FRACTION_EXAMPLES)
 
 
 def plural(count: float, noun: str, plural_form: str | None = None) -> str:
