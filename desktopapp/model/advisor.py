@@ -17,6 +17,7 @@ modelled run the Workload tab and ``desktopapp estimate`` show, and hands the op
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -629,6 +630,21 @@ def serving_recommendation(
     return text + (" " + owning_words if owning_words else "")
 
 
+def _cause(e: Excluded) -> str:
+    """An exclusion's reason without the fleet it names ("8 × NVIDIA T4: …" → "…")."""
+    head, sep, rest = e.reason.partition(": ")
+    return rest if sep and " × " in head else e.reason
+
+
+def _commonest(excluded: Iterable[Excluded]) -> Excluded:
+    """The first exclusion of the most frequent cause: the example a summary gives (one
+    accelerator's missing data must not stand for a hundred options refused alike)."""
+    items = list(excluded)
+    counts = Counter(_cause(e) for e in items)
+    top = max(counts.values())
+    return next(e for e in items if counts[_cause(e)] == top)
+
+
 def _why_none(excluded: Sequence[Excluded]) -> str:
     if not excluded:
         return "no accelerator was searched (check --include, --exclude and --pricing)."
@@ -640,7 +656,7 @@ def _why_none(excluded: Sequence[Excluded]) -> str:
     # options the catalog has).
     priced = {k: n for k, n in kinds.items() if k != NO_PRICE}
     kind = max(priced or kinds, key=lambda k: kinds[k])
-    example = next(e for e in excluded if e.kind == kind)
+    example = _commonest(e for e in excluded if e.kind == kind)
     count = kinds[kind]
     text = (
         f"{count:,} {'option was' if count == 1 else 'options were'} left out for {kind}, "

@@ -334,3 +334,17 @@ def test_nothing_priced_says_so():
         "No option serves this load: 1 option was left out for no price, "
         "e.g. no 1-year committed catalog offer for X."
     )
+
+
+def test_nothing_runs_gives_the_commonest_cause_as_its_example():
+    """One accelerator without interconnect data came first and stood for 100 options refused
+    for another reason."""
+    excluded = [
+        adv.Excluded("tpu-v3", None, None, adv.NOT_MODELLED, "no interconnect data for TPU v3"),
+        *[
+            adv.Excluded(f"acc-{i}", 8, None, adv.NOT_MODELLED, f"8 × GPU {i}: model too odd")
+            for i in range(100)
+        ],
+    ]
+    text = adv.training_recommendation([], adv.Constraints(), excluded=excluded)
+    assert "101 options were left out for not modelled, e.g. 8 × GPU 0: model too odd" in text
