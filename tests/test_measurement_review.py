@@ -64,3 +64,14 @@ def test_plausibility_flags_only_values_beyond_real_systems() -> None:
     assert any("devices" in w and "beyond any real system" in w for w in warnings)
     for limit in PLAUSIBLE_LIMITS.values():
         assert limit.label and limit.example and limit.largest_real > 0
+
+
+def test_a_count_without_its_suffix_is_flagged_as_too_small() -> None:
+    # "7" typed for "7B": seven parameters is no model; the smallest preset network (500k)
+    # and anything larger pass
+    warnings = plausibility_warnings({"params": 7, "active_params": 2})
+    assert len(warnings) == 2
+    assert "parameters: 7 is below any real model" in warnings[0]
+    assert "7B is 7 billion" in warnings[0]
+    assert plausibility_warnings({"params": 5e5, "active_params": 1e3}) == []
+    assert plausibility_warnings({"params": 0}) == []  # refused by the model, not warned

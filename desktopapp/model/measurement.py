@@ -97,13 +97,29 @@ class Limit:
     label: str  # the field as the user knows it
     largest_real: float  # beyond any system or run that exists
     example: str  # the largest real one, for scale
+    smallest_real: float | None = None  # below any real model: most likely a missing suffix
+    small_example: str = ""  # the smallest real one, for scale
 
 
 # Inputs larger than these describe no real system; each limit sits well above the largest
 # public example named beside it.
 PLAUSIBLE_LIMITS: dict[str, Limit] = {
-    "params": Limit("parameters", 100e12, "the largest published dense or MoE models: ~2T"),
-    "active_params": Limit("active parameters", 100e12, "~0.1T active in the largest MoE"),
+    # below 1,000 parameters: no network worth planning compute for (the smallest preset,
+    # small-nn, has 500k); "7" typed for "7B" is the likely cause
+    "params": Limit(
+        "parameters",
+        100e12,
+        "the largest published dense or MoE models: ~2T",
+        1_000,
+        "the smallest preset network has 500k",
+    ),
+    "active_params": Limit(
+        "active parameters",
+        100e12,
+        "~0.1T active in the largest MoE",
+        1_000,
+        "the smallest preset network has 500k",
+    ),
     "tokens": Limit("training tokens", 1e15, "the largest published runs: ~36T tokens"),
     "gpus": Limit("devices", 1e6, "the largest training clusters: ~100k-200k GPUs"),
     "devices": Limit("devices", 1e6, "the largest training clusters: ~100k-200k GPUs"),
@@ -128,5 +144,11 @@ def plausibility_warnings(values: dict[str, float | int | None]) -> list[str]:
             warnings.append(
                 f"{limit.label}: {units.format_big_count(number)} is beyond any real system "
                 f"({limit.example}); check the value"
+            )
+        elif limit.smallest_real is not None and 0 < number < limit.smallest_real:
+            typed = units.format_plain(number)
+            warnings.append(
+                f"{limit.label}: {typed} is below any real model ({limit.small_example}); "
+                f"a count needs its suffix: {typed}B is {typed} billion, {typed}M {typed} million"
             )
     return warnings
