@@ -542,3 +542,9 @@ def test_the_wall_time_chain_of_one_gpu_reads_in_the_singular(capsys):
     assert run_command(argv) == 0
     out = " ".join(capsys.readouterr().out.split())  # the chain wraps at the terminal width
     assert " on 1 GPU;" in out and "1 GPUs" not in out
+
+
+def test_one_sequence_in_the_serving_title_reads_in_the_singular(capsys):
+    assert run_command(["estimate", "inference", "--params", "700B", "--accelerator", "l4"]) == 0
+    out = capsys.readouterr().out
+    assert "continuous batching, 1 sequence," in out and "1 sequences" not in out

@@ -40,6 +40,12 @@ def register(subparsers: Any) -> None:
         run_report,
     )
     p.add_argument("scenario", nargs="?", metavar="SCENARIO", help="a saved scenario (.json)")
+    p.add_argument(
+        "--scenario",
+        dest="scenario_option",
+        metavar="FILE",
+        help="the same, as the estimate commands take it",
+    )
     p.add_argument("--preset", help="report on a workload preset: " + ", ".join(preset_ids()))
     p.add_argument("--html", metavar="FILE", help="write the report as a web page (no plots)")
     p.add_argument("--pdf", metavar="FILE", help="write the PDF report (needs Qt)")
@@ -59,14 +65,43 @@ def _summary(args: argparse.Namespace) -> tuple[Any, str]:
     return summarize(scenario), ""
 
 
+def _unwritable(name: str | None) -> str | None:
+    """Why a report file cannot be written there (``None``: it can be tried)."""
+    if name is None:
+        return None
+    target = Path(name)
+    folder = target.parent
+    if target.is_dir():
+        return f"{name} is a folder; give a file name in it"
+    if folder.exists() and not folder.is_dir():
+        return f"{folder} is a file, not a folder"
+    if not folder.is_dir():
+        return f"the folder {folder} does not exist"
+    return None
+
+
 def run_report(args: argparse.Namespace) -> int:
     from desktopapp.application.snapshot import snapshot_json
 
+    given = args.scenario_option
+    if given is not None and args.scenario is not None and given != args.scenario:
+        sys.stderr.write(
+            "desktopapp report: error: --scenario: give one scenario file (also given: "
+            f"{args.scenario})\n"
+        )
+        return EXIT_USAGE
+    if given is not None:
+        args.scenario = given
     if (args.scenario is None) == (args.preset is None):
         sys.stderr.write(
             "desktopapp report: error: give a SCENARIO file or --preset NAME (one of them)\n"
         )
         return EXIT_USAGE
+    for option in ("html", "pdf"):  # before any work: a file that cannot be written
+        problem = _unwritable(getattr(args, option))
+        if problem is not None:
+            sys.stderr.write(f"desktopapp report: error: --{option}: {problem}\n")
+            return EXIT_USAGE
     summary, file_name = _summary(args)
     snap = summary.snapshot
     written: list[tuple[str, str]] = []

@@ -165,7 +165,7 @@ def print_serving(
     inp = e.inputs
     where = f"{inp.gpus} × {device}" + (f", {inp.replicas} replicas" if inp.replicas > 1 else "")
     mode = (
-        f"continuous batching, {e.concurrency} sequences"
+        f"continuous batching, {units.plural(e.concurrency, 'sequence')}"
         if e.batching == "continuous"
         else f"static batch {inp.batch_size}"
     )
@@ -197,7 +197,7 @@ def print_serving(
             )
         )
     if e.max_concurrency is not None:
-        rows.append(("KV cache holds", f"{e.max_concurrency:,} sequences"))
+        rows.append(("KV cache holds", units.plural(e.max_concurrency, "sequence")))
     cost = units.format_money(e.cost_per_million_tokens)
     if e.price_per_gpu_hour is not None:
         cost += f" at {units.format_money(e.price_per_gpu_hour)}/GPU-hour"

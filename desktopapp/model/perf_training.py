@@ -1257,11 +1257,12 @@ def _as_chosen(pb: _Problem, out: dict[str, FloatArray], i: int) -> _Problem:
 def batch_text(pb: _Problem) -> str:
     """The global batch used, and the target it was rounded from when that differs."""
     used = pb.seqs_per_step * pb.seq
-    text = f"{used / 1e6:.3g}M tokens ({pb.seqs_per_step:,.0f} sequences of {pb.seq:,})"
+    sequences = units.plural(round(pb.seqs_per_step), "sequence")
+    text = f"{used / 1e6:.3g}M tokens ({sequences} of {pb.seq:,})"
     target = pb.target_seqs or pb.seqs_per_step
     if abs(target - pb.seqs_per_step) > 1e-6 * target:
         text = (
-            f"{target * pb.seq / 1e6:.3g}M tokens asked → {pb.seqs_per_step:,.0f} sequences "
+            f"{target * pb.seq / 1e6:.3g}M tokens asked → {sequences} "
             f"= {used / 1e6:.3g}M tokens ({pb.seqs_per_step / target - 1.0:+.1%}, whole "
             "micro-batches of DP × micro-batch)"
         )

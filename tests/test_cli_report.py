@@ -1,0 +1,56 @@
+"""``desktopapp report``: a file it cannot write is refused before any work, naming why; a
+scenario is taken as SCENARIO or ``--scenario FILE`` (as the estimate commands take it)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from desktopapp.cli import run_command
+
+
+@pytest.mark.parametrize("option", ["--html", "--pdf"])
+def test_a_missing_folder_is_named(tmp_path, capsys, option):
+    target = tmp_path / "no-such-folder" / "report.out"
+    assert run_command(["report", "--preset", "llm-7b", option, str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert f"{option}: the folder {target.parent} does not exist" in err
+    assert not target.parent.exists()  # nothing made on the way
+
+
+def test_a_folder_given_as_the_file_is_named(tmp_path, capsys):
+    assert run_command(["report", "--preset", "llm-7b", "--html", str(tmp_path)]) == 2
+    assert f"--html: {tmp_path} is a folder; give a file name in it" in capsys.readouterr().err
+
+
+def test_a_file_given_as_the_folder_is_named(tmp_path, capsys):
+    plain = tmp_path / "notes.txt"
+    plain.write_text("mine", encoding="utf-8")
+    assert run_command(["report", "--preset", "llm-7b", "--html", str(plain / "r.html")]) == 2
+    assert f"{plain} is a file, not a folder" in capsys.readouterr().err
+    assert plain.read_text(encoding="utf-8") == "mine"  # a file the app does not own: untouched
+
+
+def _scenario(tmp_path):
+    path = tmp_path / "plan.json"
+    document = {"format": "desktopapp-scenario", "version": 1, "name": "plan"}
+    document["training"] = {"params": 7e9, "tokens": 1e12, "accelerator": "h100-sxm"}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def test_the_scenario_option_reads_as_the_positional_file(tmp_path, capsys):
+    path = _scenario(tmp_path)
+    assert run_command(["report", str(path), "--json"]) == 0
+    positional = json.loads(capsys.readouterr().out)
+    assert run_command(["report", "--scenario", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == positional
+
+
+def test_two_different_scenarios_are_refused(tmp_path, capsys):
+    path = _scenario(tmp_path)
+    other = tmp_path / "other.json"
+    assert run_command(["report", str(path), "--scenario", str(other)]) == 2
+    assert "give one scenario file" in capsys.readouterr().err
