@@ -548,10 +548,10 @@ def _summary(
 def _print_summary(summary: dict[str, Any], out: TextIO) -> None:
     from desktopapp.commands.output import print_table
 
-    out.write(
-        f"\n{summary['samples']} samples over {format_duration(summary['duration_s'])}"
-        f"{' (interrupted)' if summary['interrupted'] else ''}\n"
-    )
+    count = units.plural(summary["samples"], "sample")
+    if summary["samples"] > 1:  # one sample spans no time
+        count += f" over {format_duration(summary['duration_s'])}"
+    out.write(f"\n{count}{' (interrupted)' if summary['interrupted'] else ''}\n")
     channels = summary["channels"]
     names = [n for n in _SUMMARY_CHANNELS if n in channels]
     names += [
@@ -575,7 +575,8 @@ def _print_summary(summary: dict[str, Any], out: TextIO) -> None:
             f"waste is {format_money(idle['projected_monthly_waste_usd'])} per month\n"
         )
     if summary["csv"]:
-        out.write(f"\nCSV written to {summary['csv']} ({summary['csv_rows']} rows)\n")
+        rows_written = units.plural(summary["csv_rows"] or 0, "row")
+        out.write(f"\nCSV written to {summary['csv']} ({rows_written})\n")
     if summary["session_id"] is not None:
         out.write(f"session {summary['session_id']} recorded in monitor.sqlite3\n")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from types import SimpleNamespace
 
@@ -152,3 +153,17 @@ def test_live_line_shows_throttling_and_lost_gpu():
     line = monitor._live_line(f.sample())
     assert "[thermal (hardware)]" in line and "idle" not in line
     assert "GPU1 lost" in line
+
+
+def test_one_sample_is_one_sample_over_no_time(capsys):
+    from desktopapp.commands.monitor import _print_summary
+
+    out = io.StringIO()
+    summary = {"samples": 1, "duration_s": 0.0, "interrupted": False, "channels": {},
+               "diagnosis": [], "csv": "x.csv", "csv_rows": 1, "session_id": None}  # fmt: skip
+    _print_summary(summary, out)
+    assert out.getvalue().startswith("\n1 sample\n")
+    assert "CSV written to x.csv (1 row)" in out.getvalue()
+    out = io.StringIO()
+    _print_summary({**summary, "samples": 4, "duration_s": 3.0}, out)
+    assert "4 samples over 3" in out.getvalue()
