@@ -71,12 +71,15 @@ def _unwritable(name: str | None) -> str | None:
         return None
     target = Path(name)
     folder = target.parent
-    if target.is_dir():
-        return f"{name} is a folder; give a file name in it"
-    if folder.exists() and not folder.is_dir():
-        return f"{folder} is a file, not a folder"
-    if not folder.is_dir():
-        return f"the folder {folder} does not exist"
+    try:
+        if target.is_dir():
+            return f"{name} is a folder; give a file name in it"
+        if folder.exists() and not folder.is_dir():
+            return f"{folder} is a file, not a folder"
+        if not folder.is_dir():
+            return f"the folder {folder} does not exist"
+    except OSError as exc:  # a name too long for the file system, no permission to look …
+        return f"cannot be written there ({exc.strerror or type(exc).__name__})"
     return None
 
 
