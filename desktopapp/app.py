@@ -20,6 +20,7 @@ writes the PNG and exits 0. Bad options exit 2 with one line on stderr. Without
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
 import os
 import re
@@ -342,6 +343,12 @@ def save_screenshot(window: QWidget, path: Path) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from desktopapp import codecache, paths
+
+    # before the window's modules create their dataclasses: their compiled methods from the
+    # last start (saved once the first tab is complete, and at exit)
+    if codecache.install(paths.cache_dir()):
+        atexit.register(codecache.save)
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
@@ -451,14 +458,20 @@ def _run(
             dialog.resize(*size)
         return dialog
 
+    def first_tab_done() -> None:
+        resume_gc()
+        from desktopapp import codecache
+
+        codecache.save()  # the methods compiled by this start, for the next one
+
     if screenshot is None:
-        _when_complete(window, resume_gc)
+        _when_complete(window, first_tab_done)
         if compared:
             _when_ready(window, open_compare)
         return int(app.exec())
 
     ready = wait_until_ready(window)
-    resume_gc()
+    first_tab_done()
     if not ready:
         sys.stderr.write(
             f"desktopapp: warning: the {window.current_tab_name()} tab did not report ready "

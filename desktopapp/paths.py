@@ -44,6 +44,17 @@ def config_dir() -> Path:
     return path
 
 
+def cache_dir() -> Path:
+    """What can be made again (compiled dataclass methods): losing it costs time only. Not
+    created here: what writes there creates it."""
+    base = _override()
+    if base is not None:
+        return base / "cache"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(APP_DIR_NAME, appauthor=False))
+
+
 def results_db_path() -> Path:
     return data_dir() / "results.sqlite3"
 

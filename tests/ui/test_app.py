@@ -87,6 +87,11 @@ def test_screenshot_of_the_estimate_tab_without_a_screen(tmp_path: Path) -> None
     assert len(colours) > 40
     # A screenshot neither reads nor writes the remembered window state.
     assert not (tmp_path / "config" / "desktopapp.ini").exists()
+    # The compiled dataclass methods are kept for the next start (desktopapp.codecache)
+    from desktopapp import codecache
+
+    if codecache.supported():
+        assert codecache.cache_file(tmp_path / "cache").stat().st_size > 0
 
 
 def test_screenshot_size_option_and_placeholder_tab(tmp_path: Path) -> None:

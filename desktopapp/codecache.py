@@ -1,0 +1,163 @@
+"""The compiled methods of dataclasses, kept between starts of the window (Python 3.11-3.12).
+
+Python compiles the generated source of every dataclass's ``__init__``, ``__repr__``,
+``__eq__``, ``__hash__``, ``__setattr__`` and ``__delattr__`` each time the class is created:
+``dataclasses._create_fn`` runs ``exec`` on a new text for each method. It caches a module's
+bytecode in ``__pycache__``, but not these. The window creates about 85 dataclasses before
+its first tab is drawn, about 490 methods; compiling them took 51 ms of a 570 ms start on
+the 2-CPU reference VM (``benchmarks/startup.py``, issue 25 item 9).
+
+:func:`install` swaps in a ``_create_fn`` that looks the text up in a table of code objects
+before compiling it; :func:`save` writes the table (``marshal``) when it grew. The key is the
+whole generated text, so a changed class or field compiles anew, and the code object run is
+the one ``exec`` would have compiled from that text (same source, same ``"<string>"`` file
+name; globals and defaults are bound when it runs, as before). The file is per bytecode
+version (``importlib.util.MAGIC_NUMBER``); one that cannot be read is ignored and replaced.
+On another Python, or if ``dataclasses`` changed its private function, nothing is swapped.
+
+Only the GUI installs it (``desktopapp.app``): the command line and the tests create the
+classes as Python does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib.util
+import inspect
+import marshal
+import os
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from types import CodeType
+from typing import Any
+
+# The private function replaced, as it reads in CPython 3.11 and 3.12 (3.13 builds all methods
+# of a class in one exec and has no _create_fn).
+SUPPORTED = ((3, 11), (3, 12))
+_SIGNATURE = ("name", "args", "body", "globals", "locals", "return_type")
+MAX_ENTRIES = 5000  # far above the app's ~600 methods; a table past it is not grown
+
+_lock = threading.Lock()
+_state: dict[str, Any] = {"path": None, "table": {}, "added": 0, "original": None}
+
+
+FORMAT = 1  # of the table's file: a new number makes every older file unread
+
+
+def cache_file(folder: Path) -> Path:
+    magic = importlib.util.MAGIC_NUMBER.hex()
+    return folder / f"dataclass-code-v{FORMAT}-{magic}.marshal"
+
+
+def _read(path: Path) -> dict[str, CodeType]:
+    try:
+        table = marshal.loads(path.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if not isinstance(table, dict):
+        return {}
+    return {k: v for k, v in table.items() if isinstance(k, str) and isinstance(v, CodeType)}
+
+
+def original_fn() -> Any:
+    """``dataclasses._create_fn`` as Python has it (``None`` where it does not)."""
+    return _state["original"] or getattr(dataclasses, "_create_fn", None)
+
+
+def supported() -> bool:
+    """Whether this Python's ``dataclasses`` has the function this module replaces."""
+    original = getattr(dataclasses, "_create_fn", None)
+    if sys.version_info[:2] not in SUPPORTED or original is None:
+        return False
+    try:
+        return tuple(inspect.signature(original).parameters) == _SIGNATURE
+    except (TypeError, ValueError):
+        return False
+
+
+def install(folder: Path) -> bool:
+    """Use and keep compiled dataclass methods under ``folder``; False where unsupported.
+    Installing twice changes nothing."""
+    if _state["original"] is not None:
+        return True
+    if not supported():
+        return False
+    path = cache_file(folder)
+    _state.update(path=path, table=_read(path), added=0, original=original_fn())
+    setattr(dataclasses, "_create_fn", _create_fn)  # noqa: B010 (a private name mypy lacks)
+    return True
+
+
+def uninstall() -> None:
+    """Put Python's own function back (the table is kept until :func:`save`)."""
+    original = _state["original"]
+    if original is not None:
+        setattr(dataclasses, "_create_fn", original)  # noqa: B010
+        _state["original"] = None
+
+
+def stats() -> tuple[int, int]:
+    """(methods in the table, methods compiled since install)."""
+    return len(_state["table"]), int(_state["added"])
+
+
+def save() -> bool:
+    """Write the table when methods were compiled since it was read; True if written. Never
+    raises: a cache that cannot be written costs the next start the compile, nothing more."""
+    path: Path | None = _state["path"]
+    with _lock:
+        if path is None or not _state["added"]:
+            return False
+        data = marshal.dumps(dict(_state["table"]))
+        _state["added"] = 0
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=path.name, suffix=".part", dir=path.parent)
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(temp, path)
+    except OSError:
+        with contextlib.suppress(OSError, UnboundLocalError):
+            os.unlink(temp)
+        return False
+    return True
+
+
+def _create_fn(
+    name: str,
+    args: list[str],
+    body: list[str],
+    *,
+    globals: dict[str, Any] | None = None,  # the names dataclasses passes
+    locals: dict[str, Any] | None = None,
+    return_type: Any = dataclasses.MISSING,
+) -> Any:
+    # The text is built exactly as CPython 3.11/3.12's dataclasses._create_fn builds it; only
+    # its compiled form may come from the table.
+    if locals is None:
+        locals = {}
+    return_annotation = ""
+    if return_type is not dataclasses.MISSING:
+        locals["_return_type"] = return_type
+        return_annotation = "->_return_type"
+    joined = ",".join(args)
+    lines = "\n".join(f"  {b}" for b in body)
+    txt = f" def {name}({joined}){return_annotation}:\n{lines}"
+    local_vars = ", ".join(locals.keys())
+    txt = f"def __create_fn__({local_vars}):\n{txt}\n return {name}"
+    table: dict[str, CodeType] = _state["table"]
+    code = table.get(txt)
+    if code is None:
+        # dont_inherit: no __future__ flag of this module (annotations) may change the code;
+        # dataclasses, which has none, compiles the text the same way
+        code = compile(txt, "<string>", "exec", dont_inherit=True)
+        with _lock:
+            if len(table) < MAX_ENTRIES:
+                table[txt] = code
+                _state["added"] += 1
+    ns: dict[str, Any] = {}
+    exec(code, globals, ns)  # as dataclasses does, with the code of the same text
+    return ns["__create_fn__"](**locals)
