@@ -381,16 +381,8 @@ def test_a_fleet_refused_names_the_cause_it_has():
     assert "no parallel plan of 1 GPU fits the model in memory" in text
     assert "global batch" not in text
     # the batch: one sequence cannot be split across 4,096 GPUs, though a 1B model fits
+    fleet = {"params": 1e9, "tokens": 1e12, "accelerator": "h100-sxm", "gpus": 4096}
     with pytest.raises(PlanError) as batch:
-        estimate_run(
-            RunInputs(
-                params=1e9,
-                tokens=1e12,
-                accelerator="h100-sxm",
-                gpus=4096,
-                seq_len=4096,
-                global_batch_tokens=4096,
-            )
-        )
+        estimate_run(RunInputs(**fleet, seq_len=4096, global_batch_tokens=4096))
     assert str(batch.value).startswith("gpus: the global batch of 1 sequence is smaller")
     assert "fits the model in memory" not in str(batch.value)
