@@ -1,4 +1,4 @@
-"""The compiled methods of dataclasses, kept between starts of the window (Python 3.11-3.12).
+"""The compiled methods of dataclasses, kept between starts of the window (CPython 3.11).
 
 Python compiles the generated source of every dataclass's ``__init__``, ``__repr__``,
 ``__eq__``, ``__hash__``, ``__setattr__`` and ``__delattr__`` each time the class is created:
@@ -13,7 +13,8 @@ whole generated text, so a changed class or field compiles anew, and the code ob
 the one ``exec`` would have compiled from that text (same source, same ``"<string>"`` file
 name; globals and defaults are bound when it runs, as before). The file is per bytecode
 version (``importlib.util.MAGIC_NUMBER``); one that cannot be read is ignored and replaced.
-On another Python, or if ``dataclasses`` changed its private function, nothing is swapped.
+Only CPython 3.11's own ``_create_fn`` is replaced, recognised by its bytecode (3.12 names a
+local differently, 3.13 has no such function); on any other Python nothing is swapped.
 
 Only the GUI installs it (``desktopapp.app``): the command line and the tests create the
 classes as Python does.
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import importlib.util
 import inspect
 import marshal
@@ -34,9 +36,11 @@ from pathlib import Path
 from types import CodeType
 from typing import Any
 
-# The private function replaced, as it reads in CPython 3.11 and 3.12 (3.13 builds all methods
-# of a class in one exec and has no _create_fn).
-SUPPORTED = ((3, 11), (3, 12))
+# The private function replaced, as CPython 3.11 has it: the SHA-256 of its bytecode, constants
+# and names (the same in every 3.11 release whose source of it is unchanged; 3.12 names the
+# return type's local __dataclass_return_type__, 3.13 builds a class's methods in one exec).
+SUPPORTED = ((3, 11),)
+_FINGERPRINTS = frozenset({"999009e3b5122bd6ad9e2d480e9e4809e44ca582122a3e6741924f53b3ced1f4"})
 _SIGNATURE = ("name", "args", "body", "globals", "locals", "return_type")
 MAX_ENTRIES = 5000  # far above the app's ~600 methods; a table past it is not grown
 
@@ -73,9 +77,32 @@ def supported() -> bool:
     if sys.version_info[:2] not in SUPPORTED or original is None:
         return False
     try:
-        return tuple(inspect.signature(original).parameters) == _SIGNATURE
+        if tuple(inspect.signature(original).parameters) != _SIGNATURE:
+            return False
     except (TypeError, ValueError):
         return False
+    return fingerprint(original) in _FINGERPRINTS
+
+
+def fingerprint(function: Any) -> str:
+    """SHA-256 of a function's bytecode, constants, names and local names (nested code, such
+    as a generator expression's, by the same parts: no file name or address enters it)."""
+    code = getattr(function, "__code__", None)
+    if not isinstance(code, CodeType):
+        return ""
+    digest = hashlib.sha256()
+
+    def add(item: CodeType) -> None:
+        digest.update(item.co_code)
+        for const in item.co_consts:
+            if isinstance(const, CodeType):
+                add(const)
+            else:
+                digest.update(repr(const).encode())
+        digest.update(repr((item.co_names, item.co_varnames)).encode())
+
+    add(code)
+    return digest.hexdigest()
 
 
 def install(folder: Path) -> bool:
@@ -135,7 +162,7 @@ def _create_fn(
     locals: dict[str, Any] | None = None,
     return_type: Any = dataclasses.MISSING,
 ) -> Any:
-    # The text is built exactly as CPython 3.11/3.12's dataclasses._create_fn builds it; only
+    # The text is built exactly as CPython 3.11's dataclasses._create_fn builds it; only
     # its compiled form may come from the table.
     if locals is None:
         locals = {}
