@@ -25,7 +25,7 @@ from desktopapp.model import units
 from desktopapp.model.catalog import PRICING_MODELS, CloudOffer
 from desktopapp.model.planning import KIND_LABELS, PRICING_LABELS, make_custom_offer
 from desktopapp.model.price_age import FRESH, MAYBE_STALE, STALE, STALE_AFTER_MONTHS, PriceAge
-from desktopapp.model.units import parse_quantity, shown_value
+from desktopapp.model.units import parse_money, shown_value
 from desktopapp.model.validation import InputError, user_message
 
 # --- the table -----------------------------------------------------------------------------------
@@ -240,7 +240,7 @@ def parse_price(pricing: str, text: str) -> float | None:
     if not typed:
         return None
     try:
-        value = parse_quantity(typed.removeprefix("$").strip(), pricing)
+        value = parse_money(typed, pricing)
     except ValueError:
         raise InputError(pricing, f"{PRICE_ALLOWED}, got {shown_value(typed)}") from None
     if not (math.isfinite(value) and value > 0):

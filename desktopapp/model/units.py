@@ -338,7 +338,9 @@ def parse_fraction(
         number = text.strip().removesuffix("%")
         if _QUANTITY_RE.match(number) and not number.strip()[-1:].isalpha():
             return parse_quantity(number, field, maximum, examples=FRACTION_EXAMPLES) / 100.0
-        raise ValueError(f"{field}: {shown_value(text)} is not a percentage (examples: 40%, 0.4)")
+        raise ValueError(
+            f"{field}: {shown_value(text)} is not a percentage (examples: {FRACTION_EXAMPLES})"
+        )
     return parse_quantity(text, field, maximum, examples=FRACTION_EXAMPLES)
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import QLineEdit, QWidget
 
-from desktopapp.model.units import PRICE_EXAMPLES, QUANTITY_EXAMPLES, parse_quantity
+from desktopapp.model.units import QUANTITY_EXAMPLES, parse_money, parse_quantity
 from desktopapp.model.validation import InputError, user_message
 from desktopapp.ui.common.theme import repolish
 
@@ -151,12 +151,13 @@ class QuantityEdit(QLineEdit):
             if not self._allow_empty:
                 self._error = self._message(InputError(self.field, "a value is required"))
             return
-        if self._currency:
-            text = text.strip().removeprefix("$").strip()
         try:
-            # a price's examples are prices, not "110M, 7B"
-            examples = PRICE_EXAMPLES if self._currency else QUANTITY_EXAMPLES
-            value = parse_quantity(text, self.field, examples=examples)
+            # a price takes a "$" and gives price examples, not "110M, 7B"
+            value = (
+                parse_money(text, self.field)
+                if self._currency
+                else parse_quantity(text, self.field, examples=QUANTITY_EXAMPLES)
+            )
         except ValueError as exc:  # "field: 'lots' is not a number (examples: …)"
             self._error = self._message(exc)
             return
