@@ -72,8 +72,9 @@ def original_fn() -> Any:
 
 
 def supported() -> bool:
-    """Whether this Python's ``dataclasses`` has the function this module replaces."""
-    original = getattr(dataclasses, "_create_fn", None)
+    """Whether this Python's ``dataclasses`` has the function this module replaces (looked at
+    as Python has it, also once replaced)."""
+    original = original_fn()
     if sys.version_info[:2] not in SUPPORTED or original is None:
         return False
     try:
