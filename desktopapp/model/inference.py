@@ -31,6 +31,7 @@ from desktopapp.model.validation import (
     require_fraction,
     require_int,
     require_positive,
+    require_shape,
 )
 
 INFERENCE_PRECISIONS: tuple[str, ...] = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
@@ -165,25 +166,7 @@ class InferenceInputs:
         return self.params if self.active_params is None else self.active_params
 
     def _check_shape(self) -> None:
-        shape = {n: getattr(self, n) for n in ("layers", "hidden", "heads")}
-        given = [n for n, v in shape.items() if v is not None]
-        if given and len(given) < len(shape):
-            missing = next(n for n, v in shape.items() if v is None)
-            raise ValueError(
-                f"{missing}: the KV cache needs layers, hidden and heads together "
-                f"(given: {', '.join(given)})"
-            )
-        if self.kv_heads is not None and self.heads is None:
-            raise ValueError("kv_heads: needs layers, hidden and heads")
-        if self.hidden is not None and self.heads is not None:
-            if self.hidden % self.heads:
-                raise ValueError(
-                    f"hidden: must be divisible by heads ({self.heads}), got {self.hidden}"
-                )
-            if self.kv_heads is not None and (
-                self.kv_heads > self.heads or self.heads % self.kv_heads
-            ):
-                raise ValueError(f"kv_heads: must divide heads ({self.heads}), got {self.kv_heads}")
+        require_shape(self.layers, self.hidden, self.heads, self.kv_heads)  # the KV cache's
 
     @property
     def is_language_model(self) -> bool:

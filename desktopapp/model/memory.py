@@ -34,16 +34,14 @@ from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import BYTES_PER_VALUE, Accelerator, get_accelerator
 from desktopapp.model.validation import (
     InputError,
-    field_label,
     require_choice,
     require_int,
     require_positive,
     require_range,
+    require_shape,
 )
 
 MODES: tuple[str, ...] = ("train", "inference")
-# The four inputs of a transformer shape, as messages name them (the fields' labels).
-_SHAPE_WORDS = "layers, hidden size, attention heads and sequence length"
 TRAIN_PRECISIONS: tuple[str, ...] = ("fp32", "mixed", "bf16", "fp16")
 INFERENCE_PRECISIONS: tuple[str, ...] = ("fp32", "mixed", "bf16", "fp16", "fp8", "int8", "int4")
 PRECISIONS: tuple[str, ...] = INFERENCE_PRECISIONS
@@ -480,28 +478,14 @@ class MemoryInputs:
             get_accelerator(self.accelerator)
 
     def _check_shape(self) -> None:
-        shape = {n: getattr(self, n) for n in ("layers", "hidden", "heads", "seq_len")}
-        given = [n for n, v in shape.items() if v is not None]
-        if given and len(given) < len(shape):
-            missing = next(n for n, v in shape.items() if v is None)
-            raise InputError(
-                missing,
-                f"the transformer shape needs {_SHAPE_WORDS} together "
-                f"(given: {', '.join(field_label(n).lower() for n in given)})",
-            )
-        if self.kv_heads is not None and self.heads is None:
-            raise InputError("kv_heads", f"needs the transformer shape ({_SHAPE_WORDS})")
-        if self.hidden is not None and self.heads is not None:
-            if self.hidden % self.heads:
-                raise InputError(
-                    "hidden", f"must be divisible by heads ({self.heads}), got {self.hidden}"
-                )
-            if self.kv_heads is not None and (
-                self.kv_heads > self.heads or self.heads % self.kv_heads
-            ):
-                raise InputError(
-                    "kv_heads", f"must divide heads ({self.heads}), got {self.kv_heads}"
-                )
+        require_shape(
+            self.layers,
+            self.hidden,
+            self.heads,
+            self.kv_heads,
+            extra={"seq_len": self.seq_len},
+            noun="transformer shape",
+        )
 
     def _check_parallel(self) -> None:
         model_parallel = self.tp * self.pp * self.cp

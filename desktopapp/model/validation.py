@@ -8,7 +8,7 @@ from ``.field`` and the CLI prints one line naming the option; nobody parses the
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 
 class InputError(ValueError):
@@ -238,23 +238,32 @@ def require_choice(field: str, value: object, allowed: Iterable[str]) -> str:
     return str(value)
 
 
-def require_shape(layers: object, hidden: object, heads: object, kv_heads: object = None) -> None:
+def require_shape(
+    layers: object,
+    hidden: object,
+    heads: object,
+    kv_heads: object = None,
+    *,
+    extra: Mapping[str, object] | None = None,
+    noun: str = "model shape",
+) -> None:
     """A transformer shape given whole or not at all: layers, hidden size and attention heads
-    together (the error names the first one missing), KV heads only with them and dividing the
-    heads, and a hidden size the heads divide. The values' own ranges are the caller's."""
-    shape = {"layers": layers, "hidden": hidden, "heads": heads}
+    (and the ``extra`` inputs, e.g. the sequence length) together, the error naming the first
+    one missing; KV heads only with them and dividing the heads; a hidden size the heads
+    divide. The values' own ranges are the caller's. ``noun`` is what the messages call it."""
+    shape = {"layers": layers, "hidden": hidden, "heads": heads, **(extra or {})}
+    labels = [field_label(name).lower() for name in shape]
+    words = f"{', '.join(labels[:-1])} and {labels[-1]}"
     given = [name for name, value in shape.items() if value is not None]
     if given and len(given) < len(shape):
         missing = next(name for name, value in shape.items() if value is None)
         raise InputError(
             missing,
-            "the model shape needs layers, hidden size and attention heads together "
+            f"the {noun} needs {words} together "
             f"(given: {', '.join(field_label(name).lower() for name in given)})",
         )
     if kv_heads is not None and heads is None:
-        raise InputError(
-            "kv_heads", "needs the model shape (layers, hidden size and attention heads)"
-        )
+        raise InputError("kv_heads", f"needs the {noun} ({words})")
     if heads is None:
         return
     n_heads = _as_float("heads", heads)
