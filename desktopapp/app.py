@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktopapp import APP_NAME, __version__
+from desktopapp import APP_NAME, __version__, codecache, paths
 from desktopapp.cli_base import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, OneLineErrorParser
 from desktopapp.ui import TAB_NAMES
 
@@ -343,8 +343,6 @@ def save_screenshot(window: QWidget, path: Path) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from desktopapp import codecache, paths
-
     # before the window's modules create their dataclasses: their compiled methods from the
     # last start (saved once the first tab is complete, and at exit)
     if codecache.install(paths.cache_dir()):
@@ -460,8 +458,6 @@ def _run(
 
     def first_tab_done() -> None:
         resume_gc()
-        from desktopapp import codecache
-
         codecache.save()  # the methods compiled by this start, for the next one
 
     if screenshot is None:
@@ -498,8 +494,6 @@ def _run(
 def storage_problem() -> str | None:
     """One line when settings, autosaves or results cannot be saved (the data folder is a file,
     read-only, …), else None."""
-    from desktopapp import paths
-
     for folder in (paths.data_dir(), paths.config_dir()):
         problem = paths.folder_problem(folder)
         if problem is not None:

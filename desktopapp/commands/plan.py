@@ -45,18 +45,6 @@ def _quantity(text: str) -> float:
     return quantity(text)
 
 
-def _size(text: str) -> float:
-    return option_size(text)
-
-
-def _fraction(text: str) -> float:
-    return option_fraction(text)
-
-
-def _usd(text: str) -> float:
-    return option_money(text)
-
-
 def _count(text: str) -> float | int:
     from desktopapp.commands.estimate import count
 
@@ -81,13 +69,15 @@ def register(subparsers: Any) -> None:
 
 def _common(p: argparse.ArgumentParser, budget_help: str) -> None:
     p.add_argument("--preset", help="start from a workload preset (options given override it)")
-    p.add_argument("--params", type=_size, help="parameters N (e.g. 7B)")
-    p.add_argument("--active-params", type=_size, help="active parameters (mixture of experts)")
+    p.add_argument("--params", type=option_size, help="parameters N (e.g. 7B)")
+    p.add_argument(
+        "--active-params", type=option_size, help="active parameters (mixture of experts)"
+    )
     p.add_argument("--layers", type=_count, help="transformer layers (with --hidden --heads)")
     p.add_argument("--hidden", type=_count, help="hidden size")
     p.add_argument("--heads", type=_count, help="attention heads")
     p.add_argument("--kv-heads", type=_count, help="key/value heads (GQA)")
-    p.add_argument("--budget", type=_usd, help=budget_help)
+    p.add_argument("--budget", type=option_money, help=budget_help)
     p.add_argument(
         "--max-gpus",
         type=_count,
@@ -115,13 +105,13 @@ def _common(p: argparse.ArgumentParser, budget_help: str) -> None:
     )
     p.add_argument("--life-years", type=_quantity, help="owned servers' life, years (Cost tab)")
     p.add_argument("--pue", type=_quantity, help="owned data centre PUE (Cost tab)")
-    p.add_argument("--kwh-price", type=_usd, help="owned electricity, USD per kWh")
+    p.add_argument("--kwh-price", type=option_money, help="owned electricity, USD per kWh")
     p.add_argument(
-        "--ops-fraction", type=_fraction, help="owned operations per year, fraction of capex"
+        "--ops-fraction", type=option_fraction, help="owned operations per year, fraction of capex"
     )
     p.add_argument(
         "--owned-utilization",
-        type=_fraction,
+        type=option_fraction,
         help="share of an owned fleet's life it does useful work (default: the Cost tab's)",
     )
     p.add_argument(
@@ -142,14 +132,14 @@ def _register_train(sub: Any) -> None:
         "marked P.",
         _handler(run_train),
     )
-    p.add_argument("--tokens", type=_size, help="training tokens D (e.g. 2T)")
+    p.add_argument("--tokens", type=option_size, help="training tokens D (e.g. 2T)")
     p.add_argument("--epochs", type=_quantity, help="passes over the data (default 1)")
     p.add_argument("--precision", help="compute precision (default: bf16 where published)")
     p.add_argument("--seq-len", type=_count, help="sequence length")
     p.add_argument("--ffn-hidden", type=_count, help="MLP width (default from --mlp)")
     p.add_argument("--vocab", type=_count, help="vocabulary size (default 32000)")
     p.add_argument("--mlp", choices=("swiglu", "gelu"), help="MLP kind (default swiglu)")
-    p.add_argument("--global-batch-tokens", type=_size, help="tokens per optimizer step")
+    p.add_argument("--global-batch-tokens", type=option_size, help="tokens per optimizer step")
     p.add_argument("--production-factor", type=_quantity, help="1-3 (default: fitted)")
     p.add_argument("--deadline-days", type=_quantity, help="the run must finish within, days")
     _common(p, "most the whole run may cost, USD")
@@ -184,7 +174,7 @@ def _register_serve(sub: Any) -> None:
     )
     p.add_argument(
         "--headroom",
-        type=_fraction,
+        type=option_fraction,
         help=f"spare throughput kept, fraction (default {app.DEFAULT_HEADROOM:g})",
     )
     _common(p, "most the fleet may cost per month, USD")

@@ -55,7 +55,9 @@ def test_workload_tab_start_leaves_later_modules_unimported(isolated_home: Path)
     code = textwrap.dedent(
         f"""
         import sys, time
+        from desktopapp import codecache, paths
         from desktopapp.app import _ensure_application, wait_until_ready
+        codecache.install(paths.cache_dir())  # as main() does first
         app = _ensure_application()
         from desktopapp.ui.main_window import MainWindow
         window = MainWindow(initial_tab="estimate", remember=False)
