@@ -1176,9 +1176,9 @@ def _evaluate(pb: _Problem, c: _Cands, n: FloatArray, idx: Any = None) -> dict[s
         0.0,
     )
     step = busy + bubble + t_dp
+    splits = (dp >= 1.0) & (np.abs(dp - np.round(dp)) < 1e-9)  # the plan divides the GPUs
     valid = (
-        (dp >= 1.0)
-        & (np.abs(dp - np.round(dp)) < 1e-9)
+        splits
         & (m >= 1.0 - 1e-9)
         & ((v == 1) | (m >= pp))
         & (mem <= pb.capacity)
@@ -1201,6 +1201,7 @@ def _evaluate(pb: _Problem, c: _Cands, n: FloatArray, idx: Any = None) -> dict[s
         "ep_deg": ep,
         "rc": rc,
         "mem": mem,
+        "splits": splits,
         "valid": valid,
     }
 
@@ -1224,9 +1225,8 @@ def _choose(pb: _Problem, inp: RunInputs) -> tuple[_Cands, dict[str, FloatArray]
     if inp.user_plan and not valid.any():
         raise PlanError(_refusal(pb, inp, cands, out))
     if not valid.any():
-        deg = out["dpdeg"]
-        whole = (deg >= 1.0) & (np.abs(deg - np.round(deg)) < 1e-9)  # plans that split n GPUs
-        need = float(np.min(out["mem"][whole] if whole.any() else out["mem"]))
+        splits = out["splits"]
+        need = float(np.min(out["mem"][splits] if splits.any() else out["mem"]))
         sequences = units.plural(round(pb.seqs_per_step), "sequence")
         if need <= pb.capacity:  # a plan fits in memory: the batch is what none can split
             raise PlanError(
