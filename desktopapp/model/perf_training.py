@@ -1177,12 +1177,7 @@ def _evaluate(pb: _Problem, c: _Cands, n: FloatArray, idx: Any = None) -> dict[s
     )
     step = busy + bubble + t_dp
     splits = (dp >= 1.0) & (np.abs(dp - np.round(dp)) < 1e-9)  # the plan divides the GPUs
-    valid = (
-        splits
-        & (m >= 1.0 - 1e-9)
-        & ((v == 1) | (m >= pp))
-        & (mem <= pb.capacity)
-    )
+    valid = splits & (m >= 1.0 - 1e-9) & ((v == 1) | (m >= pp)) & (mem <= pb.capacity)
     return {
         "step": step,
         "busy": busy,
