@@ -89,14 +89,16 @@ def payback_marks(
 ) -> list[PlotMark]:
     """``options``: (short label, colour, payback month or None). One mark per payback on
     owning's cumulative line, earliest first; the first says it in words (below the line),
-    the next ones alternate above and below."""
+    the next ones alternate above and below. The first names the price it pays back against,
+    as colour alone does not say it (a projector, a grey-scale print, colour blindness); the
+    next ones are short (``m<month>``) and the table's Payback column names them."""
     marked = sorted(
         ((m, label, color) for label, color, m in options if m is not None), key=lambda t: t[0]
     )
     marks = []
     for i, (month, label, color) in enumerate(marked):
         y = float(owning[min(month, len(owning) - 1)]) if len(owning) else 0.0
-        text = f"pays back in month {month}" if i == 0 else f"m{month}"
+        text = f"pays back in month {month}\nagainst {label}" if i == 0 else f"m{month}"
         marks.append(PlotMark(float(month), y, label, color, text, above=i % 2 == 1))
     return marks
 

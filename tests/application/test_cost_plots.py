@@ -59,7 +59,7 @@ def test_paybacks_earliest_first_on_owning_line() -> None:
         [("late", "#1", 9), ("never", "#2", None), ("soon", "#3", 2)], owning
     )
     assert [m.label for m in found] == ["soon", "late"]
-    assert found[0].text == "pays back in month 2" and found[1].text == "m9"
+    assert found[0].text == "pays back in month 2\nagainst soon" and found[1].text == "m9"
     assert (found[0].x, found[0].y) == (2.0, 20.0)
     assert found[1].y == 30.0  # past the end: the last month's figure
     assert [m.above for m in found] == [False, True]

@@ -72,7 +72,7 @@ def test_payback_caption_keeps_clear_of_the_lines_and_inside_the_plot(
     for _ in range(3):
         QApplication.processEvents()
     captions = _captions(panel)
-    assert [text for text, _rect in captions] == [f"pays back in month {month}"]
+    assert [text for text, _rect in captions] == [f"pays back in month {month}\nagainst Cloud A"]
     rect = captions[0][1]
     assert not _crosses(rect, MONTHS, OWNING), "the caption covers owning's line"
     assert not _crosses(rect, MONTHS, rent), "the caption covers the cloud's line"
@@ -101,3 +101,31 @@ def test_break_even_captions_keep_clear_of_owning_curve(qtbot: QtBot, qapp: QApp
     assert len(captions) == 3
     covered = [text for text, rect in captions if _crosses(rect, u * 100.0, owning)]
     assert not covered, f"captions on owning's curve: {covered}"
+
+
+def test_every_payback_caption_stays_inside_the_plot(qtbot: QtBot, qapp: QApplication) -> None:
+    """Three paybacks, the last at month 46 of 48: its short caption went below and to the
+    right of its dot and was cut at the plot's right edge. Only the first caption is worded,
+    and it names the price it pays back against."""
+    panel = _shown_panel(qtbot, qapp)
+    options = []
+    for label, color, monthly in [
+        ("GCP · On-demand", "#E0812E", 60e3),
+        ("RunPod · On-demand", "#2F6FDE", 35e3),
+        ("Lambda · 1-yr commit", "#1B9E77", 24e3),
+    ]:
+        rent = monthly * MONTHS
+        options.append((label, color, rent, _payback_month(rent)))
+    assert [o[3] for o in options] == [14, 27, 46]
+    panel.set_cumulative(MONTHS, OWNING, options)
+    for _ in range(3):
+        QApplication.processEvents()
+    captions = _captions(panel)
+    assert [text for text, _rect in captions] == [
+        "pays back in month 14\nagainst GCP · On-demand",
+        "m27",
+        "m46",
+    ]
+    (x_low, x_high), _ = panel.cumulative_plot.getPlotItem().viewRange()
+    for text, rect in captions:
+        assert x_low <= rect.left() and rect.right() <= x_high, f"{text!r} is cut at a side"

@@ -229,7 +229,7 @@ def set_curve(curve: Any, xs: Sequence[float] | Any, ys: Sequence[float] | Any) 
 def annotation_html(text: str, color_hex: str | None = None, bold: bool = False) -> str:
     """Rich text for a label drawn on a plot: ``text`` in ``color_hex`` (default: the theme's
     annotation text) on the theme's translucent annotation fill, so it reads over curves in
-    both themes."""
+    both themes. A newline in ``text`` starts a new line."""
     import html
 
     palette = plot_palette()
@@ -237,7 +237,7 @@ def annotation_html(text: str, color_hex: str | None = None, bold: bool = False)
     return (
         f"<span style='color:{color_hex or palette.annotation_text}; {weight} "
         f"font-size:{annotation_point_size():.0f}pt; background:{palette.annotation_css()}'>"
-        f"{html.escape(text)}</span>"
+        f"{html.escape(text).replace(chr(10), '<br>')}</span>"
     )
 
 

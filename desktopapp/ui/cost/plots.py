@@ -50,6 +50,7 @@ def _label_html(text: str, color: str, bold: bool = False) -> str:
     return annotation_html(text, themed(color), bold)
 
 
+EDGE_SHARE = 0.15  # the outer share of the months where a short caption faces inwards
 UPPER_LEFT = (1.05, 1.15)  # TextItem anchors: the caption's corner nearest the point
 LOWER_RIGHT = (-0.05, -0.15)
 
@@ -61,8 +62,16 @@ def payback_anchor(mark: PlotMark, index: int, last_month: float) -> tuple[float
     the left sat on owning's line). The first, worded caption, the earliest payback that no
     other line has crossed before, goes above left when the crossing is in the right half of
     the plot (room for its words) and below right otherwise; the short ``m<month>`` captions
-    after it alternate between the two."""
-    left = mark.x > last_month / 2 if index == 0 else mark.above
+    after it alternate between the two, except near a side, where they face inwards (one at
+    month 46 of 48 was cut at the right edge)."""
+    if index == 0:
+        left = mark.x > last_month / 2
+    elif mark.x > last_month * (1 - EDGE_SHARE):
+        left = True
+    elif mark.x < last_month * EDGE_SHARE:
+        left = False
+    else:
+        left = mark.above
     return UPPER_LEFT if left else LOWER_RIGHT
 
 
