@@ -218,6 +218,8 @@ def _once(sampler: Any, args: argparse.Namespace) -> int:
         except (OSError, ValueError) as exc:
             sys.stderr.write(f"desktopapp monitor: error: {_one_line(exc)}\n")
             return EXIT_FAILURE
+        if not args.json:  # where the row went, as a run's summary says it
+            sys.stdout.write(f"\nCSV written to {writer.path} (1 row)\n")
     return 0
 
 

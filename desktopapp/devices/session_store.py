@@ -549,7 +549,8 @@ class CsvWriteError(OSError):
 def check_csv_target(path: Path | str) -> Path:
     """Refuse a CSV path that cannot be written, before anything is measured:
     ``ValueError("csv: …")`` for an empty name, a folder, a parent that is a file, a read-only
-    place. Creates nothing that stays."""
+    place. It creates the file's missing folders, as the writer would (a long recording should
+    not be lost to a folder not made yet); no file is left behind."""
     text = str(path)
     if not text.strip():
         raise ValueError("csv: a file name is needed (got an empty value)")

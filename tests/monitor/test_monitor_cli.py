@@ -27,6 +27,20 @@ def test_once_json(capsys):
         assert any("GPU" in p for p in payload["problems"])
 
 
+def test_csv_in_a_folder_not_made_yet_is_written_there(tmp_path, capsys):
+    """The CSV's missing folders are created, as for the app's own files; a file standing where
+    a folder must be is refused before anything is measured, naming it."""
+    target = tmp_path / "runs" / "today" / "out.csv"
+    assert run_command(["monitor", "--once", "--csv", str(target)]) == 0
+    assert f"CSV written to {target}" in capsys.readouterr().out
+    assert len(read_csv(target)[1]) == 1
+    assert sorted(p.name for p in target.parent.iterdir()) == ["out.csv"]
+    (tmp_path / "blocker").write_text("not a folder")
+    code = run_command(["monitor", "--once", "--csv", str(tmp_path / "blocker" / "out.csv")])
+    err = capsys.readouterr().err
+    assert code == 2 and "csv:" in err and "blocker" in err and "Traceback" not in err
+
+
 def test_once_text(capsys):
     assert run_command(["monitor", "--once"]) == 0
     out = capsys.readouterr().out
