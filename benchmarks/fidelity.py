@@ -269,6 +269,23 @@ def main() -> int:
             f"  {org:14s} allowance without it ×{r['allowance']:.3f}; {r['inside']} of "
             f"{r['judged_runs']} inside; median predicted/published {r['median_ratio']:.2f}"
         )
+    own = fit["splits"]["own_organisation"]
+    chk = own["checked"]
+    print(
+        f"OWN-ORGANISATION FIT (`desktopapp calibrate`: the allowance fitted to a team's own "
+        f"runs): {own['runs']} runs of the {own['organisations']} organisations with two runs or "
+        f"more, each predicted with the allowance of its organisation's other runs: median error "
+        f"×{own['own_median_error']:.2f}, within 1.5× {own['own_within_1_5']:.0%}, median "
+        f"predicted/published {own['own_median_ratio']:.2f}; the same runs with the other "
+        f"organisations' allowance: ×{own['others_median_error']:.2f}, within 1.5× "
+        f"{own['others_within_1_5']:.0%}"
+    )
+    if chk.get("runs"):
+        print(
+            f"  of them the {chk['runs']} checked runs: ×{chk['own_median_error']:.2f} "
+            f"(within 1.5× {chk['own_within_1_5']:.0%}) against ×"
+            f"{chk['others_median_error']:.2f} ({chk['others_within_1_5']:.0%})"
+        )
     print(
         f"shipped range: the {prod.band_quantiles[0]:.0%}-{prod.band_quantiles[1]:.0%} band of "
         f"the organisation-out errors of all {prod.runs + prod.checked_runs} runs, fitted and "

@@ -22,6 +22,7 @@ from desktopapp.cli_base import (  # noqa: F401  (re-exported: tests and app use
     NEGATIVE_QUANTITY,
     FittingHelpFormatter,
     OneLineErrorParser,
+    ParagraphHelpFormatter,
     flag,
 )
 
@@ -35,6 +36,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "cluster",
     "plan",
     "report",
+    "calibrate",
 )
 SUBCOMMANDS: tuple[str, ...] = (
     "estimate",
@@ -45,6 +47,7 @@ SUBCOMMANDS: tuple[str, ...] = (
     "cluster",
     "plan",
     "report",
+    "calibrate",
 )
 
 
@@ -64,22 +67,6 @@ desktop app (no COMMAND):
 Every COMMAND takes --json for machine-readable output; `desktopapp COMMAND
 --help` lists its options with their defaults.
 """
-
-
-class ParagraphHelpFormatter(FittingHelpFormatter):
-    """Description and epilog: a paragraph of plain lines is wrapped to the terminal, one
-    whose lines are indented (an option list) is kept as written (written to fit 80)."""
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        paragraphs = text.strip("\n").split("\n\n")
-        out = []
-        for paragraph in paragraphs:
-            lines = paragraph.splitlines()
-            if any(line.startswith(" ") for line in lines[1:]):
-                out.append("\n".join(indent + line for line in lines))
-            else:
-                out.append(super()._fill_text(paragraph, width, indent))
-        return "\n\n".join(out)
 
 
 def build_parser() -> argparse.ArgumentParser:

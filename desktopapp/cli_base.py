@@ -49,6 +49,22 @@ class FittingHelpFormatter(argparse.HelpFormatter):
         return "\n".join(packed) + "\n\n"
 
 
+class ParagraphHelpFormatter(FittingHelpFormatter):
+    """Description and epilog: a paragraph of plain lines is wrapped to the terminal, one
+    whose lines are indented (an option list) is kept as written (written to fit 80)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = text.strip("\n").split("\n\n")
+        out = []
+        for paragraph in paragraphs:
+            lines = paragraph.splitlines()
+            if any(line.startswith(" ") for line in lines[1:]):
+                out.append("\n".join(indent + line for line in lines))
+            else:
+                out.append(super()._fill_text(paragraph, width, indent))
+        return "\n\n".join(out)
+
+
 # Parsed arguments' map of option names that differ from ``--<dest>`` (see flag()).
 OPTION_NAMES = "_option_names"
 

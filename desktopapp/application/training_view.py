@@ -96,12 +96,25 @@ def production_factor_hint() -> FieldHint:
     fit = perf_training.production_fit()
     if not fit.runs:
         return FieldHint("auto (1)", "No published runs fitted: a run as fast as a benchmark.")
+    org = fit.organisation_split or {}
+    judged = (
+        f"predicting each organisation's runs with the factor fitted to the other "
+        f"organisations misses by a median ×{org['fitted_median_error']:.2f}"
+        if org.get("fitted_median_error") is not None
+        else f"predicting each run with the factor fitted to the others misses by a median "
+        f"×{fit.loo_median_error:.2f}"
+    )
+    if org.get("checked_median_error") is not None:
+        judged += (
+            f" (×{org['checked_median_error']:.2f} on {org['checked_runs']} runs never used in "
+            "the fit)"
+        )
     return FieldHint(
         f"auto (×{fit.factor:.2f})",
         "Wall time of a production run over the modelled steady state. Published GPU-hours "
         f"of {fit.runs} large training runs took ×{fit.factor:.2f} the model's steady state "
-        f"(at goodput {perf_training.DEFAULT_GOODPUT:.0%}); predicting each run with the factor "
-        f"fitted to the others misses by a median ×{fit.loo_median_error:.2f}. Fitted on "
+        f"(at goodput {perf_training.DEFAULT_GOODPUT:.0%}); {judged}: it depends most on who "
+        "runs the job, so 'From past runs…' fits it to your own finished runs. Fitted on "
         f"{fit.fitted_on or 'large runs'}; for a small job it is an extrapolation. Give 1 for a "
         "run as fast as a tuned benchmark, up to 3. Empty: the fitted value.",
     )

@@ -268,6 +268,51 @@ def _org_out_ratios(logs: np.ndarray, orgs: Sequence[str], train: np.ndarray) ->
     return out
 
 
+def own_organisation_split(
+    logs: np.ndarray, orgs: Sequence[str], fit_mask: np.ndarray
+) -> dict[str, Any]:
+    """What fitting the allowance to a team's own runs buys (``desktopapp calibrate``): each
+    run of an organisation with two runs or more, predicted with the allowance fitted to that
+    organisation's other runs (fitted and checked alike: they are the team's history), against
+    the same runs predicted with the allowance fitted to the other organisations' fitted runs."""
+    org_arr = np.asarray(orgs)
+    own = np.full(len(logs), np.nan)
+    for org in set(orgs):
+        mine = np.flatnonzero(org_arr == org)
+        if len(mine) < 2:
+            continue
+        for i in mine:
+            others = [j for j in mine if j != i]
+            own[i] = np.exp(logs[i] - np.mean(logs[others]))
+    judged = np.isfinite(own)
+    other = _org_out_ratios(logs, orgs, fit_mask)
+    both = judged & np.isfinite(other)
+
+    def err(x: np.ndarray) -> np.ndarray:
+        return np.maximum(x, 1.0 / x)
+
+    def figures(mask: np.ndarray) -> dict[str, Any]:
+        if not mask.any():
+            return {"runs": 0}
+        return {
+            "runs": int(mask.sum()),
+            "own_median_error": _r6(float(np.median(err(own[mask])))),
+            "own_within_1_5": _r6(float(np.mean(err(own[mask]) <= 1.5))),
+            "own_median_ratio": _r6(float(np.median(own[mask]))),
+            "others_median_error": _r6(float(np.median(err(other[mask])))),
+            "others_within_1_5": _r6(float(np.mean(err(other[mask]) <= 1.5))),
+        }
+
+    return {
+        "rule": "each run predicted with the allowance fitted to its own organisation's other "
+        "runs (organisations with two runs or more); 'others' = the same runs with the "
+        "allowance fitted to the other organisations' fitted runs",
+        "organisations": len({orgs[int(i)] for i in np.flatnonzero(both)}),
+        **figures(both),
+        "checked": figures(both & ~fit_mask),
+    }
+
+
 def judge(
     logs: np.ndarray,
     orgs: Sequence[str],
@@ -416,6 +461,7 @@ def fit_production(
             },
         },
     }
+    splits["own_organisation"] = own_organisation_split(logs, orgs, fit_mask)
     a_lo, a_hi = np.quantile(published[fit_mask] / steady[fit_mask], (0.10, 0.90))
     return {
         "factor": factor,

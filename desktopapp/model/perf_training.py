@@ -296,6 +296,7 @@ class ProductionFit:
     checked_runs: int = 0
     time_split: Mapping[str, Any] | None = None  # out-of-sample figures (perf_calibration)
     organisation_split: Mapping[str, Any] | None = None
+    own_organisation: Mapping[str, Any] | None = None  # each run fitted to its own org's others
 
     @property
     def fitted_on(self) -> str:
@@ -327,6 +328,7 @@ def production_fit() -> ProductionFit:
         checked_runs=int(p.get("checked_runs", 0)),
         time_split=(p.get("splits") or {}).get("time", {}).get("fitted_only"),
         organisation_split=(p.get("splits") or {}).get("organisation"),
+        own_organisation=(p.get("splits") or {}).get("own_organisation"),
     )
 
 

@@ -92,6 +92,7 @@ FIELD_LABELS: dict[str, str] = {
     "micro_batch": "Micro-batch (plan)",
     "global_batch_tokens": "Global batch (tokens)",
     "production_factor": "Production factor",
+    "past_runs": "Past runs",
     "ttft_target_s": "Target time to first token",
     "tpot_target_s": "Target time per output token",
     "ttft_slo_s": "Target time to first token",

@@ -111,3 +111,9 @@ def test_band_tooltip_names_the_production_factor_and_its_hint() -> None:
     hint = production_factor_hint()
     assert f"{fit.factor:.2f}" in hint.placeholder
     assert f"{fit.gpus_range[0]:,}" in hint.tooltip and "leave" not in hint.placeholder
+    # the out-of-sample figure (issue 22), not the one-parameter leave-one-out one
+    org = fit.organisation_split
+    assert org is not None
+    assert f"×{org['fitted_median_error']:.2f}" in hint.tooltip
+    assert f"×{fit.loo_median_error:.2f}" not in hint.tooltip
+    assert "From past runs" in hint.tooltip

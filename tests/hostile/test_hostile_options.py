@@ -14,6 +14,7 @@ import io
 import json
 import re
 from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -76,6 +77,7 @@ BASES: dict[str, list[str]] = {
     "bench cluster-command": ["--nodes", "2", "--gpus-per-node", "8"],
     "bench import": ["no-such-run.json"],
     "report": ["--preset", "llm-7b", "--json"],
+    "calibrate": [str(Path(__file__).parents[1] / "fixtures" / "past_runs.csv")],
     # one accelerator, one price, four fleet sizes: the sweep stays fast
     "plan train": [
         "--params", "7B", "--tokens", "100B", "--include", "h100-sxm", "--pricing", "spot",

@@ -244,3 +244,52 @@ def test_missing_production_fit_means_factor_one(monkeypatch):
         assert "MFU measurements" in est.range_meaning
     finally:
         perf_training.production_fit.cache_clear()
+
+
+def test_own_organisation_split_predicts_each_run_from_its_own_organisations_others(
+    monkeypatch,
+):
+    """What `desktopapp calibrate` rests on: each run of an organisation with two runs or more,
+    predicted with the allowance of that organisation's other runs (checked runs included),
+    against the same runs predicted with the other organisations' allowance."""
+    monkeypatch.setattr(perf_calibration, "run_inputs", lambda run, **kw: run)
+    monkeypatch.setattr(perf_calibration, "range_widening", lambda inp, env: (1.0, ()))
+    monkeypatch.setattr(
+        perf_calibration, "steady_gpu_hours", lambda run, *a: run["gpu_hours"] * run["ratio"]
+    )
+    # organisation A runs slow (ratio 0.5: took twice the steady state), B fast, C alone
+    ratios = [0.5, 0.55, 0.45, 1.0, 1.1, 0.8]
+    orgs = "AAABBC"
+    runs = _fake_runs(ratios)
+    for i, run in enumerate(runs):
+        run["organisation"] = orgs[i]
+        run["use"] = "check" if i == 2 else "fit"
+    own = fit_production(runs)["splits"]["own_organisation"]
+    expected = []
+    for i in range(5):  # C has a single run: not judged
+        mine = [ratios[j] for j in range(6) if orgs[j] == orgs[i] and j != i]
+        expected.append(ratios[i] / math.exp(statistics.mean(map(math.log, mine))))
+    errors = [max(r, 1 / r) for r in expected]
+    assert own["runs"] == 5 and own["organisations"] == 2
+    assert own["own_median_error"] == pytest.approx(statistics.median(errors), rel=1e-5)
+    assert own["own_median_error"] < own["others_median_error"]  # A and B differ
+    assert own["checked"]["runs"] == 1
+    assert own["checked"]["own_median_error"] == pytest.approx(errors[2], rel=1e-5)
+
+
+def test_stored_own_organisation_figures_are_those_of_the_stored_runs():
+    p = _throughput_document()["production"]
+    own = p["splits"]["own_organisation"]
+    by_org: dict[str, list[dict]] = {}
+    for row in p["per_run"]:
+        by_org.setdefault(row["organisation"], []).append(row)
+    errors = []
+    for rows in by_org.values():
+        if len(rows) < 2:
+            continue
+        logs = [math.log(r["steady"] / r["published"]) for r in rows]
+        for i, log in enumerate(logs):
+            ratio = math.exp(log - statistics.mean(logs[:i] + logs[i + 1 :]))
+            errors.append(max(ratio, 1 / ratio))
+    assert own["runs"] == len(errors)
+    assert own["own_median_error"] == pytest.approx(statistics.median(errors), rel=1e-3)

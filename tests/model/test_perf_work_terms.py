@@ -130,6 +130,11 @@ def test_split_figures_recomputed_from_the_committed_table_meet_the_targets():
     # and the figure on runs never fitted, met or not
     assert f"{org['checked_inside']} of {org['checked_runs']}" in readme
     assert f"median error is ×{org['checked_median_error']:.2f}" in readme
+    # and what fitting to one's own organisation's runs (`desktopapp calibrate`) buys
+    own = fit["splits"]["own_organisation"]
+    assert f"the {own['runs']} runs of the {own['organisations']} organisations" in readme
+    assert f"median error of **×{own['own_median_error']:.2f}**" in readme
+    assert f"against ×{own['others_median_error']:.2f}" in readme
 
 
 def test_the_organisation_split_never_uses_the_judged_organisation():

@@ -306,7 +306,17 @@ class InputsPanel(InputsColumn):
             placeholder=hint.placeholder,
             tooltip=hint.tooltip,
         )
-        section.add_row("Production factor", self.production_factor)
+        self.past_runs_button = link_button("From past runs…")
+        self.past_runs_button.setToolTip(
+            "Fit the production factor to runs your team has finished (a CSV file: params, "
+            "tokens, accelerator, gpus, gpu_hours or days; `desktopapp calibrate --help`)"
+        )
+        self.past_runs_button.clicked.connect(self._production_factor_from_past_runs)
+        factor_row = QHBoxLayout()
+        factor_row.setContentsMargins(0, 0, 0, 0)
+        factor_row.addWidget(self.production_factor, 1)
+        factor_row.addWidget(self.past_runs_button)
+        section.add_row("Production factor", factor_row)
         self.production_factor.set_value(None)  # empty: the fitted default
         self.production_factor.textEdited.connect(lambda _text: self.edited.emit())
         for spin in (self.tp, self.pp, self.plan_micro_batch):
@@ -314,6 +324,14 @@ class InputsPanel(InputsColumn):
         self.global_batch.textEdited.connect(lambda _text: self.edited.emit())
         self.plan_section = section
         self.column.addWidget(section)
+
+    def _production_factor_from_past_runs(self) -> None:
+        from desktopapp.ui.estimate.own_runs_dialog import ask_production_factor
+
+        value = ask_production_factor(self)
+        if value is not None:
+            self.production_factor.set_value(value)
+            self.edited.emit()
 
     def _build_memory(self) -> None:
         section = Section("Memory per device", "Training memory: model shape, batch and sharding.")

@@ -1,0 +1,116 @@
+"""``desktopapp calibrate FILE``: the production allowance fitted to your own runs, as text
+that fits the terminal, as JSON, and refusals that name the file, line and column."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from desktopapp import cli
+from desktopapp.application.own_runs import own_runs_view
+from desktopapp.model.own_runs import EXAMPLE_CSV
+
+RUNS = (
+    "name,params,tokens,accelerator,gpus,gpu_hours,days\n"
+    "Falcon-40B,40B,1T,a100-sxm-40gb,384,552960,\n"
+    "Falcon-7B,7B,1.5T,a100-sxm-40gb,384,,14\n"
+    "Falcon 180B,180B,3.5T,a100-sxm-40gb,4096,7M,\n"
+)
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture
+def runs_file(tmp_path: Path) -> Path:
+    path = tmp_path / "our runs.csv"
+    path.write_text(RUNS, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("width", (80, 120))
+def test_text_fits_and_gives_the_option_to_use(width, runs_file, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", str(width))
+    status, out, err = _run(capsys, "calibrate", str(runs_file))
+    assert status == 0 and err == ""
+    assert [line for line in out.splitlines() if len(line) > width] == []
+    view = own_runs_view(runs_file)
+    assert view.headline.split(":")[0] in " ".join(out.split())
+    assert f"--production-factor {view.applied:g}" in out
+    for name in ("Falcon-40B", "Falcon-7B", "Falcon 180B"):
+        assert name in out
+
+
+def test_json_carries_every_run_and_the_factor_an_estimate_takes(runs_file, capsys):
+    status, out, _ = _run(capsys, "calibrate", str(runs_file), "--json")
+    doc = json.loads(out)
+    assert status == 0
+    assert [r["name"] for r in doc["runs"]] == ["Falcon-40B", "Falcon-7B", "Falcon 180B"]
+    assert doc["runs"][1]["gpu_hours"] == 14 * 24 * 384
+    assert doc["production_factor"] == float(f"{doc['allowance']:.3g}")
+    assert doc["median_error_from_others"] > 1.0
+    assert doc["shipped"]["own_organisation"]["runs"] > 0
+    # the factor is the one `estimate train` then applies and names as given
+    status, out, _ = _run(
+        capsys, "estimate", "train", "--params", "7B", "--tokens", "1T", "--accelerator",
+        "a100-sxm-40gb", "--gpus", "256", "--production-factor", str(doc["production_factor"]),
+        "--json",
+    )  # fmt: skip
+    assert status == 0
+    assert json.loads(out)["production_factor"] == pytest.approx(doc["production_factor"])
+
+
+def test_the_stack_option_is_the_estimates(runs_file, capsys):
+    _, out, _ = _run(capsys, "calibrate", str(runs_file), "--software-stack", "megatron")
+    assert "--software-stack megatron" in out and "megatron stack" in out
+
+
+def test_the_help_shows_an_example_file_that_reads(capsys, tmp_path):
+    with pytest.raises(SystemExit):
+        cli.main(["calibrate", "--help"])
+    out = capsys.readouterr().out
+    for line in EXAMPLE_CSV.splitlines():
+        assert f"  {line}\n" in out
+    example = tmp_path / "example.csv"
+    example.write_text(EXAMPLE_CSV, encoding="utf-8")
+    assert _run(capsys, "calibrate", str(example))[0] == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (None, "does not exist"),
+        ("folder", "is a folder"),
+        (b"\xff\xfe\x00bad", "is not UTF-8 text"),
+        ("params,tokens\n7B,1T\n", "line 1: no accelerator column"),
+        ("name,params,tokens,accelerator,gpus,gpu_hours\na,7B,1T,h100,64,10k\n", "118% of"),
+    ],
+)
+def test_a_bad_file_is_one_line_naming_it(content, expected, tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    path = tmp_path / "runs.csv"
+    if content == "folder":
+        path.mkdir()
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    elif content is not None:
+        path.write_text(content, encoding="utf-8")
+    status, out, err = _run(capsys, "calibrate", str(path))
+    assert status == 2 and out == ""
+    assert err.startswith("desktopapp calibrate: error: Past runs: ")
+    assert expected in err and "Traceback" not in err and len(err.splitlines()) == 1
+
+
+def test_a_huge_file_is_refused_before_reading(tmp_path, capsys, monkeypatch):
+    from desktopapp.application import own_runs
+
+    monkeypatch.setattr(own_runs, "MAX_FILE_BYTES", 100)
+    path = tmp_path / "runs.csv"
+    path.write_text(RUNS, encoding="utf-8")
+    status, _, err = _run(capsys, "calibrate", str(path))
+    assert status == 2 and "a file of past runs is a few kB" in err

@@ -1,0 +1,79 @@
+"""The Workload tab's "From past runs…": the dialog shows the same fit as `desktopapp
+calibrate`, puts exactly the factor the CLI prints into the field, and a bad file shows its
+message with nothing to take."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from desktopapp.application.own_runs import own_runs_view
+from desktopapp.ui.estimate import create_tab, own_runs_dialog
+from desktopapp.ui.estimate.own_runs_dialog import OwnRunsDialog
+from desktopapp.ui.estimate.tab import EstimateTab
+from desktopapp.ui.state import AppState
+
+RUNS = (
+    "name,params,tokens,accelerator,gpus,gpu_hours\n"
+    "base,7B,2T,h100-sxm,256,60k\n"
+    "chat,13B,300B,a100-sxm-80gb,128,70k\n"
+)
+
+
+@pytest.fixture
+def runs_file(tmp_path: Path) -> Path:
+    path = tmp_path / "runs.csv"
+    path.write_text(RUNS, encoding="utf-8")
+    return path
+
+
+def test_the_dialog_shows_the_clis_fit_and_returns_its_factor(qtbot: QtBot, runs_file):
+    dialog = OwnRunsDialog()
+    qtbot.addWidget(dialog)
+    assert not dialog.use_button.isEnabled()
+    assert dialog.load(runs_file)
+    view = own_runs_view(runs_file)
+    assert dialog.headline.text() == view.headline
+    assert dialog.table.rowCount() == 2
+    cells = [dialog.table.item(0, c).text() for c in range(dialog.table.columnCount())]
+    assert tuple(cells) == view.rows[0]
+    assert dialog.use_button.isEnabled()
+    assert dialog.use_button.text() == f"Use ×{view.applied:g}"
+    dialog.use_button.click()
+    assert dialog.result() == OwnRunsDialog.DialogCode.Accepted
+    assert dialog.value == view.applied
+
+
+def test_a_bad_file_shows_its_message_and_leaves_nothing_to_take(qtbot: QtBot, runs_file):
+    dialog = OwnRunsDialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert dialog.load(runs_file)
+    bad = runs_file.with_name("bad.csv")
+    bad.write_text("params,tokens\n7B,1T\n", encoding="utf-8")
+    assert not dialog.load(bad)
+    assert dialog.error_frame.isVisible()
+    assert dialog.error.text().startswith("Past runs: bad.csv line 1: no accelerator column")
+    assert dialog.table.rowCount() == 0 and not dialog.use_button.isEnabled()
+    assert dialog.load(runs_file) and not dialog.error_frame.isVisible()
+
+
+def test_the_button_puts_the_factor_in_the_field_and_the_estimate_uses_it(
+    qtbot: QtBot, app_state: AppState, runs_file, monkeypatch
+):
+    tab = create_tab(app_state)
+    assert isinstance(tab, EstimateTab)
+    qtbot.addWidget(tab)
+    applied = own_runs_view(runs_file).applied
+    monkeypatch.setattr(own_runs_dialog, "ask_production_factor", lambda parent=None: applied)
+    tab.inputs.past_runs_button.click()
+    qtbot.waitUntil(lambda: not tab._timer.isActive(), timeout=3000)
+    assert tab.inputs.production_factor.value() == pytest.approx(applied)
+    assert tab.state.training is not None
+    assert tab.state.training.production_factor == pytest.approx(applied)
+    # cancelled: the field keeps its value
+    monkeypatch.setattr(own_runs_dialog, "ask_production_factor", lambda parent=None: None)
+    tab.inputs.past_runs_button.click()
+    assert tab.inputs.production_factor.value() == pytest.approx(applied)
