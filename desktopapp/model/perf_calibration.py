@@ -303,6 +303,7 @@ def own_organisation_split(
             "others_within_1_5": _r6(float(np.mean(err(other[mask]) <= 1.5))),
         }
 
+    lo, hi = _quantile_band(own[judged]) if judged.any() else (float("nan"), float("nan"))
     return {
         "rule": "each run predicted with the allowance fitted to its own organisation's other "
         "runs (organisations with two runs or more); 'others' = the same runs with the "
@@ -310,6 +311,14 @@ def own_organisation_split(
         "organisations": len({orgs[int(i)] for i in np.flatnonzero(both)}),
         **figures(both),
         "checked": figures(both & ~fit_mask),
+        # the scatter left when the allowance is one's own: the range of an estimate whose
+        # production factor is given (perf_training._likely_band)
+        "band": {
+            "quantiles": list(SPLIT_QUANTILES),
+            "ratio_low": _r6(lo),
+            "ratio_high": _r6(hi),
+            "runs": int(judged.sum()),
+        },
     }
 
 

@@ -1458,11 +1458,28 @@ def estimate_run(inp: RunInputs) -> RunEstimate:
 
 def _likely_band(inp: RunInputs) -> tuple[float, float, str]:
     """Multipliers (low, high) of the GPU-hours and their meaning: the production runs'
-    leave-one-out GPU-hours errors where the factor is fitted, else the calibration rows' MFU
-    errors (a given factor or utilization says nothing about how production runs miss).
+    organisation-out GPU-hours errors where the factor is fitted; with a given factor, their
+    errors when each is predicted from its own organisation's other runs (a factor of one's own
+    still leaves that scatter, measured as wide as the fitted one's); with a given utilization
+    (the old flat rule, no production model), the calibration rows' MFU errors.
     Published = predicted / ratio for GPU-hours; for MFU the GPU-hours scale with the ratio."""
     fit = production_fit()
     q_lo, q_hi = fit.band_quantiles
+    own_band = (fit.own_organisation or {}).get("band") or {}
+    if own_band.get("runs") and inp.production_factor is not None and inp.utilization is None:
+        widen, reasons = range_widening(inp, fit.envelope)
+        low, high = float(own_band["ratio_low"]), float(own_band["ratio_high"])
+        b_lo, b_hi = own_band["quantiles"]
+        text = (
+            f"the {b_lo:.0%}-{b_hi:.0%} band of {own_band['runs']} published runs, each "
+            "predicted with the production allowance fitted to its own organisation's other "
+            f"runs (predicted/published GPU-hours {low:.2f}-{high:.2f}): a production factor "
+            "you give, even one fitted to your own runs, leaves the run-to-run scatter of one "
+            "team's production runs"
+        )
+        if reasons:
+            text += f"; widened ×{widen:.3g} each way: " + "; ".join(reasons)
+        return 1.0 / (high * widen), widen / low, text
     if fit.runs and inp.production_factor is None and inp.utilization is None:
         widen, reasons = range_widening(inp, fit.envelope)
         text = (

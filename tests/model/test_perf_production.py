@@ -101,13 +101,51 @@ def test_the_range_is_the_spread_of_every_published_run_out_of_sample():
     assert p["band"]["runs"] == len(p["per_run"])
 
 
-def test_likely_range_falls_back_to_the_mfu_band_when_the_factor_is_given():
-    cal = calibration()
+def test_a_given_factor_keeps_the_scatter_of_one_organisations_runs():
+    """A factor of one's own (typed, or from `desktopapp calibrate`) does not make the next
+    run predictable to the MFU band (about ×0.76-1.27): published runs predicted with the
+    allowance of their own organisation's other runs still scatter 0.51-1.78 (5-95%). Before,
+    a given factor narrowed the range to the MFU band."""
+    fit = production_fit()
+    band = fit.own_organisation["band"]
     est = estimate_run(RunInputs(**SEVEN_B, production_factor=1.2))
+    assert est.gpu_hours_low == pytest.approx(est.gpu_hours / band["ratio_high"])
+    assert est.gpu_hours_high == pytest.approx(est.gpu_hours / band["ratio_low"])
+    assert "its own organisation's other runs" in est.range_meaning
+    cal = calibration()
+    assert est.gpu_hours_high / est.gpu_hours_low > cal.band_high / cal.band_low
+    # off the fitted runs' envelope it widens as the fitted factor's range does
+    small = estimate_run(RunInputs(**{**SEVEN_B, "params": 1e8}, production_factor=1.2))
+    assert small.gpu_hours_high / small.gpu_hours == pytest.approx(
+        perf_training.WIDEN_PER_REASON / band["ratio_low"]
+    )
+    assert "widened" in small.range_meaning
+
+
+def test_the_utilization_override_keeps_the_mfu_band():
+    cal = calibration()
+    est = estimate_run(RunInputs(**SEVEN_B, utilization=0.4))
     # a predicted/published MFU ratio r means the true time is r × the predicted time
     assert est.gpu_hours_low == pytest.approx(est.gpu_hours * cal.band_low)
     assert est.gpu_hours_high == pytest.approx(est.gpu_hours * cal.band_high)
     assert "MFU measurements" in est.range_meaning
+
+
+def test_the_stored_own_organisation_band_is_the_quantiles_of_its_runs():
+    p = _throughput_document()["production"]
+    own = p["splits"]["own_organisation"]
+    by_org: dict[str, list[dict]] = {}
+    for row in p["per_run"]:
+        by_org.setdefault(row["organisation"], []).append(row)
+    ratios = []
+    for rows in by_org.values():
+        logs = [math.log(r["steady"] / r["published"]) for r in rows]
+        for i, log in enumerate(logs if len(logs) > 1 else []):
+            ratios.append(math.exp(log - statistics.mean(logs[:i] + logs[i + 1 :])))
+    low, high = np.quantile(ratios, own["band"]["quantiles"])
+    assert own["band"]["ratio_low"] == pytest.approx(low, rel=1e-4)
+    assert own["band"]["ratio_high"] == pytest.approx(high, rel=1e-4)
+    assert own["band"]["runs"] == len(ratios)
 
 
 # --- the fit ----------------------------------------------------------------------------------

@@ -135,6 +135,9 @@ def test_split_figures_recomputed_from_the_committed_table_meet_the_targets():
     assert f"the {own['runs']} runs of the {own['organisations']} organisations" in readme
     assert f"median error of **×{own['own_median_error']:.2f}**" in readme
     assert f"against ×{own['others_median_error']:.2f}" in readme
+    band = own["band"]
+    words = " ".join(readme.split())
+    assert f"lie at {band['ratio_low']:.2f}-{band['ratio_high']:.2f} predicted" in words
 
 
 def test_the_organisation_split_never_uses_the_judged_organisation():
