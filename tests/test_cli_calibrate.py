@@ -114,3 +114,20 @@ def test_a_huge_file_is_refused_before_reading(tmp_path, capsys, monkeypatch):
     path.write_text(RUNS, encoding="utf-8")
     status, _, err = _run(capsys, "calibrate", str(path))
     assert status == 2 and "a file of past runs is a few kB" in err
+
+
+def test_the_range_it_announces_is_the_one_the_estimate_gives(runs_file, capsys):
+    """One answer: the likely range calibrate promises for an estimate with its factor is the
+    range `estimate train` then prints for a run inside the fitted runs' envelope."""
+    _, text, _ = _run(capsys, "calibrate", str(runs_file))
+    _, out, _ = _run(capsys, "calibrate", str(runs_file), "--json")
+    factor = json.loads(out)["production_factor"]
+    status, out, _ = _run(
+        capsys, "estimate", "train", "--params", "7B", "--tokens", "1T", "--accelerator",
+        "a100-sxm-40gb", "--gpus", "256", "--production-factor", str(factor), "--json",
+    )  # fmt: skip
+    doc = json.loads(out)
+    assert status == 0
+    low = doc["gpu_hours_low"] / doc["gpu_hours"]
+    high = doc["gpu_hours_high"] / doc["gpu_hours"]
+    assert f"likely range of ×{low:.2f}-×{high:.2f} of its" in " ".join(text.split())

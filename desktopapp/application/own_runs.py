@@ -172,6 +172,13 @@ def shipped_lines() -> list[str]:
             f"×{own['own_median_error']:.2f}, against ×{own['others_median_error']:.2f} with "
             "the allowance of the other organisations."
         )
+    band = own.get("band") or {}
+    if band.get("runs"):
+        out.append(
+            "An estimate with this factor keeps a likely range of "
+            f"×{1.0 / band['ratio_high']:.2f}-×{1.0 / band['ratio_low']:.2f} of its GPU-hours: "
+            "one team's runs still scatter that much (5-95% of those runs)."
+        )
     return out
 
 
