@@ -268,6 +268,11 @@ def _org_out_ratios(logs: np.ndarray, orgs: Sequence[str], train: np.ndarray) ->
     return out
 
 
+def _error(ratio: np.ndarray) -> np.ndarray:
+    """max(r, 1/r): how far a predicted/published ratio is off, either way."""
+    return np.maximum(ratio, 1.0 / ratio)
+
+
 def own_organisation_split(
     logs: np.ndarray, orgs: Sequence[str], fit_mask: np.ndarray
 ) -> dict[str, Any]:
@@ -288,19 +293,16 @@ def own_organisation_split(
     other = _org_out_ratios(logs, orgs, fit_mask)
     both = judged & np.isfinite(other)
 
-    def err(x: np.ndarray) -> np.ndarray:
-        return np.maximum(x, 1.0 / x)
-
     def figures(mask: np.ndarray) -> dict[str, Any]:
         if not mask.any():
             return {"runs": 0}
         return {
             "runs": int(mask.sum()),
-            "own_median_error": _r6(float(np.median(err(own[mask])))),
-            "own_within_1_5": _r6(float(np.mean(err(own[mask]) <= 1.5))),
+            "own_median_error": _r6(float(np.median(_error(own[mask])))),
+            "own_within_1_5": _r6(float(np.mean(_error(own[mask]) <= 1.5))),
             "own_median_ratio": _r6(float(np.median(own[mask]))),
-            "others_median_error": _r6(float(np.median(err(other[mask])))),
-            "others_within_1_5": _r6(float(np.mean(err(other[mask]) <= 1.5))),
+            "others_median_error": _r6(float(np.median(_error(other[mask])))),
+            "others_within_1_5": _r6(float(np.mean(_error(other[mask]) <= 1.5))),
         }
 
     lo, hi = _quantile_band(own[judged]) if judged.any() else (float("nan"), float("nan"))
@@ -346,7 +348,7 @@ def judge(
         ratios.append(ratio)
         inside.append(lo / widen <= ratio <= hi * widen)
     r = np.asarray(ratios)
-    err = np.maximum(r, 1.0 / r)
+    err = _error(r)
     return {
         "allowance": _r6(allowance),
         "train_runs": int(train.sum()),
@@ -400,9 +402,6 @@ def fit_production(
     org_out = _org_out_ratios(logs, orgs, fit_mask)
     lo, hi = _quantile_band(org_out[np.isfinite(org_out)])
 
-    def err(x: np.ndarray) -> np.ndarray:
-        return np.maximum(x, 1.0 / x)
-
     dates = sorted(str(run["date"]) for run in fitted_runs)
     cutoff = dates[len(dates) // 2]
     before = np.asarray([str(run["date"]) < cutoff for run in runs])
@@ -449,19 +448,19 @@ def fit_production(
             "fitted_inside": fit_inside,
             "fitted_runs": n,
             "fitted_coverage": _r6(fit_inside / max(1, n)),
-            "fitted_median_error": _r6(float(np.median(err(org_fit_ratio)))),
-            "fitted_within_1_5": _r6(float(np.mean(err(org_fit_ratio) <= 1.5))),
+            "fitted_median_error": _r6(float(np.median(_error(org_fit_ratio)))),
+            "fitted_within_1_5": _r6(float(np.mean(_error(org_fit_ratio) <= 1.5))),
             "fitted_median_ratio": _r6(float(np.median(org_fit_ratio))),
             "all_median_ratio": _r6(float(np.median(org_ratio))),
-            "all_median_error": _r6(float(np.median(err(org_ratio)))),
+            "all_median_error": _r6(float(np.median(_error(org_ratio)))),
             "checked_runs": checked,
             "checked_inside": check_inside,
             "checked_coverage": _r6(check_inside / checked) if checked else None,
             "checked_median_error": (
-                _r6(float(np.median(err(org_check_ratio)))) if checked else None
+                _r6(float(np.median(_error(org_check_ratio)))) if checked else None
             ),
             "checked_within_1_5": (
-                _r6(float(np.mean(err(org_check_ratio) <= 1.5))) if checked else None
+                _r6(float(np.mean(_error(org_check_ratio) <= 1.5))) if checked else None
             ),
             "checked_median_ratio": _r6(float(np.median(org_check_ratio))) if checked else None,
             "per_organisation": {
@@ -486,10 +485,10 @@ def fit_production(
             "high": _r6(float(a_hi)),
             "basis": "published/steady GPU-hours of each fitted run",
         },
-        "in_sample_median_error": _r6(float(np.median(err(in_ratio[fit_mask])))),
-        "in_sample_within_1_5": _r6(float(np.mean(err(in_ratio[fit_mask]) <= 1.5))),
-        "loo_median_error": _r6(float(np.median(err(loo[fit_mask])))),
-        "loo_within_1_5": _r6(float(np.mean(err(loo[fit_mask]) <= 1.5))),
+        "in_sample_median_error": _r6(float(np.median(_error(in_ratio[fit_mask])))),
+        "in_sample_within_1_5": _r6(float(np.mean(_error(in_ratio[fit_mask]) <= 1.5))),
+        "loo_median_error": _r6(float(np.median(_error(loo[fit_mask])))),
+        "loo_within_1_5": _r6(float(np.mean(_error(loo[fit_mask]) <= 1.5))),
         "loo_median_ratio": _r6(float(np.median(loo[fit_mask]))),
         "band": {
             "quantiles": list(SPLIT_QUANTILES),
