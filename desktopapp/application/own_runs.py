@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from desktopapp.model import perf_training, units
-from desktopapp.model.catalog import get_accelerator
 from desktopapp.model.own_runs import FIELD, OwnAllowance, fit_own_allowance, parse_past_runs
 from desktopapp.model.validation import InputError
 
@@ -104,7 +103,7 @@ def describe(fit: OwnAllowance, source: str) -> OwnRunsView:
     rows = tuple(
         (
             r.name,
-            f"{r.gpus:,} × {get_accelerator(r.accelerator).name}",
+            f"{r.gpus:,} × {r.accelerator}",  # the catalog id: short, exact, what the file takes
             f"{units.format_count(r.gpu_hours)} GPU-h",
             f"{units.format_count(r.steady_gpu_hours)} GPU-h",
             f"×{r.allowance:.2f}",
