@@ -31,6 +31,17 @@ class OwnRunsView:
     option: str  # the estimate's option that applies it: "--production-factor 1.23"
     applied: float  # the factor both faces apply: the usable allowance to 3 digits
 
+    @property
+    def field_note(self) -> str:
+        """One line for under the field: where the factor came from."""
+        fit = self.fit
+        n = len(fit.runs)
+        spread = f", each ×{fit.low:.2f}-×{fit.high:.2f}" if n > 1 else ""
+        return (
+            f"×{units.format_plain(self.applied, 3)} from your {units.plural(n, 'run')} in "
+            f"{self.source} ({fit.software_stack} stack{spread})"
+        )
+
     def to_dict(self) -> dict[str, Any]:
         fit = self.fit
         return {

@@ -4,6 +4,7 @@ message with nothing to take."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -66,14 +67,44 @@ def test_the_button_puts_the_factor_in_the_field_and_the_estimate_uses_it(
     tab = create_tab(app_state)
     assert isinstance(tab, EstimateTab)
     qtbot.addWidget(tab)
-    applied = own_runs_view(runs_file).applied
-    monkeypatch.setattr(own_runs_dialog, "ask_production_factor", lambda parent=None: applied)
+    view = own_runs_view(runs_file)
+    applied = view.applied
+    taken = (applied, view.field_note)
+    monkeypatch.setattr(own_runs_dialog, "ask_production_factor", lambda parent=None: taken)
     tab.inputs.past_runs_button.click()
     qtbot.waitUntil(lambda: not tab._timer.isActive(), timeout=3000)
     assert tab.inputs.production_factor.value() == pytest.approx(applied)
     assert tab.state.training is not None
     assert tab.state.training.production_factor == pytest.approx(applied)
-    # cancelled: the field keeps its value
+    # the field says where its value came from: the file, the runs and their spread
+    note = tab.inputs.production_factor_note
+    assert not note.isHidden() and "from your 2 runs in runs.csv" in note.text()
+    # cancelled: the field keeps its value and its note
     monkeypatch.setattr(own_runs_dialog, "ask_production_factor", lambda parent=None: None)
     tab.inputs.past_runs_button.click()
     assert tab.inputs.production_factor.value() == pytest.approx(applied)
+    assert not note.isHidden()
+    # another value (typed, or a preset's) is no longer the one from the file: the note goes
+    tab.inputs.production_factor.setFocus()
+    tab.inputs.production_factor.selectAll()
+    qtbot.keyClicks(tab.inputs.production_factor, "2")
+    assert note.isHidden()
+    tab.inputs.past_runs_button.click()  # cancelled again: stays hidden
+    monkeypatch.setattr(own_runs_dialog, "ask_production_factor", lambda parent=None: taken)
+    tab.inputs.past_runs_button.click()
+    assert not note.isHidden()
+    # a preset keeps the team's factor (it is about who runs the job), and so its note
+    tab.apply_preset("llm-7b")
+    tab.flush()
+    assert tab.inputs.production_factor.value() == pytest.approx(applied)
+    assert not note.isHidden()
+    # a scenario with the fitted default (no factor) replaces it: the note goes
+    training = tab.state.training
+    assert training is not None
+    tab.form.fill_from_workload(
+        dataclasses.replace(training, production_factor=None),
+        tab.state.memory,
+        tab.state.inference,
+        tab._catalog,
+    )
+    assert tab.inputs.production_factor.value() is None and note.isHidden()

@@ -392,6 +392,7 @@ class WorkloadForm:
         inp.active_params.set_value(training.active_params)
         inp.global_batch.set_value(training.global_batch_tokens)
         inp.production_factor.set_value(training.production_factor)
+        inp.note_production_factor()
         with blocked(*self._plan_spins().values()):
             for name, spin in self._plan_spins().items():
                 spin.setValue(getattr(training, name) or 0)

@@ -317,6 +317,14 @@ class InputsPanel(InputsColumn):
         factor_row.addWidget(self.production_factor, 1)
         factor_row.addWidget(self.past_runs_button)
         section.add_row("Production factor", factor_row)
+        # where a factor taken from past runs came from, until the field changes
+        self.production_factor_note = QLabel("")
+        self.production_factor_note.setObjectName("Hint")
+        self.production_factor_note.setWordWrap(True)
+        self.production_factor_note.setVisible(False)
+        section.add_row("", self.production_factor_note)
+        self._noted_factor: float | None = None
+        self.production_factor.value_changed.connect(lambda _value: self.note_production_factor())
         self.production_factor.set_value(None)  # empty: the fitted default
         self.production_factor.textEdited.connect(lambda _text: self.edited.emit())
         for spin in (self.tp, self.pp, self.plan_micro_batch):
@@ -328,10 +336,23 @@ class InputsPanel(InputsColumn):
     def _production_factor_from_past_runs(self) -> None:
         from desktopapp.ui.estimate.own_runs_dialog import ask_production_factor
 
-        value = ask_production_factor(self)
-        if value is not None:
+        taken = ask_production_factor(self)
+        if taken is not None:
+            value, note = taken
             self.production_factor.set_value(value)
+            self._noted_factor = value
+            self.production_factor_note.setText(note)
+            self.note_production_factor()
             self.edited.emit()
+
+    def note_production_factor(self) -> None:
+        """Show where the factor came from while the field still holds it (a typed value, a
+        preset or a scenario replaces it, and the note goes)."""
+        value = self.production_factor.value()
+        keep = self._noted_factor is not None and value == self._noted_factor
+        if not keep:
+            self._noted_factor = None
+        self.production_factor_note.setVisible(keep)
 
     def _build_memory(self) -> None:
         section = Section("Memory per device", "Training memory: model shape, batch and sharding.")

@@ -133,17 +133,23 @@ class OwnRunsDialog(QDialog):
         self.use_button.setEnabled(view is not None)
         self.use_button.setText(f"Use ×{units.format_plain(view.applied, 3)}" if view else "Use")
 
+    @property
+    def view(self) -> OwnRunsView | None:
+        """The fit shown (None: none, or the last file was refused)."""
+        return self._view
+
     def _use(self) -> None:
         if self._view is not None:
             self.value = self._view.applied
             self.accept()
 
 
-def ask_production_factor(parent: QWidget | None = None) -> float | None:
-    """The whole flow behind the button: choose a file, review the fit, take it or not."""
+def ask_production_factor(parent: QWidget | None = None) -> tuple[float, str] | None:
+    """The whole flow behind the button: choose a file, review the fit, take it or not.
+    Returns the factor and the note the field shows under it (None: nothing taken)."""
     dialog = OwnRunsDialog(parent)
     if not dialog.choose_file():
         return None
-    if dialog.exec() == QDialog.DialogCode.Accepted:
-        return dialog.value
+    if dialog.exec() == QDialog.DialogCode.Accepted and dialog.view is not None:
+        return dialog.view.applied, dialog.view.field_note
     return None
