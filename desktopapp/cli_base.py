@@ -31,6 +31,16 @@ class FittingHelpFormatter(argparse.HelpFormatter):
         default = self._get_default_metavar_for_optional(action)
         return f"{', '.join(action.option_strings)} {self._format_args(action, default)}"
 
+    def add_argument(self, action: argparse.Action) -> None:
+        # argparse measures a subcommand's name without the indent it is printed at, so the
+        # longest name ("calibrate") fell past the help column and its line wrapped alone
+        super().add_argument(action)
+        if isinstance(action, argparse._SubParsersAction) and action.help is not argparse.SUPPRESS:
+            for sub in action._get_subactions():
+                width = len(self._format_action_invocation(sub))
+                width += self._current_indent + self._indent_increment
+                self._action_max_length = max(self._action_max_length, width)
+
     def _format_usage(self, usage: Any, actions: Any, groups: Any, prefix: Any) -> str:
         text = super()._format_usage(usage, actions, groups, prefix)
         lines = text.rstrip("\n").splitlines()

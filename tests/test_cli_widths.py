@@ -196,3 +196,15 @@ def test_folding_keeps_every_word_and_passes_progress_and_partial_lines(monkeypa
     assert under.getvalue().endswith("partial ")  # ... or for a flush
     stream.write(line + "\n")
     assert under.getvalue().endswith(fold_line(line, 40) + "\n")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_each_subcommand_summary_starts_on_its_names_line(width, capsys, monkeypatch):
+    """argparse measured subcommand names without their indent: the longest one
+    ("calibrate") fell past the help column and its summary wrapped onto a line of its own."""
+    monkeypatch.setenv("COLUMNS", str(width))
+    _, out = run(capsys, "--help")
+    lines = out.splitlines()
+    for name in cli.SUBCOMMANDS:
+        line = next(li for li in lines if li.split()[:1] == [name])
+        assert len(line.split()) > 1, f"{name!r} stands alone: {line!r}"
