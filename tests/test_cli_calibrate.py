@@ -131,3 +131,10 @@ def test_the_range_it_announces_is_the_one_the_estimate_gives(runs_file, capsys)
     low = doc["gpu_hours_low"] / doc["gpu_hours"]
     high = doc["gpu_hours_high"] / doc["gpu_hours"]
     assert f"likely range of ×{low:.2f}-×{high:.2f} of its" in " ".join(text.split())
+
+
+def test_a_file_saved_with_a_byte_order_mark_reads(tmp_path, capsys):
+    path = tmp_path / "runs.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + RUNS.encode("utf-8"))
+    status, out, _ = _run(capsys, "calibrate", str(path), "--json")
+    assert status == 0 and len(json.loads(out)["runs"]) == 3

@@ -200,8 +200,9 @@ def parse_past_runs(text: str, source: str = "past runs") -> list[PastRun]:
     if not lines:
         raise InputError(FIELD, f"{source} is empty: {_expected()}")
     header_line, header_text = lines[0]
-    header = [_column(c) for c in next(csv.reader([header_text]))]
     known = set(REQUIRED_COLUMNS) | set(HOURS_COLUMNS) | set(OPTIONAL_COLUMNS)
+    delimiter = _delimiter(header_text, known)
+    header = [_column(c) for c in next(csv.reader([header_text], delimiter=delimiter))]
     unknown = [c for c in header if c not in known]
     if unknown:
         raise InputError(
@@ -223,16 +224,33 @@ def parse_past_runs(text: str, source: str = "past runs") -> list[PastRun]:
         raise InputError(FIELD, f"{source}: a header but no runs; {_expected()}")
     runs = []
     for number, line in lines[1:]:
-        cells = next(csv.reader(io.StringIO(line)), [])
+        cells = next(csv.reader(io.StringIO(line), delimiter=delimiter), [])
         if len(cells) > len(header):
+            hint = (
+                " (a comma inside a number? write 1000 or 1k, not 1,000)"
+                if delimiter == ","
+                else ""
+            )
             raise InputError(
                 FIELD,
-                f"{source} line {number}: {len(cells)} values for {len(header)} columns "
-                "(a comma inside a number? write 1000 or 1k, not 1,000)",
+                f"{source} line {number}: {len(cells)} values for {len(header)} columns{hint}",
             )
         row = {c: v.strip() for c, v in zip(header, cells, strict=False) if v.strip()}
         runs.append(_run(row, f"{source} line {number}", number))
     return runs
+
+
+DELIMITERS = (",", ";", "\t")  # spreadsheets in many locales save CSV with ";"
+
+
+def _delimiter(header_text: str, known: set[str]) -> str:
+    """The separator that makes the most known columns of the header (comma on a tie)."""
+
+    def known_columns(delimiter: str) -> int:
+        cells = next(csv.reader([header_text], delimiter=delimiter), [])
+        return sum(_column(c) in known for c in cells)
+
+    return max(DELIMITERS, key=known_columns)
 
 
 def _expected() -> str:

@@ -172,3 +172,28 @@ def test_any_file_gives_runs_or_a_message_naming_the_file(header, rows):
     fit = fit_own_allowance(runs)
     assert math.isfinite(fit.factor) and fit.factor > 0
     assert 1.0 <= fit.usable <= 3.0
+
+
+@pytest.mark.parametrize("delimiter", [",", ";", "\t"])
+def test_the_separator_a_spreadsheet_chose_is_read(delimiter):
+    """Spreadsheets in many locales save CSV with semicolons; tab-separated text is what a
+    copy from a sheet gives. Windows line ends too."""
+    text = (
+        delimiter.join(["name", "params", "tokens", "accelerator", "gpus", "gpu_hours"])
+        + "\r\n"
+        + delimiter.join(["base", "7B", "2T", "h100-sxm", "256", "60k"])
+        + "\r\n"
+    )
+    (run,) = parse_past_runs(text, "runs.csv")
+    assert (run.name, run.inputs.params, run.inputs.gpus, run.gpu_hours) == (
+        "base",
+        7e9,
+        256,
+        60e3,
+    )
+
+
+def test_a_decimal_comma_in_a_semicolon_file_is_refused_with_the_fix():
+    text = "name;params;tokens;accelerator;gpus;gpu_hours\nbase;6,7B;2T;h100-sxm;256;60k\n"
+    with pytest.raises(InputError, match="write decimals with a dot"):
+        parse_past_runs(text, "runs.csv")
