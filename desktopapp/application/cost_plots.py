@@ -29,6 +29,7 @@ class PlotMark:
     color: str
     text: str  # the caption drawn next to the dot
     above: bool  # caption above the dot (else below)
+    narrow_text: str = ""  # the same caption on more, shorter lines (where ``text`` is cut)
 
 
 def curve_top(prices: Sequence[float], owning_floor: float, current_cost: float) -> float:
@@ -99,7 +100,11 @@ def payback_marks(
     for i, (month, label, color) in enumerate(marked):
         y = float(owning[min(month, len(owning) - 1)]) if len(owning) else 0.0
         text = f"pays back in month {month}\nagainst {label}" if i == 0 else f"m{month}"
-        marks.append(PlotMark(float(month), y, label, color, text, above=i % 2 == 1))
+        narrow = ""
+        if i == 0 and " · " in label:  # "GCP a3-highgpu-8g · On-demand": the pricing below
+            offer, pricing = label.rsplit(" · ", 1)
+            narrow = f"pays back in month {month}\nagainst {offer}\n({pricing})"
+        marks.append(PlotMark(float(month), y, label, color, text, i % 2 == 1, narrow))
     return marks
 
 

@@ -64,6 +64,10 @@ def test_paybacks_earliest_first_on_owning_line() -> None:
     assert found[1].y == 30.0  # past the end: the last month's figure
     assert [m.above for m in found] == [False, True]
     assert marks.payback_marks([("x", "#1", 1)], [])[0].y == 0.0
+    # a narrower form of the worded caption, for a plot too small for the offer's full name
+    long = marks.payback_marks([("GCP a3-highgpu-8g · On-demand", "#1", 14)], owning)[0]
+    assert long.narrow_text == "pays back in month 14\nagainst GCP a3-highgpu-8g\n(On-demand)"
+    assert found[1].narrow_text == ""  # the short captions have none
 
 
 def test_cumulative_top() -> None:

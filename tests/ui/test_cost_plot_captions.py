@@ -129,3 +129,76 @@ def test_every_payback_caption_stays_inside_the_plot(qtbot: QtBot, qapp: QApplic
     (x_low, x_high), _ = panel.cumulative_plot.getPlotItem().viewRange()
     for text, rect in captions:
         assert x_low <= rect.left() and rect.right() <= x_high, f"{text!r} is cut at a side"
+
+
+def test_a_long_price_name_at_presentation_size_stays_inside(
+    qtbot: QtBot, qapp: QApplication
+) -> None:
+    """At the presentation font a worded caption naming a long offer ran past the plot's right
+    edge, and on the left it would run past the left: it takes its narrower form (the pricing
+    on its own line) on the side with more room."""
+    from desktopapp.ui.cost.plots import PlotsPanel
+
+    theme.apply_theme(qapp, "dark", 1.35)
+    try:
+        panel = PlotsPanel()
+        qtbot.addWidget(panel)
+        panel.resize(1000, 520)
+        panel.show()
+        qtbot.waitExposed(panel)
+        rent = 60e3 * MONTHS
+        month = _payback_month(rent)
+        label = "GCP a3-highgpu-8g · On-demand"
+        panel.set_cumulative(MONTHS, OWNING, [(label, "#E0812E", rent, month)])
+        for _ in range(3):
+            QApplication.processEvents()
+        captions = _captions(panel)
+        (x_low, x_high), _ = panel.cumulative_plot.getPlotItem().viewRange()
+        for text, rect in captions:
+            assert x_low <= rect.left() and rect.right() <= x_high, f"{text!r} is cut"
+        assert "GCP a3-highgpu-8g" in captions[0][0] and "On-demand" in captions[0][0]
+    finally:
+        theme.apply_theme(qapp, "light", 1.0)
+
+
+def test_in_a_plot_too_narrow_for_any_side_the_caption_slides_inside(
+    qtbot: QtBot, qapp: QApplication
+) -> None:
+    """A crossing mid-plot in a narrow window at the presentation font: neither side of the
+    dot has room even for the narrow form, so the caption slides inside rather than being cut;
+    a wider window puts it back beside its dot (it is placed again on every resize)."""
+    from desktopapp.ui.cost.plots import PlotsPanel
+
+    theme.apply_theme(qapp, "dark", 1.35)
+    try:
+        panel = PlotsPanel()
+        qtbot.addWidget(panel)
+        panel.resize(300, 1100)  # the plots stack, each as wide as the panel
+        panel.show()
+        qtbot.waitExposed(panel)
+        rent = 38.3e3 * MONTHS
+        month = _payback_month(rent)
+        assert month == 24
+        label = "GCP a3-highgpu-8g · On-demand"
+        panel.set_cumulative(MONTHS, OWNING, [(label, "#E0812E", rent, month)])
+        for _ in range(3):
+            QApplication.processEvents()
+        (x_low, x_high), _ = panel.cumulative_plot.getPlotItem().viewRange()
+        ((text, rect),) = _captions(panel)
+        assert x_low - 1e-6 <= rect.left() and rect.right() <= x_high + 1e-6, text
+        assert text.count("\n") == 2  # the narrow form
+
+        def at_its_dot() -> bool:  # the caption's anchor point is the crossing itself
+            items = [
+                item
+                for item in panel.cumulative_plot.getPlotItem().items
+                if getattr(item, "textItem", None) is not None
+                and item.textItem.toPlainText().strip()
+            ]
+            return abs(items[0].pos().x() - month) < 1e-9
+
+        assert not at_its_dot()  # slid inside
+        panel.resize(1600, 1100)
+        qtbot.waitUntil(at_its_dot, timeout=3000)
+    finally:
+        theme.apply_theme(qapp, "light", 1.0)

@@ -174,6 +174,27 @@ def test_plot_row_stacks_plots_when_narrow(qtbot: QtBot, appearance) -> None:
     assert_nothing_cut(page)
 
 
+def test_plot_row_needs_more_width_at_a_larger_font(qtbot: QtBot, appearance) -> None:
+    """Presentation mode draws axes and titles larger: two plots side by side at 640 px
+    stack at 1.35× the base font (a title was cut at the plot's right edge)."""
+    from PySide6.QtGui import QFont
+
+    from desktopapp.ui.common.theme import BASE_POINT_SIZE
+
+    plots = [QLabel(f"plot {i}") for i in range(2)]
+    row = plot_row(plots, min_plot_width=300)
+    page = _page(row)
+    qtbot.addWidget(page)
+    _settle(page, (680, 500))
+    assert len({p.y() for p in plots}) == 1  # side by side at the base font
+    font = QFont(row.font())
+    font.setPointSizeF(BASE_POINT_SIZE * 1.35)
+    row.setFont(font)
+    row.layout().invalidate()
+    _settle(page, (681, 500))
+    assert len({p.x() for p in plots}) == 1  # one under the other
+
+
 # --- stacking splitter ----------------------------------------------------------------------------
 
 

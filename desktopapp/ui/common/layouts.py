@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktopapp.ui.common.theme import INNER_SPACING, SPACING
+from desktopapp.ui.common.theme import BASE_POINT_SIZE, INNER_SPACING, SPACING
 
 ScrollBarPolicy = Qt.ScrollBarPolicy
 # A widget, a (widget, stretch) pair or a layout, in a column's order.
@@ -222,8 +222,15 @@ class FlowGridLayout(QLayout):
 
     def _item_width(self, item: QLayoutItem) -> int:
         if self._min_item_width is not None:
-            return max(self._min_item_width, item.minimumSize().width())
+            return max(self._scaled(self._min_item_width), item.minimumSize().width())
         return max(item.sizeHint().width(), item.minimumSize().width())
+
+    def _scaled(self, pixels: int) -> int:
+        """``pixels`` at the base font, grown with the font of the moment (presentation mode
+        draws axes and titles larger, so a plot needs more width before it crowds)."""
+        widget = self.parentWidget()
+        size = widget.font().pointSizeF() if widget is not None else BASE_POINT_SIZE
+        return round(pixels * max(1.0, size / BASE_POINT_SIZE))
 
     def _margins(self) -> tuple[int, int, int, int]:
         m = self.contentsMargins()

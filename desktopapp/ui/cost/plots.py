@@ -78,6 +78,41 @@ def payback_anchor(mark: PlotMark, index: int, last_month: float) -> tuple[float
 CROSSING_LEFT_FROM = 15.0  # % utilization: a caption left of a crossing from here on
 
 
+def _keep_inside(plot: Any, text: Any, mark: PlotMark, anchor: tuple[float, float]) -> None:
+    """A payback caption that runs past a side of the plot (a long price name, the
+    presentation font) moves to the other diagonal of its dot (upper left and lower right both
+    keep clear of the rising lines); where neither side has room, it takes its narrower form
+    (the pricing on a line of its own) on the side with more room, and in a plot too narrow
+    even for that it slides inside."""
+    view = plot.getPlotItem().getViewBox()
+    view.updateMatrix()  # the range just set, before the first paint applies it
+    (x_low, x_high), _y = view.viewRange()
+
+    def overflow(where: tuple[float, float]) -> float:
+        text.setAnchor(where)
+        text.updateTransform(force=True)
+        rect = text.mapRectToView(text.boundingRect())
+        return max(0.0, rect.right() - x_high) + max(0.0, x_low - rect.left())
+
+    other = UPPER_LEFT if anchor == LOWER_RIGHT else LOWER_RIGHT
+    for where in (anchor, other):
+        if overflow(where) == 0.0:
+            return
+    if mark.narrow_text:
+        text.setHtml(_label_html(mark.narrow_text, mark.color, bold=True))
+    best = UPPER_LEFT if mark.x - x_low > x_high - mark.x else LOWER_RIGHT
+    for where in (best, UPPER_LEFT if best == LOWER_RIGHT else LOWER_RIGHT):
+        if overflow(where) == 0.0:
+            return
+    overflow(best)  # a plot too narrow for it either side: slid inside, off its dot
+    rect = text.mapRectToView(text.boundingRect())
+    if rect.width() >= x_high - x_low:
+        shift = x_low - rect.left()
+    else:
+        shift = max(0.0, x_low - rect.left()) - max(0.0, rect.right() - x_high)
+    text.setPos(mark.x + shift, mark.y)
+
+
 def crossing_anchor(mark: PlotMark) -> tuple[float, float]:
     """Where a break-even caption goes around the crossing of owning's curve with a price.
     Owning's cost per useful hour falls as utilization rises and a price is flat, so above
@@ -119,6 +154,12 @@ class PlotsPanel(Section):
         self._dynamic: list[tuple[Any, Any]] = []  # (plot, item) recreated on every update
         self.crossings: list[tuple[float, float, str]] = []  # (u %, $, label) for tests
         self.paybacks: list[tuple[int, float, str]] = []
+        # the payback captions as placed (text item, mark, first anchor): placed again when
+        # the plot changes size, as where a caption fits depends on the plot's width
+        self._payback_captions: list[tuple[Any, PlotMark, tuple[float, float]]] = []
+        self.cumulative_plot.getPlotItem().getViewBox().sigResized.connect(
+            lambda _view: self._place_payback_captions()
+        )
         # The last data drawn, drawn again when the scale changes (captions and swatches
         # are rich text with their size in it).
         self._drawn: tuple[tuple[Any, ...], tuple[Any, ...] | None] | None = None
@@ -177,6 +218,7 @@ class PlotsPanel(Section):
         self._dynamic = []
         self.crossings = []
         self.paybacks = []
+        self._payback_captions = []
 
     def clear(self) -> None:
         self._clear_dynamic()
@@ -189,7 +231,13 @@ class PlotsPanel(Section):
         self.cumulative_plot.getPlotItem().setRange(xRange=(0, 1), yRange=(0, 1), padding=0)
         self.curve_plot.getPlotItem().setYRange(0, 1, padding=0)
 
-    def _mark(self, plot: Any, mark: PlotMark, anchor: tuple[float, float]) -> None:
+    def _place_payback_captions(self) -> None:
+        for text, mark, anchor in self._payback_captions:
+            text.setHtml(_label_html(mark.text, mark.color, bold=True))
+            text.setPos(mark.x, mark.y)
+            _keep_inside(self.cumulative_plot, text, mark, anchor)
+
+    def _mark(self, plot: Any, mark: PlotMark, anchor: tuple[float, float]) -> Any:
         """A dot in the option's colour and its caption."""
         pg = self._pg
         dot = pg.ScatterPlotItem(
@@ -205,6 +253,7 @@ class PlotsPanel(Section):
         text.setPos(mark.x, mark.y)
         text.setZValue(13)
         self._add(plot, text)
+        return text
 
     def set_curves(
         self,
@@ -291,9 +340,12 @@ class PlotsPanel(Section):
             self._add(self.cumulative_plot, pg.PlotDataItem(x, np.asarray(values, float), pen=pen))
         paybacks = [(label, color, month) for label, color, _v, month in options]
         last_month = float(x[-1]) if x.size else 1.0
-        for index, mark in enumerate(payback_marks(paybacks, owning_arr.tolist())):
-            self._mark(self.cumulative_plot, mark, payback_anchor(mark, index, last_month))
-            self.paybacks.append((int(mark.x), mark.y, mark.label))
         top = cumulative_top(owning_arr.tolist(), [list(v) for _l, _c, v, _p in options])
         self.cumulative_plot.setXRange(0, float(x[-1]) if x.size else 1.0, padding=0.02)
         self.cumulative_plot.setYRange(0.0, top, padding=0.0)
+        for index, mark in enumerate(payback_marks(paybacks, owning_arr.tolist())):
+            anchor = payback_anchor(mark, index, last_month)
+            text = self._mark(self.cumulative_plot, mark, anchor)
+            self._payback_captions.append((text, mark, anchor))
+            self.paybacks.append((int(mark.x), mark.y, mark.label))
+        self._place_payback_captions()
