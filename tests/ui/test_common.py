@@ -549,3 +549,22 @@ def test_plot_axes_redraw_only_when_they_change_and_export_as_text(qtbot: QtBot)
     texts = [(e.text or "").strip() for e in root.iter() if e.tag.endswith("text")]
     assert "image" not in tags
     assert "15" in texts and "size" in texts, " | ".join(texts)  # a tick of 0 … 20
+
+
+def test_range_bar_end_labels_stay_apart_and_inside() -> None:
+    """A narrow band with large labels ("34.5 min" and "1.73 h" at the presentation font) ran
+    the two together; they are pushed apart and kept inside the widget."""
+    from desktopapp.ui.common.range_bar import end_label_lefts
+
+    low, high = end_label_lefts(100.0, 130.0, 60.0, 50.0, 300.0, 8.0)
+    assert low + 60.0 + 8.0 <= high + 1e-9
+    assert low >= 0.0 and high + 50.0 <= 300.0
+    # at the widget's left edge the low label stays in and the high one moves right
+    low, high = end_label_lefts(5.0, 20.0, 60.0, 50.0, 300.0, 8.0)
+    assert low == 0.0 and high >= 68.0
+    # at the right edge the high label stays in and the low one moves left
+    low, high = end_label_lefts(270.0, 295.0, 60.0, 50.0, 300.0, 8.0)
+    assert high + 50.0 <= 300.0 and low + 68.0 <= high + 1e-9
+    # a wide band: each label centred on its end
+    low, high = end_label_lefts(100.0, 250.0, 40.0, 40.0, 400.0, 8.0)
+    assert (low, high) == (80.0, 230.0)

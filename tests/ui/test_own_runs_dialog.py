@@ -108,3 +108,28 @@ def test_the_button_puts_the_factor_in_the_field_and_the_estimate_uses_it(
         tab._catalog,
     )
     assert tab.inputs.production_factor.value() is None and note.isHidden()
+
+
+def test_the_hidden_note_leaves_no_gap_under_the_field(qtbot: QtBot, app_state: AppState):
+    """The note sat in a grid row of its own, whose empty caption kept a blank line under the
+    Production factor field while the note was hidden: the Parallel plan section ends as
+    closely under its last field as the Training compute section under its Epochs."""
+    from PySide6.QtCore import QPoint
+
+    tab = create_tab(app_state)
+    assert isinstance(tab, EstimateTab)
+    qtbot.addWidget(tab)
+    tab.resize(1400, 2000)
+    tab.show()
+    qtbot.waitExposed(tab)
+    inp = tab.inputs
+
+    def gap_below(field) -> int:
+        section = field.parentWidget()
+        while section is not None and type(section).__name__ != "Section":
+            section = section.parentWidget()
+        assert section is not None
+        return section.height() - field.mapTo(section, QPoint(0, field.height())).y()
+
+    assert inp.production_factor_note.isHidden()
+    assert abs(gap_below(inp.production_factor) - gap_below(inp.epochs)) <= 2

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QRadioButton,
     QSpinBox,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -316,13 +317,17 @@ class InputsPanel(InputsColumn):
         factor_row.setContentsMargins(0, 0, 0, 0)
         factor_row.addWidget(self.production_factor, 1)
         factor_row.addWidget(self.past_runs_button)
-        section.add_row("Production factor", factor_row)
-        # where a factor taken from past runs came from, until the field changes
+        # where a factor taken from past runs came from, until the field changes (in the
+        # field's own cell: a hidden row of the grid would still leave its spacing)
         self.production_factor_note = QLabel("")
         self.production_factor_note.setObjectName("Hint")
         self.production_factor_note.setWordWrap(True)
         self.production_factor_note.setVisible(False)
-        section.add_row("", self.production_factor_note)
+        factor_cell = QVBoxLayout()
+        factor_cell.setContentsMargins(0, 0, 0, 0)
+        factor_cell.addLayout(factor_row)
+        factor_cell.addWidget(self.production_factor_note)
+        section.add_row("Production factor", factor_cell)
         self._noted_factor: float | None = None
         self.production_factor.value_changed.connect(lambda _value: self.note_production_factor())
         self.production_factor.set_value(None)  # empty: the fitted default
