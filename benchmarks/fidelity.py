@@ -286,6 +286,19 @@ def main() -> int:
             f"(within 1.5× {chk['own_within_1_5']:.0%}) against ×"
             f"{chk['others_median_error']:.2f} ({chk['others_within_1_5']:.0%})"
         )
+    band = own["band"]
+    bt = band.get("time_split") or {}
+    print(
+        f"  the range of an estimate with a given production factor: the 5-95% band of these "
+        f"runs, {band['ratio_low']:.2f}-{band['ratio_high']:.2f} predicted/published"
+        + (
+            f"; built from the {bt['early_runs']} runs published before {bt['cutoff']} "
+            f"({bt['band'][0]:.2f}-{bt['band'][1]:.2f}), it held {bt['inside']} of "
+            f"{bt['later_runs']} later runs ({bt['inside'] / bt['later_runs']:.0%})"
+            if bt
+            else ""
+        )
+    )
     print(
         f"shipped range: the {prod.band_quantiles[0]:.0%}-{prod.band_quantiles[1]:.0%} band of "
         f"the organisation-out errors of all {prod.runs + prod.checked_runs} runs, fitted and "

@@ -274,12 +274,18 @@ def _error(ratio: np.ndarray) -> np.ndarray:
 
 
 def own_organisation_split(
-    logs: np.ndarray, orgs: Sequence[str], fit_mask: np.ndarray
+    logs: np.ndarray,
+    orgs: Sequence[str],
+    fit_mask: np.ndarray,
+    dates: Sequence[str] | None = None,
+    cutoff: str | None = None,
 ) -> dict[str, Any]:
     """What fitting the allowance to a team's own runs buys (``desktopapp calibrate``): each
     run of an organisation with two runs or more, predicted with the allowance fitted to that
     organisation's other runs (fitted and checked alike: they are the team's history), against
-    the same runs predicted with the allowance fitted to the other organisations' fitted runs."""
+    the same runs predicted with the allowance fitted to the other organisations' fitted runs.
+    With ``dates`` and ``cutoff``, the band is also checked by time: built from the runs
+    published before the cutoff, it is judged on the later ones."""
     org_arr = np.asarray(orgs)
     own = np.full(len(logs), np.nan)
     for org in set(orgs):
@@ -306,6 +312,20 @@ def own_organisation_split(
         }
 
     lo, hi = _quantile_band(own[judged]) if judged.any() else (float("nan"), float("nan"))
+    band_time: dict[str, Any] = {}
+    if dates is not None and cutoff is not None:
+        early = judged & np.asarray([d < cutoff for d in dates])
+        late = judged & ~early
+        if early.any() and late.any():
+            e_lo, e_hi = _quantile_band(own[early])
+            held = (own[late] >= e_lo) & (own[late] <= e_hi)
+            band_time = {
+                "cutoff": cutoff,
+                "band": [_r6(e_lo), _r6(e_hi)],
+                "early_runs": int(early.sum()),
+                "later_runs": int(late.sum()),
+                "inside": int(held.sum()),
+            }
     return {
         "rule": "each run predicted with the allowance fitted to its own organisation's other "
         "runs (organisations with two runs or more); 'others' = the same runs with the "
@@ -320,6 +340,7 @@ def own_organisation_split(
             "ratio_low": _r6(lo),
             "ratio_high": _r6(hi),
             "runs": int(judged.sum()),
+            "time_split": band_time,
         },
     }
 
@@ -469,7 +490,8 @@ def fit_production(
             },
         },
     }
-    splits["own_organisation"] = own_organisation_split(logs, orgs, fit_mask)
+    dates_all = [str(run["date"]) for run in runs]
+    splits["own_organisation"] = own_organisation_split(logs, orgs, fit_mask, dates_all, cutoff)
     a_lo, a_hi = np.quantile(published[fit_mask] / steady[fit_mask], (0.10, 0.90))
     return {
         "factor": factor,

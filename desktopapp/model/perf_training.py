@@ -1477,6 +1477,12 @@ def _likely_band(inp: RunInputs) -> tuple[float, float, str]:
             "you give, even one fitted to your own runs, leaves the run-to-run scatter of one "
             "team's production runs"
         )
+        bt = own_band.get("time_split") or {}
+        if bt:
+            text += (
+                f"; built only from runs published before {bt['cutoff']}, it held "
+                f"{bt['inside']} of {bt['later_runs']} later runs"
+            )
         if reasons:
             text += f"; widened ×{widen:.3g} each way: " + "; ".join(reasons)
         return 1.0 / (high * widen), widen / low, text

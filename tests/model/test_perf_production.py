@@ -313,6 +313,14 @@ def test_own_organisation_split_predicts_each_run_from_its_own_organisations_oth
     assert own["own_median_error"] < own["others_median_error"]  # A and B differ
     assert own["checked"]["runs"] == 1
     assert own["checked"]["own_median_error"] == pytest.approx(errors[2], rel=1e-5)
+    # the band by time: built from the runs before the cutoff, judged on the later ones
+    bt = own["band"]["time_split"]
+    early = [expected[i] for i in range(5) if runs[i]["date"] < bt["cutoff"]]
+    late = [expected[i] for i in range(5) if runs[i]["date"] >= bt["cutoff"]]
+    low, high = np.quantile(early, [0.05, 0.95])
+    assert bt["band"] == [pytest.approx(low, rel=1e-5), pytest.approx(high, rel=1e-5)]
+    assert (bt["early_runs"], bt["later_runs"]) == (len(early), len(late))
+    assert bt["inside"] == sum(low <= r <= high for r in late)
 
 
 def test_stored_own_organisation_figures_are_those_of_the_stored_runs():

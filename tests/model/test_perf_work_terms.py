@@ -138,6 +138,12 @@ def test_split_figures_recomputed_from_the_committed_table_meet_the_targets():
     band = own["band"]
     words = " ".join(readme.split())
     assert f"lie at {band['ratio_low']:.2f}-{band['ratio_high']:.2f} predicted" in words
+    bt = band["time_split"]
+    assert bt["inside"] / bt["later_runs"] >= 0.80  # the band holds out of sample by time
+    assert (
+        f"{bt['early_runs']} such runs published before {bt['cutoff']}, that band held "
+        f"{bt['inside']} of {bt['later_runs']} later runs" in words
+    )
 
 
 def test_the_organisation_split_never_uses_the_judged_organisation():
