@@ -18,7 +18,7 @@ import csv
 import io
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from desktopapp.model import units
 from desktopapp.model.catalog import get_accelerator
@@ -60,6 +60,7 @@ class PastRun:
     inputs: RunInputs
     gpu_hours: float
     line: int = 0  # the CSV line it came from (0: not from a file)
+    source: str = ""  # the file's name
 
     def __post_init__(self) -> None:
         if not (isinstance(self.gpu_hours, int | float) and math.isfinite(self.gpu_hours)):
@@ -169,8 +170,6 @@ def _median(values: Sequence[float]) -> float:
 
 
 def _on_stack(run: PastRun, software_stack: str) -> RunInputs:
-    from dataclasses import replace
-
     try:
         return replace(run.inputs, software_stack=software_stack, production_factor=1.0)
     except ValueError as exc:
@@ -178,7 +177,9 @@ def _on_stack(run: PastRun, software_stack: str) -> RunInputs:
 
 
 def _where(run: PastRun) -> str:
-    return f"line {run.line} ({run.name})" if run.line else run.name
+    if not run.line:
+        return run.name
+    return f"{run.source} line {run.line} ({run.name})".lstrip()
 
 
 # --- the CSV ----------------------------------------------------------------------------------
@@ -236,7 +237,7 @@ def parse_past_runs(text: str, source: str = "past runs") -> list[PastRun]:
                 f"{source} line {number}: {len(cells)} values for {len(header)} columns{hint}",
             )
         row = {c: v.strip() for c, v in zip(header, cells, strict=False) if v.strip()}
-        runs.append(_run(row, f"{source} line {number}", number))
+        runs.append(replace(_run(row, f"{source} line {number}", number), source=source))
     return runs
 
 

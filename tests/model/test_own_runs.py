@@ -197,3 +197,12 @@ def test_a_decimal_comma_in_a_semicolon_file_is_refused_with_the_fix():
     text = "name;params;tokens;accelerator;gpus;gpu_hours\nbase;6,7B;2T;h100-sxm;256;60k\n"
     with pytest.raises(InputError, match="write decimals with a dot"):
         parse_past_runs(text, "runs.csv")
+
+
+def test_a_run_no_plan_fits_is_refused_naming_the_file_line_and_run():
+    runs = parse_past_runs(f"{HEADER}\nhuge,1T,1T,h100-sxm,8,100M\n", "runs.csv")
+    with pytest.raises(InputError) as info:
+        fit_own_allowance(runs)
+    text = str(info.value)
+    assert text.startswith("past_runs: runs.csv line 2 (huge): the model cannot plan it")
+    assert "add GPUs" in text
