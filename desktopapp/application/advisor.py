@@ -663,6 +663,9 @@ class ServeFigures:
     cost_per_million_tokens: float | None
     slo_met: bool | None
     notes: tuple[str, ...]
+    # the estimate's likely throughput range (its out-of-sample errors; None: none stated)
+    tokens_per_second_low: float | None = None
+    tokens_per_second_high: float | None = None
 
 
 def replica_layout(gpus: int, domain: int) -> tuple[int, int]:
@@ -725,6 +728,28 @@ def serving_figures(
         est.cost_per_million_tokens,
         est.slo_met,
         est.notes,
+        est.tokens_per_second_low,
+        est.tokens_per_second_high,
+    )
+
+
+def replica_range_note() -> str:
+    """What the replica range of a serving option means (the serving estimate's range)."""
+    from desktopapp.model.serving import calibration
+
+    cal = calibration()
+    if not cal.range_rows:
+        err = max(cal.loo_median_error or 1.0, 1.0)
+        return (
+            f"replica range: the serving model's leave-one-out median error (×{err:.2f}) on "
+            "published throughput either way (no out-of-sample figures stored)"
+        )
+    low, high = cal.range_ratio
+    return (
+        "replica range: the replicas for the serving estimate's likely throughput, which is "
+        f"predicted ÷ {high:.2f} … ÷ {low:.2f} (10-90% of predicted/measured on "
+        f"{cal.range_rows} published measurements the calibration did not use), wider on GPUs "
+        "without serving measurements"
     )
 
 
@@ -743,8 +768,8 @@ def search_serving(
 
     today = today or date.today()
     excluded: list[adv.Excluded] = []
-    err = calibration().loo_median_error or 1.0
-    err = max(err, 1.0)
+    # without a stated throughput range: the fit's own median error either way
+    err = max(calibration().loo_median_error or 1.0, 1.0)
     needed = workload.output_tokens_per_second * (1.0 + workload.headroom)
     options: list[adv.ServeOption] = []
     searched = 0
@@ -797,8 +822,9 @@ def search_serving(
                 fitted = True
                 rate = fig.tokens_per_second
                 replicas = max(1, math.ceil(needed / rate))
-                low = max(1, math.ceil(needed / (rate * err)))
-                high = max(1, math.ceil(needed * err / rate))
+                # the replicas the estimate's likely throughput range asks for
+                low = max(1, math.ceil(needed / (fig.tokens_per_second_high or rate * err)))
+                high = max(1, math.ceil(needed / (fig.tokens_per_second_low or rate / err)))
                 for price, ref in cand.prices:
                     per_server = 1  # rented by the GPU; owned by the whole server
                     if ref.pricing == adv.OWNED:
@@ -852,8 +878,7 @@ def search_serving(
         f"load: {workload.requests_per_s:g} requests/s × peak-to-mean {workload.peak_to_mean:g} "
         f"× {workload.output_tokens} output tokens, + {workload.headroom:.0%} headroom "
         f"({HEADROOM_SOURCE})",
-        f"replica range: the serving model's leave-one-out median error (×{err:.2f}) on "
-        "published throughput",
+        replica_range_note(),
     )
     return adv.Ranking("serve", ranked, tuple(excluded), text, constraints, searched, notes)
 

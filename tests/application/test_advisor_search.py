@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 from datetime import date
 
 import pytest
@@ -102,6 +103,15 @@ def test_serving_options_equal_estimate_inference(capsys):
         assert doc["cost_per_million_tokens"] == pytest.approx(o.cost_per_million_tokens, rel=1e-9)
         # the fleet carries the load with its headroom
         assert o.replicas * o.tokens_per_second_per_replica >= SERVE.output_tokens_per_second
+        # one answer: the replica range is the replicas the estimate's likely throughput
+        # range asks for (it used the fit's leave-one-out error, narrower and symmetric)
+        low_tps = doc["tokens_per_second_low"] / o.replicas
+        high_tps = doc["tokens_per_second_high"] / o.replicas
+        needed = SERVE.output_tokens_per_second * (1.0 + SERVE.headroom)
+        for got, rate in ((o.replicas_low, high_tps), (o.replicas_high, low_tps)):
+            x = needed / rate  # the count, to float precision
+            assert max(1, math.ceil(x - 1e-6)) <= got <= max(1, math.ceil(x + 1e-6))
+    assert any("did not use" in note for note in ranking.notes)
 
 
 def test_excluded_options_keep_their_reason():
