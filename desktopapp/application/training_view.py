@@ -297,8 +297,8 @@ def _view(
         f"{units.format_duration(run.training_seconds)}",
         formula_tooltip(
             "GPU-hours band",
-            "GPU-h = steps × step × production factor / goodput × GPUs; band = estimate × "
-            f"the model's leave-one-out error quantiles\n{formula}",
+            "GPU-h = steps × step × production factor / goodput × GPUs; band = estimate ÷ "
+            f"the out-of-sample predicted/published quantiles (see band)\n{formula}",
             [
                 *rows,
                 ("goodput", units.format_percent(run.goodput, 0)),

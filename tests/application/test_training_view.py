@@ -107,6 +107,9 @@ def test_band_tooltip_names_the_production_factor_and_its_hint() -> None:
     )
     assert isinstance(given, ModelledView)
     assert "production factor" in given.band.tooltip and "× 2.5" in given.band.tooltip
+    # the band's formula names what it is built from, not the leave-one-out fit it left
+    assert "leave-one-out error quantiles" not in given.band.tooltip
+    assert "fitted to its own organisation" in given.band.tooltip
     fit = production_fit()
     hint = production_factor_hint()
     assert f"{fit.factor:.2f}" in hint.placeholder
