@@ -124,6 +124,9 @@ class ServingCalibration:
     # predicted/measured on unused sources measured on GPUs outside the fit (10-90%)
     unseen_ratio: tuple[float, float] = (1.0, 1.0)
     unseen_rows: int = 0
+    # on sources the fit did not use: share within 1.5× and median max(r, 1/r)
+    holdout_within_1_5: float | None = None
+    holdout_median_error: float | None = None
 
 
 FALLBACK_CALIBRATION = ServingCalibration(
@@ -153,6 +156,8 @@ def calibration() -> ServingCalibration:
             *_range_from(doc.get("holdout_summary") or {}),
             float(fit.get("gemm_half_ridge", 0.0)),
             *_unseen_from(doc.get("holdout_summary") or {}),
+            (doc.get("holdout_summary") or {}).get("within_1_5"),
+            (doc.get("holdout_summary") or {}).get("median_error"),
         )
     except (OSError, KeyError, ValueError, TypeError):
         return FALLBACK_CALIBRATION
@@ -1081,11 +1086,16 @@ def _formula(e: ServingEstimate, s: _Setup, sh: _Shares) -> str:
 
 def _assumptions(inp: ServingInputs, s: _Setup, sh: _Shares) -> list[Assumption]:
     c = s.calib
-    fitted = c.source + (
-        f"; leave-one-out: {c.loo_within_1_5:.0%} of {c.rows} rows within 1.5×"
-        if c.loo_within_1_5 is not None
-        else ""
-    )
+    if c.holdout_within_1_5 is not None and c.holdout_median_error is not None:
+        judged = (
+            f"; on {c.range_rows} measurements from sources the fit did not use: "
+            f"{c.holdout_within_1_5:.0%} within 1.5×, median error ×{c.holdout_median_error:.2f}"
+        )
+    elif c.loo_within_1_5 is not None:
+        judged = f"; leave-one-out: {c.loo_within_1_5:.0%} of {c.rows} rows within 1.5×"
+    else:
+        judged = ""
+    fitted = c.source + judged
     out = [
         Assumption(
             "achieved share of memory bandwidth",

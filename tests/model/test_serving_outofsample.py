@@ -153,3 +153,20 @@ def test_range_text_says_why_it_is_wider_off_the_calibrated_gpus(doc):
     assert "no serving measurements of rtx-5090" in off.range_meaning
     assert "matmul efficiency" in off.range_meaning and "engine terms" in off.range_meaning
     assert off.tokens_per_second_high == pytest.approx(off.tokens_per_second / unseen["ratio_low"])
+
+
+def test_the_fitted_shares_quote_their_out_of_sample_error(doc):
+    """Issue 22: the serving model's assumptions quote its error on sources the fit did not
+    use (85% within 1.5×), not its leave-one-out error on the fitted rows (98%)."""
+    from desktopapp.model.serving import ServingInputs, calibration, estimate_serving
+
+    summary = doc["holdout_summary"]
+    cal = calibration()
+    assert cal.holdout_within_1_5 == pytest.approx(summary["within_1_5"])
+    est = estimate_serving(ServingInputs(params=7e9, accelerator="h100-sxm"))
+    shares = [a for a in est.assumptions if a.name.startswith("achieved share")]
+    assert shares
+    for a in shares:
+        assert f"{summary['within_1_5']:.0%} within 1.5×" in a.source
+        assert f"median error ×{summary['median_error']:.2f}" in a.source
+        assert "leave-one-out" not in a.source
