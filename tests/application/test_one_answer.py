@@ -255,6 +255,30 @@ def test_scenario_plan_fields_are_used(tmp_path: Path, capsys: pytest.CaptureFix
     assert over["parallel_plan"]["tp"] == 4 and over["production_factor"] == 1.0
 
 
+def test_a_factor_from_past_runs_gives_one_range_everywhere(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The factor `calibrate` prints, saved in a scenario (as the Workload tab's field saves
+    it): `estimate train`, `report` and the snapshot give the same likely range, the
+    own-organisation scatter band (not the MFU band)."""
+    runs = tmp_path / "runs.csv"
+    runs.write_text(
+        "name,params,tokens,accelerator,gpus,gpu_hours\n"
+        "base,7B,2T,h100-sxm,256,60k\nchat,13B,300B,a100-sxm-80gb,128,70k\n",
+        encoding="utf-8",
+    )
+    factor = _cli_json(capsys, ["calibrate", str(runs), "--json"])["production_factor"]
+    path = _scenario_with(tmp_path, production_factor=factor)
+    train = _cli_json(capsys, ["estimate", "train", "--scenario", str(path), "--json"])
+    report = _cli_json(capsys, ["report", str(path), "--json"])
+    snap = snapshot_json(compute_snapshot(request_from_scenario(Scenario.load(path))))
+    for key in ("gpu_hours", "gpu_hours_low", "gpu_hours_high", "production_factor"):
+        assert _rel(train["training"][key], report["training"][key]), key
+        assert _rel(snap["training"][key], report["training"][key]), key
+    assert report["training"]["production_factor"] == pytest.approx(factor)
+    assert "own organisation" in train["range_meaning"]
+
+
 def test_invalid_saved_plan_is_refused_naming_file_and_field(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
