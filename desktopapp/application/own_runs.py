@@ -118,7 +118,7 @@ def describe(fit: OwnAllowance, source: str) -> OwnRunsView:
             f"{units.format_count(r.gpu_hours)} GPU-h",
             f"{units.format_count(r.steady_gpu_hours)} GPU-h",
             f"×{r.allowance:.2f}",
-            "—"
+            units.DASH
             if r.predicted_by_others is None
             else f"{units.format_count(r.predicted_by_others)} GPU-h "
             f"({_signed_error(r.predicted_by_others / r.gpu_hours)})",
