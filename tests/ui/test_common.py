@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from PySide6.QtCore import QThread
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
@@ -568,3 +570,21 @@ def test_range_bar_end_labels_stay_apart_and_inside() -> None:
     # a wide band: each label centred on its end
     low, high = end_label_lefts(100.0, 250.0, 40.0, 40.0, 400.0, 8.0)
     assert (low, high) == (80.0, 230.0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    x_low=st.floats(0.0, 400.0),
+    span=st.floats(0.0, 400.0),
+    w_low=st.floats(1.0, 120.0),
+    w_high=st.floats(1.0, 120.0),
+)
+def test_range_bar_end_labels_never_overlap_when_there_is_room(x_low, span, w_low, w_high):
+    from desktopapp.ui.common.range_bar import end_label_lefts
+
+    width, gap = 400.0, 8.0
+    x_high = min(width, x_low + span)
+    low, high = end_label_lefts(x_low, x_high, w_low, w_high, width, gap)
+    assert low >= -1e-9 and high + w_high <= width + 1e-9  # inside
+    if w_low + gap + w_high <= width:
+        assert low + w_low + gap <= high + 1e-6  # apart
