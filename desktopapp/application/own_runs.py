@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from desktopapp.application.text import as_sentence
 from desktopapp.model import perf_training, units
 from desktopapp.model.own_runs import FIELD, OwnAllowance, fit_own_allowance, parse_past_runs
 from desktopapp.model.validation import InputError
@@ -146,7 +147,7 @@ def describe(fit: OwnAllowance, source: str) -> OwnRunsView:
             "one may stray."
         )
     if fit.note:
-        lines.append(_capitalised(fit.note))
+        lines.append(as_sentence(fit.note))
     lines.extend(shipped_lines())
     applied = float(f"{fit.usable:.3g}")
     option = f"--production-factor {units.format_plain(applied, 3)}"
@@ -158,10 +159,6 @@ def describe(fit: OwnAllowance, source: str) -> OwnRunsView:
 def _signed_error(ratio: float) -> str:
     """'+12%' or '−8%': predicted over what the run took."""
     return f"{ratio - 1.0:+.0%}".replace("-", "−")
-
-
-def _capitalised(text: str) -> str:
-    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 def shipped_lines() -> list[str]:

@@ -27,6 +27,11 @@ class CardView:
     unit: str | None = None
 
 
+def as_sentence(text: str) -> str:
+    """``text`` with a capital first letter and a closing full stop."""
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
 def formula_tooltip(
     title: str,
     formula: str = "",

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from desktopapp.application.text import CardView, formula_tooltip
+from desktopapp.application.text import CardView, as_sentence, formula_tooltip
 from desktopapp.model import perf_training, units
 from desktopapp.model.grids import distinct_sorted
 from desktopapp.model.memory import SHAPE_TERMS
@@ -118,10 +118,6 @@ def production_factor_hint() -> FieldHint:
         f"{fit.fitted_on or 'large runs'}; for a small job it is an extrapolation. Give 1 for a "
         "run as fast as a tuned benchmark, up to 3. Empty: the fitted value.",
     )
-
-
-def _capitalised(text: str) -> str:
-    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
 
 
 def run_inputs(
@@ -332,7 +328,7 @@ def _view(
         step=step,
         band=band,
         plan_text=plan_text,
-        plan_reason=_capitalised(why) if why else "",
+        plan_reason=as_sentence(why) if why else "",
         plan_tooltip=formula_tooltip(
             "Parallel plan", f"best of {run.plans_tried:,} plans that fit memory", rows
         ),
@@ -349,7 +345,7 @@ def _view(
             mfu_pct=sweep.mfu * 100.0,
             current_gpus=int(inp.gpus),
             knee_gpus=sweep.knee_gpus,
-            knee_text=_capitalised(sweep.knee_text),
+            knee_text=as_sentence(sweep.knee_text),
         ),
         warnings=tuple(run.warnings),
     )

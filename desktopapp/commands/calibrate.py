@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from desktopapp.cli_base import ParagraphHelpFormatter
 from desktopapp.commands.options import add_command, add_json_option
 from desktopapp.model.perf_training import SOFTWARE_STACKS
 
@@ -33,10 +34,8 @@ def register(subparsers: Any) -> None:
         f"took), optionally {', '.join(OPTIONAL_COLUMNS)}. Counts take suffixes (7B, 2T, "
         "160k). An example file:\n\n" + "\n".join("  " + line for line in EXAMPLE_CSV.splitlines()),
         run,
+        formatter_class=ParagraphHelpFormatter,  # the example's lines as written
     )
-    from desktopapp.cli_base import ParagraphHelpFormatter
-
-    p.formatter_class = ParagraphHelpFormatter  # the example's lines as written
     p.add_argument("file", metavar="FILE", help="CSV file of finished runs, one per row")
     p.add_argument(
         "--software-stack",

@@ -63,11 +63,14 @@ def add_command(
     summary: str,
     description: str,
     handler: Handler | None = None,
+    formatter_class: type[argparse.HelpFormatter] | None = None,
 ) -> argparse.ArgumentParser:
     """A subcommand: ``summary`` is its line in the parent's ``--help``, ``description`` heads
-    its own; ``handler(args)`` runs it and returns the exit status."""
+    its own; ``handler(args)`` runs it and returns the exit status. ``formatter_class``
+    replaces the parent's help formatter (``ParagraphHelpFormatter`` keeps indented lines)."""
+    extra = {} if formatter_class is None else {"formatter_class": formatter_class}
     parser: argparse.ArgumentParser = subparsers.add_parser(
-        name, help=summary, description=description
+        name, help=summary, description=description, **extra
     )
     if handler is not None:
         parser.set_defaults(handler=handler)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -24,7 +25,7 @@ from desktopapp.model import units
 from desktopapp.model.catalog import get_accelerator
 from desktopapp.model.perf_training import DEFAULT_STACK, RunInputs, steady_gpu_hours
 from desktopapp.model.training import PRODUCTION_FACTOR_RANGE
-from desktopapp.model.validation import InputError, error_text
+from desktopapp.model.validation import InputError, error_text, require_positive
 
 FIELD = "past_runs"  # the input every refusal names: the file of past runs
 MAX_RUNS = 500  # each run is one plan search (a few ms); more is not a team's history
@@ -63,10 +64,7 @@ class PastRun:
     source: str = ""  # the file's name
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.gpu_hours, int | float) and math.isfinite(self.gpu_hours)):
-            raise InputError("gpu_hours", f"must be a finite number, got {self.gpu_hours!r}")
-        if self.gpu_hours <= 0:
-            raise InputError("gpu_hours", f"must be above 0, got {self.gpu_hours!r}")
+        object.__setattr__(self, "gpu_hours", require_positive("gpu_hours", self.gpu_hours))
 
 
 @dataclass(frozen=True)
@@ -135,7 +133,7 @@ def fit_own_allowance(runs: Sequence[PastRun], software_stack: str = DEFAULT_STA
                 predicted_by_others=others,
             )
         )
-    errors = sorted(f.error for f in fits if f.error is not None)
+    errors = [f.error for f in fits if f.error is not None]
     low_limit, high_limit = PRODUCTION_FACTOR_RANGE
     usable = min(max(factor, low_limit), high_limit)
     note = ""
@@ -159,14 +157,9 @@ def fit_own_allowance(runs: Sequence[PastRun], software_stack: str = DEFAULT_STA
         software_stack=software_stack,
         low=min(f.allowance for f in fits),
         high=max(f.allowance for f in fits),
-        median_error=_median(errors) if errors else None,
+        median_error=statistics.median(errors) if errors else None,
         note=note,
     )
-
-
-def _median(values: Sequence[float]) -> float:
-    mid = len(values) // 2
-    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2.0
 
 
 def _on_stack(run: PastRun, software_stack: str) -> RunInputs:

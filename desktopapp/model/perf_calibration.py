@@ -277,13 +277,15 @@ def own_organisation_split(
     logs: np.ndarray,
     orgs: Sequence[str],
     fit_mask: np.ndarray,
+    other: np.ndarray,
     dates: Sequence[str] | None = None,
     cutoff: str | None = None,
 ) -> dict[str, Any]:
     """What fitting the allowance to a team's own runs buys (``desktopapp calibrate``): each
     run of an organisation with two runs or more, predicted with the allowance fitted to that
     organisation's other runs (fitted and checked alike: they are the team's history), against
-    the same runs predicted with the allowance fitted to the other organisations' fitted runs.
+    the same runs predicted with the allowance fitted to the other organisations' fitted runs
+    (``other``: :func:`_org_out_ratios` of the same runs, as ``fit_production`` has them).
     With ``dates`` and ``cutoff``, the band is also checked by time: built from the runs
     published before the cutoff, it is judged on the later ones."""
     org_arr = np.asarray(orgs)
@@ -296,7 +298,6 @@ def own_organisation_split(
             others = [j for j in mine if j != i]
             own[i] = np.exp(logs[i] - np.mean(logs[others]))
     judged = np.isfinite(own)
-    other = _org_out_ratios(logs, orgs, fit_mask)
     both = judged & np.isfinite(other)
 
     def figures(mask: np.ndarray) -> dict[str, Any]:
@@ -491,7 +492,9 @@ def fit_production(
         },
     }
     dates_all = [str(run["date"]) for run in runs]
-    splits["own_organisation"] = own_organisation_split(logs, orgs, fit_mask, dates_all, cutoff)
+    splits["own_organisation"] = own_organisation_split(
+        logs, orgs, fit_mask, org_out, dates_all, cutoff
+    )
     a_lo, a_hi = np.quantile(published[fit_mask] / steady[fit_mask], (0.10, 0.90))
     return {
         "factor": factor,
