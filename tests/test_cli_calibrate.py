@@ -47,7 +47,11 @@ def test_text_fits_and_gives_the_option_to_use(width, runs_file, capsys, monkeyp
 
 
 def test_json_carries_every_run_and_the_factor_an_estimate_takes(runs_file, capsys):
+    before = runs_file.read_bytes()
     status, out, _ = _run(capsys, "calibrate", str(runs_file), "--json")
+    assert runs_file.read_bytes() == before and sorted(
+        p.name for p in runs_file.parent.iterdir()
+    ) == [runs_file.name]  # read only: nothing written beside it
     doc = json.loads(out)
     assert status == 0
     assert [r["name"] for r in doc["runs"]] == ["Falcon-40B", "Falcon-7B", "Falcon 180B"]
@@ -100,8 +104,10 @@ def test_a_bad_file_is_one_line_naming_it(content, expected, tmp_path, capsys, m
         path.write_bytes(content)
     elif content is not None:
         path.write_text(content, encoding="utf-8")
+    before = path.read_bytes() if path.is_file() else None
     status, out, err = _run(capsys, "calibrate", str(path))
     assert status == 2 and out == ""
+    assert (path.read_bytes() if path.is_file() else None) == before  # left as it was
     assert err.startswith("desktopapp calibrate: error: Past runs: ")
     assert expected in err and "Traceback" not in err and len(err.splitlines()) == 1
 
