@@ -144,3 +144,43 @@ def test_a_file_saved_with_a_byte_order_mark_reads(tmp_path, capsys):
     path.write_bytes(b"\xef\xbb\xbf" + RUNS.encode("utf-8"))
     status, out, _ = _run(capsys, "calibrate", str(path), "--json")
     assert status == 0 and len(json.loads(out)["runs"]) == 3
+
+
+TRAIN = ("--params", "7B", "--tokens", "1T", "--accelerator", "a100-sxm-40gb", "--gpus", "256")
+
+
+@pytest.mark.parametrize("command", (("estimate", "train", *TRAIN), ("plan", "train", *TRAIN[:4])))
+def test_past_runs_refusals_name_the_option_and_the_file(command, runs_file, capsys, tmp_path):
+    both = (*command, "--past-runs", str(runs_file), "--production-factor", "1.5")
+    status, out, err = _run(capsys, *both)
+    assert status == 2 and out == ""
+    assert "--past-runs: give --past-runs or --production-factor, not both" in err
+    missing = tmp_path / "none.csv"
+    status, _, err = _run(capsys, *command, "--past-runs", str(missing))
+    assert status == 2 and f"--past-runs: {missing} does not exist" in err
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,params\nx,7B\n", encoding="utf-8")
+    status, _, err = _run(capsys, *command, "--past-runs", str(bad))
+    assert status == 2 and "bad.csv" in err and "Traceback" not in err
+
+
+def test_plan_train_uses_the_factor_of_the_past_runs_and_says_so(runs_file, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    factor = own_runs_view(runs_file).applied
+    status, out, _ = _run(capsys, "plan", "train", *TRAIN[:4], "--past-runs", str(runs_file))
+    assert status == 0
+    assert f"production factor for every option: ×{factor:g} from your 3 runs in" in " ".join(
+        out.split()
+    )
+    assert [line for line in out.splitlines() if len(line) > 80] == []
+    _, by_file, _ = _run(
+        capsys, "plan", "train", *TRAIN[:4], "--past-runs", str(runs_file), "--json"
+    )
+    _, by_number, _ = _run(
+        capsys, "plan", "train", *TRAIN[:4], "--production-factor", str(factor), "--json"
+    )
+    first, second = json.loads(by_file), json.loads(by_number)
+    assert first["workload"]["production_factor"] == factor
+    assert [o["cost_usd"] for o in first["options"][:5]] == [
+        o["cost_usd"] for o in second["options"][:5]
+    ]

@@ -22,6 +22,7 @@ from desktopapp.model.training import (
     training_sweep_utilization,
     with_catalog_price,
 )
+from desktopapp.model.validation import InputError
 
 WORKED: dict[str, Any] = {
     "params": 110e6,
@@ -422,3 +423,20 @@ def test_the_users_parallel_plan_is_saved_with_the_inputs_and_reaches_the_model(
     for bad in ({"tp": 0}, {"pp": -1}, {"micro_batch": 1.5}, {"global_batch_tokens": -4e6}):
         with pytest.raises(ValueError, match=next(iter(bad))):
             TrainingInputs(params=7e9, tokens=1e12, accelerator="h100-sxm", **bad)
+
+
+def test_a_production_factor_source_is_one_line_kept_only_with_a_factor() -> None:
+    base = {"params": 7e9, "tokens": 1e12, "accelerator": "h100-sxm", "gpus": 8}
+    noted = TrainingInputs(
+        **base, production_factor=1.4, production_factor_source="×1.4 from\n your  runs"
+    )
+    assert noted.production_factor_source == "×1.4 from your runs"
+    assert noted.to_dict()["production_factor_source"] == "×1.4 from your runs"
+    # without a factor the fitted default applies: a note about a factor would be stale
+    assert TrainingInputs(**base, production_factor_source="x").production_factor_source == ""
+    with pytest.raises(InputError) as long:
+        TrainingInputs(**base, production_factor=1.4, production_factor_source="x" * 301)
+    assert long.value.field == "production_factor_source" and "300" in str(long.value)
+    with pytest.raises(InputError) as kind:
+        TrainingInputs(**base, production_factor=1.4, production_factor_source=3)  # type: ignore[arg-type]
+    assert kind.value.field == "production_factor_source"

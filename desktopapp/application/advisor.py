@@ -89,6 +89,7 @@ class TrainWorkload:
     kv_heads: int | None = None
     global_batch_tokens: float | None = None
     production_factor: float | None = None
+    production_factor_source: str = ""  # where a given factor came from (your own runs)
     # the memory terms of the shape (MLP kind and width, vocabulary), as the Workload tab has
     ffn_hidden: int | None = None
     vocab: int | None = None
@@ -106,6 +107,7 @@ class TrainWorkload:
             peak_tflops=1.0,
             global_batch_tokens=self.global_batch_tokens,
             production_factor=self.production_factor,
+            production_factor_source=self.production_factor_source,
         )
 
     def shape(self) -> dict[str, Any]:
@@ -125,6 +127,7 @@ class TrainWorkload:
             active_params=self.active_params,
             global_batch_tokens=self.global_batch_tokens,
             production_factor=self.production_factor,
+            production_factor_source=self.production_factor_source,
         )
 
     @classmethod
@@ -139,6 +142,7 @@ class TrainWorkload:
             epochs=training.epochs,
             global_batch_tokens=training.global_batch_tokens,
             production_factor=training.production_factor,
+            production_factor_source=training.production_factor_source,
             **{k: shape.get(k) for k in SHAPE_NAMES},
         )
 
@@ -603,7 +607,12 @@ def search_training(
     ranked = adv.rank_training(options, constraints)
     note = _owning_note(ranked, owning, constraints)
     text = adv.training_recommendation(ranked, constraints, note, excluded)
-    notes = (f"fleet sizes up to {max_gpus:,} GPUs ({MAX_GPUS_SOURCE})",)
+    notes: tuple[str, ...] = (f"fleet sizes up to {max_gpus:,} GPUs ({MAX_GPUS_SOURCE})",)
+    if workload.production_factor is not None:
+        given = f"×{units.format_plain(workload.production_factor, 3)} (given)"
+        notes += (
+            f"production factor for every option: {workload.production_factor_source or given}",
+        )
     return adv.Ranking("train", ranked, tuple(excluded), text, constraints, searched, notes)
 
 

@@ -192,6 +192,7 @@ class TrainingFigures:
     cost_high_usd: float | None
     mfu: float
     warnings: tuple[str, ...] = ()
+    production_factor_source: str = ""  # fitted, given, or where the given factor came from
 
     @property
     def run(self) -> perf_training.RunEstimate | None:
@@ -270,6 +271,7 @@ def _figures(
             cost_low_usd=None,
             cost_high_usd=None,
             mfu=est.utilization,
+            production_factor_source="1: not modelled (C / (peak × utilization × devices))",
             warnings=(modelled.reason,) if modelled.reason else (),
         )
     est = headline_estimate(base, modelled)
@@ -307,6 +309,7 @@ def _figures(
         cost_high_usd=None if price is None else high * price,
         mfu=run.mfu if modelled.sets_headline else est.utilization,
         warnings=tuple(warnings),
+        production_factor_source=run.production_factor_source,
     )
 
 
@@ -696,6 +699,7 @@ def training_json(t: TrainingFigures) -> dict[str, Any]:
         "steady_seconds": t.steady_seconds,
         "steady_days": t.steady_days,
         "production_factor": t.production_factor,
+        "production_factor_source": t.production_factor_source,
         "goodput": t.goodput,
         "wall_seconds": t.wall_seconds,
         "wall_days": t.wall_days,

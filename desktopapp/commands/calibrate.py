@@ -67,3 +67,32 @@ def run(args: argparse.Namespace) -> int:
     print()
     print_labelled("use it", f"desktopapp estimate train … {view.option}")
     return 0
+
+
+def add_past_runs_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--past-runs",
+        metavar="FILE",
+        help="use the production factor fitted to your own finished runs in FILE (the CSV "
+        "of `desktopapp calibrate`, fitted on the same --software-stack); instead of "
+        "--production-factor",
+    )
+
+
+def apply_past_runs(args: argparse.Namespace) -> None:
+    """``--past-runs FILE``: the factor ``calibrate FILE`` prints becomes the run's production
+    factor, with where it came from (the assumption and the JSON name the file and its runs)."""
+    path = getattr(args, "past_runs", None)
+    if path is None:
+        return
+    from desktopapp.model.validation import InputError
+
+    if args.production_factor is not None:
+        raise InputError(
+            "past_runs", "give --past-runs or --production-factor, not both (one factor)"
+        )
+    from desktopapp.application.own_runs import own_runs_view
+
+    view = own_runs_view(path, getattr(args, "software_stack", None))
+    args.production_factor = view.applied
+    args.production_factor_source = view.field_note

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from desktopapp.cli_base import flag
+from desktopapp.commands.calibrate import add_past_runs_option, apply_past_runs
 from desktopapp.commands.options import (
     add_command,
     add_json_option,
@@ -252,6 +253,7 @@ def _register_train(sub: Any) -> None:
         "fitted to published runs' GPU-hours, shown under Assumptions; 1 = as fast as a tuned "
         "benchmark); failures and restarts are --goodput-overhead",
     )
+    add_past_runs_option(p)
     p.add_argument(
         "--busbw-gbs",
         type=quantity,
@@ -674,6 +676,8 @@ def _check_one_source(args: argparse.Namespace) -> None:
 def training_inputs_from_args(args: argparse.Namespace) -> TrainingInputs:
     _check_pricing(args)
     given = _given(args, TRAIN_OPTIONS)
+    if "production_factor" in given:  # a factor given here replaces a saved one and its note
+        given.setdefault("production_factor_source", "")
     _check_one_source(args)
     if args.scenario is not None:
         inputs = training_inputs_from_scenario(args.scenario, given)
@@ -813,6 +817,7 @@ def _emit(args: argparse.Namespace, est: Any, print_text: Callable[[Any], None])
 def _run_options(args: argparse.Namespace) -> dict[str, Any]:
     """The modelled run's options given on the line (None: not given)."""
     extra = {n: getattr(args, n, None) for n in perf_training.RUN_OPTIONS}
+    extra["production_factor_source"] = getattr(args, "production_factor_source", None)
     if getattr(args, "busbw_gbs", None) is not None:
         from desktopapp.model.validation import require_range
 
@@ -888,6 +893,7 @@ def _train_request(args: argparse.Namespace) -> tuple[Any, TrainingInputs]:
     from desktopapp.application.snapshot import WorkloadRequest
 
     _check_train_options(args)
+    apply_past_runs(args)
     inputs = training_inputs_from_args(args)
     _check_moe_train(args)
     gpus_given = args.gpus is not None or args.preset is not None or args.scenario is not None

@@ -14,6 +14,7 @@ from collections import Counter
 from typing import Any
 
 from desktopapp.application import advisor as app
+from desktopapp.commands.calibrate import add_past_runs_option, apply_past_runs
 from desktopapp.commands.options import (
     add_command,
     add_json_option,
@@ -141,6 +142,7 @@ def _register_train(sub: Any) -> None:
     p.add_argument("--mlp", choices=("swiglu", "gelu"), help="MLP kind (default swiglu)")
     p.add_argument("--global-batch-tokens", type=option_size, help="tokens per optimizer step")
     p.add_argument("--production-factor", type=_quantity, help="1-3 (default: fitted)")
+    add_past_runs_option(p)
     p.add_argument("--deadline-days", type=_quantity, help="the run must finish within, days")
     _common(p, "most the whole run may cost, USD")
 
@@ -262,6 +264,7 @@ def _shape(args: argparse.Namespace, preset: Any, names: tuple[str, ...]) -> dic
 
 
 def train_workload_from_args(args: argparse.Namespace) -> app.TrainWorkload:
+    apply_past_runs(args)
     preset = _preset(args)
     params = args.params if args.params is not None else getattr(preset, "params", None)
     tokens = args.tokens if args.tokens is not None else getattr(preset, "tokens", None)
@@ -278,6 +281,7 @@ def train_workload_from_args(args: argparse.Namespace) -> app.TrainWorkload:
         epochs=args.epochs if args.epochs is not None else 1.0,
         global_batch_tokens=args.global_batch_tokens,
         production_factor=args.production_factor,
+        production_factor_source=getattr(args, "production_factor_source", ""),
         **shape,
     )
 

@@ -63,7 +63,7 @@ from desktopapp.model.memory import (
     kept_activation_bytes,
     training_peak,
 )
-from desktopapp.model.training import optional_production_factor
+from desktopapp.model.training import optional_production_factor, production_factor_source
 from desktopapp.model.training_defaults import (
     GLOBAL_BATCH_RULE_SOURCE,
     default_global_batch_tokens,
@@ -475,6 +475,7 @@ class RunInputs:
     measured_scale_out_busbw: float | None = None
     goodput: float = DEFAULT_GOODPUT
     production_factor: float | None = None  # None: the factor fitted to published runs
+    production_factor_source: str = ""  # where a given factor came from ("" = given)
     price: float | None = None
     scale_up_domain: int | None = None  # override the catalog (e.g. 4-GPU nodes)
     epochs: float = 1.0
@@ -550,6 +551,11 @@ class RunInputs:
                 set_(self, name, require_positive(name, getattr(self, name)))
         set_(self, "goodput", require_range("goodput", self.goodput, 0.05, 1.0))
         set_(self, "production_factor", optional_production_factor(self.production_factor))
+        set_(
+            self,
+            "production_factor_source",
+            production_factor_source(self.production_factor_source, self.production_factor),
+        )
         if self.recompute is not None and not isinstance(self.recompute, bool):
             raise InputError("recompute", f"must be true or false, got {self.recompute!r}")
         for name in ("flash_attention", "tied_embeddings"):
@@ -696,6 +702,8 @@ class RunEstimate:
     warnings: tuple[str, ...]
     formula: str
     assumptions: tuple[Assumption, ...] = field(default=())
+    # where the production factor came from: fitted, given, or the note given with it
+    production_factor_source: str = ""
 
     @property
     def training_hours(self) -> float:
@@ -728,6 +736,7 @@ class RunEstimate:
             "cost_high_usd": self.cost_high_usd,
             "goodput": self.goodput,
             "production_factor": self.production_factor,
+            "production_factor_source": self.production_factor_source,
             "warnings": list(self.warnings),
             "formula": self.formula,
             "assumptions": [a.to_dict() for a in self.assumptions],
@@ -1449,6 +1458,7 @@ def estimate_run(inp: RunInputs) -> RunEstimate:
         cost_high_usd=None if inp.price is None else high * inp.price,
         goodput=inp.goodput,
         production_factor=prod,
+        production_factor_source=_production_factor_source(inp),
         utilization_override=override,
         warnings=tuple(warnings),
         formula=formula,
@@ -1644,13 +1654,23 @@ def _assumptions(
     return out
 
 
+def _production_factor_source(inp: RunInputs) -> str:
+    """Short: where the run's production factor came from (the assumption says more)."""
+    if inp.utilization is not None:
+        return "1: the utilization override stands alone"
+    if inp.production_factor is not None:
+        return inp.production_factor_source or "given"
+    fit = production_fit()
+    return f"fitted to {fit.runs} published runs' GPU-hours" if fit.runs else "not fitted"
+
+
 def _production_assumption(inp: RunInputs, prod: float) -> Assumption:
     value = f"× {prod:.3g} wall time over the modelled steady state ÷ goodput"
     name = "production factor"  # the production allowance; the CLI's --production-factor
     if inp.utilization is not None:
         return Assumption(name, value, "1: the utilization override stands alone")
     if inp.production_factor is not None:
-        return Assumption(name, value, "given")
+        return Assumption(name, value, inp.production_factor_source or "given")
     fit = production_fit()
     if not fit.runs:
         return Assumption(name, value, "not fitted (no published runs)")
@@ -1867,6 +1887,7 @@ TRAINING_PLAN_FIELDS = (
     "micro_batch",
     "global_batch_tokens",
     "production_factor",
+    "production_factor_source",
 )
 
 
@@ -1891,6 +1912,8 @@ def run_inputs_from_training(training: Any, **extra: Any) -> RunInputs | None:
         goodput = DEFAULT_GOODPUT
     # the MoE size and the user's plan saved with the training inputs (options given win)
     saved = {n: getattr(training, n, None) for n in TRAINING_PLAN_FIELDS}
+    if extra.get("production_factor") is not None and "production_factor_source" not in extra:
+        saved["production_factor_source"] = None  # the saved note named the saved factor
     fields = {k: v for k, v in {**saved, **extra}.items() if v is not None}
     return RunInputs(
         params=training.params,

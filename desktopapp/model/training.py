@@ -63,6 +63,24 @@ def optional_production_factor(value: object) -> float | None:
     return require_range("production_factor", value, *PRODUCTION_FACTOR_RANGE)
 
 
+MAX_FACTOR_SOURCE_CHARS = 300
+
+
+def production_factor_source(source: object, factor: float | None) -> str:
+    """Where a given production factor came from ("×1.23 from your 5 runs in runs.csv"): one
+    line of text, kept only while a factor is given (without one the fitted default applies
+    and its source is the fit)."""
+    if not isinstance(source, str):
+        raise InputError("production_factor_source", f"expected text, got {source!r}")
+    text = " ".join(source.split())
+    if len(text) > MAX_FACTOR_SOURCE_CHARS:
+        raise InputError(
+            "production_factor_source",
+            f"at most {MAX_FACTOR_SOURCE_CHARS} characters, got {len(text):,}",
+        )
+    return text if factor is not None else ""
+
+
 MAX_PROJECT_MARGIN = 100.0
 
 FloatArray = npt.NDArray[np.float64]
@@ -148,6 +166,8 @@ class TrainingInputs:
     global_batch_tokens: float | None = None
     # None: the factor fitted to published runs (see model.perf_training.production_fit)
     production_factor: float | None = None
+    # where a given factor came from (e.g. fitted to the team's own runs); "" = typed in
+    production_factor_source: str = ""
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -166,6 +186,11 @@ class TrainingInputs:
                 f"most the parameter count ({units.format_big_count(total)})",
             )
         set_(self, "production_factor", optional_production_factor(self.production_factor))
+        set_(
+            self,
+            "production_factor_source",
+            production_factor_source(self.production_factor_source, self.production_factor),
+        )
         set_(self, "epochs", require_positive("epochs", self.epochs))
         require_choice("method", self.method, METHODS)
         set_(self, "gpus", require_int("gpus", self.gpus, minimum=1, maximum=MAX_GPUS))
@@ -263,6 +288,7 @@ class TrainingInputs:
             "micro_batch": self.micro_batch,
             "global_batch_tokens": self.global_batch_tokens,
             "production_factor": self.production_factor,
+            "production_factor_source": self.production_factor_source,
         }
 
 

@@ -279,6 +279,57 @@ def test_a_factor_from_past_runs_gives_one_range_everywhere(
     assert "own organisation" in train["range_meaning"]
 
 
+def test_past_runs_give_the_factor_and_its_source_on_every_face(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`estimate train --past-runs F` is `--production-factor` with calibrate's factor, and
+    says where it came from; saved in a scenario (as the Workload tab saves the field's note)
+    the source travels to `estimate train`, `report` and the snapshot; a factor given on the
+    line replaces the saved one and its source."""
+    runs = tmp_path / "runs.csv"
+    runs.write_text(
+        "name,params,tokens,accelerator,gpus,gpu_hours\n"
+        "base,7B,2T,h100-sxm,256,60k\nchat,13B,300B,a100-sxm-80gb,128,70k\n",
+        encoding="utf-8",
+    )
+    cal = _cli_json(capsys, ["calibrate", str(runs), "--json"])
+    workload = ["--params", "7B", "--tokens", "1T", "--accelerator", "h100-sxm", "--gpus", "64"]
+    by_file = _cli_json(
+        capsys, ["estimate", "train", *workload, "--past-runs", str(runs), "--json"]
+    )
+    by_number = _cli_json(
+        capsys,
+        ["estimate", "train", *workload, "--production-factor", str(cal["production_factor"]),
+         "--json"],
+    )  # fmt: skip
+    for key in ("gpu_hours", "gpu_hours_low", "gpu_hours_high", "production_factor"):
+        assert _rel(by_file["training"][key], by_number["training"][key]), key
+    source = by_file["training"]["production_factor_source"]
+    assert source.startswith(f"×{cal['production_factor']:g} from your 2 runs in runs.csv")
+    assert by_number["training"]["production_factor_source"] == "given"
+    assumption = next(a for a in by_file["assumptions"] if a["name"] == "production factor")
+    assert assumption["source"] == source
+    # saved in a scenario, with its source
+    path = _scenario_with(
+        tmp_path, production_factor=cal["production_factor"], production_factor_source=source
+    )
+    train = _cli_json(capsys, ["estimate", "train", "--scenario", str(path), "--json"])
+    report = _cli_json(capsys, ["report", str(path), "--json"])
+    snap = snapshot_json(compute_snapshot(request_from_scenario(Scenario.load(path))))
+    for doc in (train, report, snap):
+        assert doc["training"]["production_factor_source"] == source
+    assert Scenario.load(path).training.production_factor_source == source  # type: ignore[union-attr]
+    over = _cli_json(
+        capsys, ["estimate", "train", "--scenario", str(path), "--production-factor", "2", "--json"]
+    )
+    assert over["training"]["production_factor"] == 2.0
+    assert over["training"]["production_factor_source"] == "given"
+    assert over["inputs"]["production_factor_source"] == ""
+    # the fitted default names its fit
+    plain = _cli_json(capsys, ["estimate", "train", *workload, "--json"])
+    assert plain["training"]["production_factor_source"].startswith("fitted to ")
+
+
 def test_invalid_saved_plan_is_refused_naming_file_and_field(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -79,6 +79,8 @@ def test_the_button_puts_the_factor_in_the_field_and_the_estimate_uses_it(
     # the field says where its value came from: the file, the runs and their spread
     note = tab.inputs.production_factor_note
     assert not note.isHidden() and "from your 2 runs in runs.csv" in note.text()
+    # the workload (and so a saved scenario and the estimate's assumptions) keeps it too
+    assert tab.state.training.production_factor_source == view.field_note
     # cancelled: the field keeps its value and its note
     monkeypatch.setattr(own_runs_dialog, "ask_production_factor", lambda parent=None: None)
     tab.inputs.past_runs_button.click()
@@ -133,3 +135,34 @@ def test_the_hidden_note_leaves_no_gap_under_the_field(qtbot: QtBot, app_state: 
 
     assert inp.production_factor_note.isHidden()
     assert abs(gap_below(inp.production_factor) - gap_below(inp.epochs)) <= 2
+
+
+def test_a_saved_factor_from_past_runs_reopens_with_its_note(
+    qtbot: QtBot, app_state: AppState, runs_file
+):
+    """Reopened from a file: the field shows the factor and where it came from, as when it was
+    taken, and the recomputed workload keeps both."""
+    tab = create_tab(app_state)
+    assert isinstance(tab, EstimateTab)
+    qtbot.addWidget(tab)
+    tab.flush()
+    view = own_runs_view(runs_file)
+    training = tab.state.training
+    assert training is not None
+    saved = dataclasses.replace(
+        training, production_factor=view.applied, production_factor_source=view.field_note
+    )
+    app_state.set_workload(training=saved)  # what opening the scenario file does
+    tab.flush()
+    note = tab.inputs.production_factor_note
+    assert not note.isHidden() and note.text() == view.field_note
+    assert tab.state.training is not None
+    assert tab.state.training.production_factor_source == view.field_note
+    # typing another factor drops the note from the workload as well as the view
+    tab.inputs.production_factor.setFocus()
+    tab.inputs.production_factor.selectAll()
+    qtbot.keyClicks(tab.inputs.production_factor, "2")
+    tab.flush()
+    assert note.isHidden()
+    assert tab.state.training.production_factor == 2.0
+    assert tab.state.training.production_factor_source == ""

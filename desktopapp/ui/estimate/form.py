@@ -178,6 +178,7 @@ class WorkloadForm:
                 {n: (s.value() or None) for n, s in self._plan_spins().items()},
                 global_batch_tokens=global_batch,
                 production_factor=production,
+                production_factor_source=inp.production_factor_source(),
             )
         else:
             forward = read_quantity(inp.forward_flops, errors)
@@ -391,8 +392,7 @@ class WorkloadForm:
         inp.tokens.set_value(training.tokens)
         inp.active_params.set_value(training.active_params)
         inp.global_batch.set_value(training.global_batch_tokens)
-        inp.production_factor.set_value(training.production_factor)
-        inp.note_production_factor()
+        inp.set_production_factor(training.production_factor, training.production_factor_source)
         with blocked(*self._plan_spins().values()):
             for name, spin in self._plan_spins().items():
                 spin.setValue(getattr(training, name) or 0)

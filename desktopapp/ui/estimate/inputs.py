@@ -343,12 +343,20 @@ class InputsPanel(InputsColumn):
 
         taken = ask_production_factor(self)
         if taken is not None:
-            value, note = taken
-            self.production_factor.set_value(value)
-            self._noted_factor = value
-            self.production_factor_note.setText(note)
-            self.note_production_factor()
+            self.set_production_factor(*taken)
             self.edited.emit()
+
+    def set_production_factor(self, value: float | None, source: str = "") -> None:
+        """Put a factor in the field with where it came from (shown under it while the field
+        holds that value; "" or no value: no note)."""
+        self.production_factor.set_value(value)
+        self._noted_factor = value if source and value is not None else None
+        self.production_factor_note.setText(source)
+        self.note_production_factor()
+
+    def production_factor_source(self) -> str:
+        """The note of the factor the field holds ("" once the value was changed)."""
+        return self.production_factor_note.text() if self._noted_factor is not None else ""
 
     def note_production_factor(self) -> None:
         """Show where the factor came from while the field still holds it (a typed value, a
