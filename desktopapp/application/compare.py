@@ -333,6 +333,9 @@ def _snapshot_rows(snap: Any) -> list[Row]:
                 "Production factor · goodput",
                 f"× {units.format_plain(fig.production_factor, 3)} · "
                 f"{units.format_percent(fig.goodput, 0)}",
+                detail=f"production factor: {fig.production_factor_source}"
+                if fig.production_factor_source
+                else "",
             )
         )
         if fig.gpu_hours_low is not None and fig.gpu_hours_high is not None:

@@ -318,6 +318,9 @@ def test_past_runs_give_the_factor_and_its_source_on_every_face(
     snap = snapshot_json(compute_snapshot(request_from_scenario(Scenario.load(path))))
     for doc in (train, report, snap):
         assert doc["training"]["production_factor_source"] == source
+    scenario = Scenario.load(path)
+    html = standalone_html([summarize(scenario, file_name=path.name)], file_name=path.name)
+    assert html_escape(f"production factor: {source}") in html  # the report and the PDF
     assert Scenario.load(path).training.production_factor_source == source  # type: ignore[union-attr]
     over = _cli_json(
         capsys, ["estimate", "train", "--scenario", str(path), "--production-factor", "2", "--json"]
