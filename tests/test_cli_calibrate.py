@@ -184,3 +184,15 @@ def test_plan_train_uses_the_factor_of_the_past_runs_and_says_so(runs_file, caps
     assert [o["cost_usd"] for o in first["options"][:5]] == [
         o["cost_usd"] for o in second["options"][:5]
     ]
+
+
+def test_a_long_file_name_still_gives_a_factor_an_estimate_takes(tmp_path, capsys):
+    """The note kept with the factor names the file; a 200-character name is shortened in
+    the middle so the note stays within what a scenario's training inputs take."""
+    path = tmp_path / ("q3-" + "x" * 190 + "-runs.csv")
+    path.write_text(RUNS, encoding="utf-8")
+    note = own_runs_view(path).field_note
+    assert "q3-xxx" in note and "x-runs.csv" in note and "…" in note
+    status, out, err = _run(capsys, "estimate", "train", *TRAIN, "--past-runs", str(path), "--json")
+    assert status == 0, err
+    assert json.loads(out)["training"]["production_factor_source"] == note

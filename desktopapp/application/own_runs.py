@@ -17,6 +17,7 @@ from desktopapp.model.own_runs import FIELD, OwnAllowance, fit_own_allowance, pa
 from desktopapp.model.validation import InputError
 
 MAX_FILE_BYTES = 2_000_000  # a team's runs fit in a few kB; a larger file is the wrong file
+NOTE_NAME_CHARS = 81  # the file name in the field's note (kept with a saved scenario)
 HEADERS = ("run", "GPUs", "took", "steady state", "allowance", "from the others")
 
 
@@ -38,9 +39,13 @@ class OwnRunsView:
         fit = self.fit
         n = len(fit.runs)
         spread = f", each ×{fit.low:.2f}-×{fit.high:.2f}" if n > 1 else ""
+        name = self.source  # a long file name is shortened in the middle (its end is the type)
+        if len(name) > NOTE_NAME_CHARS:
+            half = (NOTE_NAME_CHARS - 1) // 2
+            name = name[:half] + "…" + name[-half:]
         return (
             f"×{units.format_plain(self.applied, 3)} from your {units.plural(n, 'run')} in "
-            f"{self.source} ({fit.software_stack} stack{spread})"
+            f"{name} ({fit.software_stack} stack{spread})"
         )
 
     def to_dict(self) -> dict[str, Any]:
