@@ -895,6 +895,11 @@ def search_serving(
 # --- for the Workload tab's "What to run on" view ---------------------------------------------
 
 
+def note_lines(ranking: adv.Ranking) -> tuple[str, ...]:
+    """The ranking's notes as both faces print them ("Note: fleet sizes up to …")."""
+    return tuple(f"Note: {note}." for note in ranking.notes)
+
+
 def train_workload_of(training: TrainingInputs | None, memory: Any, preset: Any) -> TrainWorkload:
     """The search's workload from the Workload tab's inputs (the shape as the modelled run
     takes it: the tab's fields, else the preset's)."""

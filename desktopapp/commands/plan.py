@@ -459,8 +459,8 @@ def _print_ranking(ranking: adv.Ranking, rows: int, table: Any) -> None:
         counts = Counter(e.kind for e in ranking.excluded)
         listed = ", ".join(f"{n} for {kind}" for kind, n in counts.most_common())
         print_paragraph(f"Left out: {listed} (--json lists each with its reason).")
-    for note in ranking.notes:
-        print_paragraph(f"Note: {note}.")
+    for line in app.note_lines(ranking):
+        print_paragraph(line)
     width = output_width()
     if width is not None and width < 60:
         print_paragraph("(a wider terminal shows the table unwrapped)")

@@ -177,3 +177,26 @@ def test_pdf_report_has_the_ranking_and_the_plot(qtbot: QtBot, app_state: AppSta
     assert "What to run on" in text
     ranking = ranking_for_scenario(asked.scenario)
     assert ranking is not None and ranking.options[0].accelerator in text
+
+
+def test_the_notes_every_option_assumes_are_shown_as_the_cli_prints_them(
+    qtbot: QtBot, tab: EstimateTab, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ranking's notes (the fleet-size cap; a production factor from your own runs) were
+    printed by `plan train` but not shown in the dialog."""
+    from desktopapp.ui.estimate import own_runs_dialog
+
+    source = "×1.4 from your 2 runs in runs.csv (typical stack, each ×1.20-×1.60)"
+    monkeypatch.setattr(own_runs_dialog, "ask_production_factor", lambda parent=None: (1.4, source))
+    tab.inputs.past_runs_button.click()
+    tab.flush()
+    dialog = _open(qtbot, tab)
+    assert dialog.notes.isHidden()  # nothing searched yet
+    dialog.include.setText("h100-sxm")
+    ranking = _search(qtbot, dialog)
+    from desktopapp.application.advisor import note_lines
+
+    assert not dialog.notes.isHidden()
+    assert dialog.notes.text().splitlines() == list(note_lines(ranking))
+    assert f"Note: production factor for every option: {source}." in dialog.notes.text()
+    assert all(o.accelerator == "h100-sxm" for o in ranking.options)

@@ -183,6 +183,13 @@ class AdvisorDialog(QDialog):
         self.recommendation.setWordWrap(True)
         self.recommendation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.recommendation)
+        # what every option assumes (fleet-size cap, a production factor of your own, the load)
+        self.notes = QLabel("")
+        self.notes.setObjectName("Hint")
+        self.notes.setWordWrap(True)
+        self.notes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.notes.setVisible(False)
+        layout.addWidget(self.notes)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.table = QTableWidget(0, len(TRAIN_HEADERS))
@@ -349,6 +356,9 @@ class AdvisorDialog(QDialog):
     def show_ranking(self, ranking: adv.Ranking) -> None:
         self.ranking = ranking
         self.recommendation.setText(ranking.recommendation)
+        lines = app.note_lines(ranking)
+        self.notes.setText("\n".join(lines))
+        self.notes.setVisible(bool(lines))
         meeting = sum(1 for o in ranking.options if o.meets_constraints)
         self.status.setText(
             f"{len(ranking.options):,} options ({meeting:,} meet the constraints), "
