@@ -45,7 +45,7 @@ class OwnRunsView:
             name = name[:half] + "…" + name[-half:]
         return (
             f"×{units.format_plain(self.applied, 3)} from your {units.plural(n, 'run')} in "
-            f"{name} ({fit.software_stack} stack{spread})"
+            f"{name} ({fit.stack_words}{spread})"
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -53,6 +53,7 @@ class OwnRunsView:
         return {
             "source": self.source,
             "software_stack": fit.software_stack,
+            "stacks": list(fit.stacks),
             "allowance": fit.factor,
             "production_factor": self.applied,
             "allowance_low": fit.low,
@@ -72,6 +73,7 @@ class OwnRunsView:
                     "steady_gpu_hours": r.steady_gpu_hours,
                     "allowance": r.allowance,
                     "predicted_by_others": r.predicted_by_others,
+                    "software_stack": r.software_stack,
                 }
                 for r in fit.runs
             ],
@@ -120,7 +122,8 @@ def describe(fit: OwnAllowance, source: str) -> OwnRunsView:
     rows = tuple(
         (
             r.name,
-            f"{r.gpus:,} × {r.accelerator}",  # the catalog id: short, exact, what the file takes
+            f"{r.gpus:,} × {r.accelerator}"  # the catalog id: short, exact, what the file takes
+            + (f" ({r.software_stack})" if len(fit.stacks) > 1 else ""),
             f"{units.format_count(r.gpu_hours)} GPU-h",
             f"{units.format_count(r.steady_gpu_hours)} GPU-h",
             f"×{r.allowance:.2f}",
@@ -134,7 +137,7 @@ def describe(fit: OwnAllowance, source: str) -> OwnRunsView:
     spread = f" (each run ×{fit.low:.2f}-×{fit.high:.2f})" if n > 1 else ""
     headline = (
         f"Your {units.plural(n, 'run')} took ×{fit.factor:.2f} the model's steady state"
-        f"{spread} on the {fit.software_stack} stack"
+        f"{spread} on the {fit.stack_words}"
     )
     if fit.usable == fit.factor:
         headline += f": a production allowance of ×{fit.usable:.2f}."

@@ -40,7 +40,8 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--software-stack",
         choices=SOFTWARE_STACKS,
-        help="stack the runs used, as in estimate train (default typical)",
+        help="stack the runs used, as in estimate train (default typical); a row may name "
+        "its own in a software_stack column",
     )
     add_json_option(p)
 

@@ -43,6 +43,7 @@ OPTIONAL_COLUMNS = (
     "vocab",
     "global_batch_tokens",
     "moe_top_k",
+    "software_stack",  # the run's own stack (megatron, fsdp, typical); empty: the fit's
 )
 _SIZES = ("params", "tokens", "active_params", "global_batch_tokens", "gpu_hours", "days")
 _COUNTS = ("gpus", "seq_len", "layers", "hidden", "heads", "kv_heads", "vocab", "moe_top_k")
@@ -62,6 +63,7 @@ class PastRun:
     gpu_hours: float
     line: int = 0  # the CSV line it came from (0: not from a file)
     source: str = ""  # the file's name
+    stack_given: bool = False  # the row named its software stack (else the fit's applies)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "gpu_hours", require_positive("gpu_hours", self.gpu_hours))
@@ -78,6 +80,7 @@ class RunFit:
     steady_gpu_hours: float  # the model's steady state ÷ goodput for its inputs
     allowance: float  # gpu_hours / steady_gpu_hours
     predicted_by_others: float | None  # GPU-hours with the allowance of the other runs
+    software_stack: str = ""  # the stack it was modelled on
 
     @property
     def error(self) -> float | None:
@@ -100,6 +103,15 @@ class OwnAllowance:
     high: float
     median_error: float | None  # of each run predicted with the others' allowance (≥ 2 runs)
     note: str  # why ``usable`` differs from ``factor`` ('' when it does not)
+    stacks: tuple[str, ...] = ()  # the stacks the runs were modelled on (rows may name theirs)
+
+    @property
+    def stack_words(self) -> str:
+        """ "typical stack", or "fsdp and megatron stacks" when rows named their own."""
+        stacks = self.stacks or (self.software_stack,)
+        if len(stacks) == 1:
+            return f"{stacks[0]} stack"
+        return f"{', '.join(stacks[:-1])} and {stacks[-1]} stacks"
 
 
 def fit_own_allowance(runs: Sequence[PastRun], software_stack: str = DEFAULT_STACK) -> OwnAllowance:
@@ -108,8 +120,10 @@ def fit_own_allowance(runs: Sequence[PastRun], software_stack: str = DEFAULT_STA
     if not runs:
         raise InputError(FIELD, "no runs to fit: give at least one finished run")
     steady = []
+    stacks: list[str] = []
     for run in runs:
         inputs = _on_stack(run, software_stack)
+        stacks.append(inputs.software_stack)
         try:
             steady.append(steady_gpu_hours(inputs))
         except (ValueError, ArithmeticError) as exc:
@@ -131,6 +145,7 @@ def fit_own_allowance(runs: Sequence[PastRun], software_stack: str = DEFAULT_STA
                 steady_gpu_hours=s,
                 allowance=run.gpu_hours / s,
                 predicted_by_others=others,
+                software_stack=stacks[i],
             )
         )
     errors = [f.error for f in fits if f.error is not None]
@@ -159,12 +174,15 @@ def fit_own_allowance(runs: Sequence[PastRun], software_stack: str = DEFAULT_STA
         high=max(f.allowance for f in fits),
         median_error=statistics.median(errors) if errors else None,
         note=note,
+        stacks=tuple(sorted(set(stacks))),
     )
 
 
 def _on_stack(run: PastRun, software_stack: str) -> RunInputs:
+    """The run's inputs as modelled: on its own stack where its row named one."""
+    stack = run.inputs.software_stack if run.stack_given else software_stack
     try:
-        return replace(run.inputs, software_stack=software_stack, production_factor=1.0)
+        return replace(run.inputs, software_stack=stack, production_factor=1.0)
     except ValueError as exc:
         raise InputError("software_stack", error_text(exc)) from None
 
@@ -272,6 +290,8 @@ def _run(row: dict[str, str], where: str, line: int) -> PastRun:
             if column in _COUNTS and number != int(number):
                 raise InputError(FIELD, f"{where}, {column}: must be a whole number, got {cell}")
             values[column] = int(number) if column in _COUNTS else number
+        elif column in ("software_stack", "precision"):  # choices, in any case ("FSDP")
+            values[column] = cell.lower()
         else:
             values[column] = cell
     gpus = int(values["gpus"])
@@ -300,7 +320,8 @@ def _run(row: dict[str, str], where: str, line: int) -> PastRun:
         raise InputError(FIELD, f"{where}, {exc}") from None
     name = str(values.get("name") or f"line {line}")
     _check_pace(inputs, hours, where)
-    return PastRun(name=name, inputs=inputs, gpu_hours=hours, line=line)
+    given = "software_stack" in values
+    return PastRun(name=name, inputs=inputs, gpu_hours=hours, line=line, stack_given=given)
 
 
 MAX_PLAUSIBLE_MFU = 0.8  # no published run is near it (the best dense runs: about 0.6)

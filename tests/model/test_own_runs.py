@@ -78,6 +78,44 @@ def test_the_stack_changes_the_steady_state():
     assert megatron.factor != pytest.approx(typical.factor)
 
 
+def test_a_row_may_name_its_own_stack_and_the_others_take_the_fits():
+    """A team that trained some runs with Megatron and some with FSDP says so per row: each
+    run's steady state is on its own stack, rows without one take the fit's stack."""
+    text = (
+        HEADER + ",software_stack\n"
+        "a,7B,1T,h100-sxm,256,60k,megatron\n"
+        "b,13B,1T,a100-sxm-80gb,512,220k,\n"
+        "c,7B,1T,h100-sxm,256,60k,FSDP\n"
+    )
+    runs = parse_past_runs(text, "runs.csv")
+    assert [r.stack_given for r in runs] == [True, False, True]
+    fit = fit_own_allowance(runs, "typical")
+    assert [r.software_stack for r in fit.runs] == ["megatron", "typical", "fsdp"]
+    assert fit.stacks == ("fsdp", "megatron", "typical")
+    assert fit.stack_words == "fsdp, megatron and typical stacks"
+    for run, row in zip(runs, fit.runs, strict=True):
+        on_its_stack = RunInputs(
+            **{
+                **run.inputs.__dict__,
+                "software_stack": row.software_stack,
+                "production_factor": 1.0,
+            }
+        )
+        assert row.steady_gpu_hours == pytest.approx(steady_gpu_hours(on_its_stack))
+    # the fit's stack applies only to the rows that named none
+    on_megatron = fit_own_allowance(runs, "megatron")
+    assert [r.software_stack for r in on_megatron.runs] == ["megatron", "megatron", "fsdp"]
+    assert on_megatron.runs[0].steady_gpu_hours == pytest.approx(fit.runs[0].steady_gpu_hours)
+    assert fit_own_allowance(runs[1:2]).stack_words == "typical stack"
+    with pytest.raises(InputError) as info:
+        parse_past_runs(HEADER + ",software_stack\na,7B,1T,h100-sxm,256,60k,deepspeed", "r.csv")
+    assert "r.csv line 2, software_stack: must be one of" in str(info.value)
+    assert "'deepspeed'" in str(info.value)
+    (upper,) = parse_past_runs("params,tokens,accelerator,gpus,gpu_hours,precision\n"
+                               "7B,1T,h100-sxm,256,60k,BF16", "r.csv")  # fmt: skip
+    assert upper.inputs.precision == "bf16"
+
+
 def test_csv_reading_takes_suffixes_days_any_column_order_and_the_shape():
     text = (
         "# our runs\n"
