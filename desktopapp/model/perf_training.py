@@ -1403,6 +1403,12 @@ def estimate_run(inp: RunInputs) -> RunEstimate:
         )
     if not inp.has_shape:
         warnings.append("no shape given: FLOPs use 6·N·D, and the time model assumes a shape")
+    if inp.utilization is not None and inp.production_factor is not None:
+        warnings.append(
+            f"production factor ×{inp.production_factor:.3g} not applied: a utilization you give "
+            "states the whole efficiency (the flat rule), so the factor is 1; clear the "
+            "utilization to plan with the factor"
+        )
     if inp.gpus > 1 and plan.dp * plan.micro_batch * 2 > pb.seqs_per_step and plan.pp > 1:
         warnings.append(
             f"only {plan.micro_batches:.3g} micro-batches per step for PP {plan.pp}: the "

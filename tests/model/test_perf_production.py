@@ -63,6 +63,26 @@ def test_the_utilization_override_stands_alone():
     assert est.training_hours == pytest.approx(expected)
 
 
+def test_a_factor_the_utilization_override_sets_aside_is_said_not_silently_dropped(capsys):
+    """`--utilization 0.4 --production-factor 2`: the flat rule stands (factor 1), and the
+    estimate says the factor was not applied instead of answering as if it were."""
+    plain = estimate_run(RunInputs(**SEVEN_B, utilization=0.4))
+    both = estimate_run(RunInputs(**SEVEN_B, utilization=0.4, production_factor=2.0))
+    assert both.production_factor == 1.0 and both.gpu_hours == pytest.approx(plain.gpu_hours)
+    (said,) = [w for w in both.warnings if "not applied" in w]
+    assert said.startswith("production factor ×2 not applied") and "utilization" in said
+    assert not [w for w in plain.warnings if "not applied" in w]
+    factor_only = estimate_run(RunInputs(**SEVEN_B, production_factor=2.0))
+    assert not [w for w in factor_only.warnings if "not applied" in w]
+    capsys.readouterr()
+    status = run_command(
+        ["estimate", "train", "--params", "7B", "--tokens", "1T", "--accelerator", "h100-sxm",
+         "--gpus", "64", "--utilization", "0.4", "--production-factor", "2", "--json"]
+    )  # fmt: skip
+    doc = json.loads(capsys.readouterr().out)
+    assert status == 0 and any("not applied" in w for w in doc["warnings"])
+
+
 @pytest.mark.parametrize("value", [0.5, 3.5, "fast"])
 def test_factor_outside_its_range_is_refused_by_name(value):
     with pytest.raises(InputError, match="production_factor"):

@@ -1049,3 +1049,20 @@ def test_the_serving_line_is_one_sentence_in_the_tab_and_the_cli(
     if shown:
         assert run_command(["estimate", "inference", "--preset", preset]) == 0
         assert shown in capsys.readouterr().out.replace("\n", " ")
+
+
+def test_a_factor_the_slider_sets_aside_is_said_in_the_modelled_panel(
+    qtbot: QtBot, tab: EstimateTab
+) -> None:
+    """Moving the utilization slider makes the flat rule stand (factor 1); a production factor
+    in its field is then not applied, and the Modelled run panel says so."""
+    tab.apply_preset("llm-7b")
+    tab.inputs.production_factor.set_value(2.0)
+    tab.inputs.edited.emit()
+    settle(qtbot, tab)
+    message = tab.modelled.message
+    assert "not applied" not in message.text()
+    tab.inputs.utilization.slider.setValue(30)
+    settle(qtbot, tab)
+    assert not message.isHidden()
+    assert "production factor ×2 not applied" in message.text()
