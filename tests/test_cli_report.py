@@ -54,3 +54,33 @@ def test_two_different_scenarios_are_refused(tmp_path, capsys):
     other = tmp_path / "other.json"
     assert run_command(["report", str(path), "--scenario", str(other)]) == 2
     assert "give one scenario file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("training", "expected"),
+    [
+        ({}, None),  # the fitted default: the chain says it, no extra line
+        ({"production_factor": 1.5}, "Production factor: ×1.5 (given)"),
+        (
+            {
+                "production_factor": 1.5,
+                "production_factor_source": "×1.5 from your 4 runs in r.csv",
+            },
+            "Production factor: ×1.5 from your 4 runs in r.csv",
+        ),
+        ({"production_factor": 1.5, "utilization": 0.4}, None),  # set aside: a note says so
+    ],
+)
+def test_the_text_report_says_where_a_given_factor_came_from(
+    training, expected, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setenv("COLUMNS", "200")
+    path = tmp_path / "plan.json"
+    document = {"format": "desktopapp-scenario", "version": 2, "name": "plan"}
+    document["training"] = {"params": 7e9, "tokens": 1e12, "accelerator": "h100-sxm", "gpus": 8}
+    document["training"].update(training)
+    path.write_text(json.dumps(document), encoding="utf-8")
+    assert run_command(["report", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    said = [line for line in lines if line.startswith("Production factor:")]
+    assert said == ([expected] if expected else [])

@@ -19,6 +19,7 @@ from typing import Any
 
 from desktopapp.commands.options import add_command, add_json_option
 from desktopapp.commands.output import print_json, print_key_values, print_paragraph
+from desktopapp.model import units
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
@@ -165,3 +166,8 @@ def _print_text(summary: Any) -> None:
     if snap.training is not None:
         print()
         print_paragraph(f"Training: {snap.training.chain}")
+        fig = snap.training
+        if fig.inputs.production_factor is not None and fig.inputs.utilization is None:
+            given = f"×{units.format_plain(fig.production_factor, 3)} (given)"
+            source = fig.production_factor_source
+            print_paragraph(f"Production factor: {given if source == 'given' else source}")
