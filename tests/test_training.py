@@ -440,3 +440,12 @@ def test_a_production_factor_source_is_one_line_kept_only_with_a_factor() -> Non
     with pytest.raises(InputError) as kind:
         TrainingInputs(**base, production_factor=1.4, production_factor_source=3)  # type: ignore[arg-type]
     assert kind.value.field == "production_factor_source"
+
+
+def test_the_software_stack_is_one_of_the_models_and_none_is_the_default() -> None:
+    base = {"params": 7e9, "tokens": 1e12, "accelerator": "h100-sxm", "gpus": 8}
+    assert TrainingInputs(**base).software_stack is None
+    assert TrainingInputs(**base, software_stack="fsdp").to_dict()["software_stack"] == "fsdp"
+    with pytest.raises(InputError) as info:
+        TrainingInputs(**base, software_stack="deepspeed")
+    assert info.value.field == "software_stack" and "megatron" in str(info.value)

@@ -43,6 +43,7 @@ from desktopapp.model.tco import (
     onprem_cost_per_useful_hour,
 )
 from desktopapp.model.training import TrainingInputs, default_precision
+from desktopapp.model.training_defaults import DEFAULT_STACK
 from desktopapp.model.validation import InputError, error_text, require_range, require_shape
 
 DEFAULT_MAX_GPUS = 16_384
@@ -90,6 +91,7 @@ class TrainWorkload:
     global_batch_tokens: float | None = None
     production_factor: float | None = None
     production_factor_source: str = ""  # where a given factor came from (your own runs)
+    software_stack: str | None = None  # None: the default ("typical")
     # the memory terms of the shape (MLP kind and width, vocabulary), as the Workload tab has
     ffn_hidden: int | None = None
     vocab: int | None = None
@@ -108,6 +110,7 @@ class TrainWorkload:
             global_batch_tokens=self.global_batch_tokens,
             production_factor=self.production_factor,
             production_factor_source=self.production_factor_source,
+            software_stack=self.software_stack,
         )
 
     def shape(self) -> dict[str, Any]:
@@ -128,6 +131,7 @@ class TrainWorkload:
             global_batch_tokens=self.global_batch_tokens,
             production_factor=self.production_factor,
             production_factor_source=self.production_factor_source,
+            software_stack=self.software_stack,
         )
 
     @classmethod
@@ -143,6 +147,7 @@ class TrainWorkload:
             global_batch_tokens=training.global_batch_tokens,
             production_factor=training.production_factor,
             production_factor_source=training.production_factor_source,
+            software_stack=training.software_stack,
             **{k: shape.get(k) for k in SHAPE_NAMES},
         )
 
@@ -608,6 +613,8 @@ def search_training(
     note = _owning_note(ranked, owning, constraints)
     text = adv.training_recommendation(ranked, constraints, note, excluded)
     notes: tuple[str, ...] = (f"fleet sizes up to {max_gpus:,} GPUs ({MAX_GPUS_SOURCE})",)
+    if workload.software_stack not in (None, DEFAULT_STACK):
+        notes += (f"every option modelled on the {workload.software_stack} software stack",)
     if workload.production_factor is not None:
         given = f"×{units.format_plain(workload.production_factor, 3)} (given)"
         notes += (

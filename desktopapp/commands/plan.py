@@ -26,6 +26,7 @@ from desktopapp.commands.options import (
 from desktopapp.commands.output import output_width, print_json, print_paragraph
 from desktopapp.model import advisor as adv
 from desktopapp.model import units
+from desktopapp.model.training_defaults import SOFTWARE_STACKS
 from desktopapp.model.validation import InputError
 
 EXIT_OK = 0
@@ -143,6 +144,11 @@ def _register_train(sub: Any) -> None:
     p.add_argument("--global-batch-tokens", type=option_size, help="tokens per optimizer step")
     p.add_argument("--production-factor", type=_quantity, help="1-3 (default: fitted)")
     add_past_runs_option(p)
+    p.add_argument(
+        "--software-stack",
+        choices=SOFTWARE_STACKS,
+        help="training stack, as in estimate train (default typical)",
+    )
     p.add_argument("--deadline-days", type=_quantity, help="the run must finish within, days")
     _common(p, "most the whole run may cost, USD")
 
@@ -282,6 +288,7 @@ def train_workload_from_args(args: argparse.Namespace) -> app.TrainWorkload:
         global_batch_tokens=args.global_batch_tokens,
         production_factor=args.production_factor,
         production_factor_source=getattr(args, "production_factor_source", ""),
+        software_stack=args.software_stack,
         **shape,
     )
 

@@ -65,7 +65,9 @@ from desktopapp.model.memory import (
 )
 from desktopapp.model.training import optional_production_factor, production_factor_source
 from desktopapp.model.training_defaults import (
+    DEFAULT_STACK,
     GLOBAL_BATCH_RULE_SOURCE,
+    SOFTWARE_STACKS,
     default_global_batch_tokens,
 )
 from desktopapp.model.validation import (
@@ -158,8 +160,6 @@ FP8_NOTE = (
     "attention, norms, casts and the optimizer stay at bf16 speed, so MFU against the fp8 peak "
     "is low (published: MPT-3B 0.28, Llama 3 70B 0.36 of fp8 peak)"
 )
-SOFTWARE_STACKS = ("typical", "megatron", "fsdp")
-DEFAULT_STACK = "typical"
 STACK_SOURCE = (
     "software stack: 'megatron' (Megatron-LM / NeMo: fused Transformer Engine kernels, "
     "overlapped communication), 'fsdp' (eager PyTorch FSDP stacks: torchtitan, llm-foundry), "
@@ -1894,6 +1894,7 @@ TRAINING_PLAN_FIELDS = (
     "global_batch_tokens",
     "production_factor",
     "production_factor_source",
+    "software_stack",
 )
 
 

@@ -23,6 +23,7 @@ import numpy.typing as npt
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import Accelerator, cheapest_offer, get_accelerator
+from desktopapp.model.training_defaults import SOFTWARE_STACKS
 from desktopapp.model.validation import (
     InputError,
     require_choice,
@@ -168,6 +169,8 @@ class TrainingInputs:
     production_factor: float | None = None
     # where a given factor came from (e.g. fitted to the team's own runs); "" = typed in
     production_factor_source: str = ""
+    # the software stack of the modelled run (None: "typical", the stack unknown)
+    software_stack: str | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -192,6 +195,8 @@ class TrainingInputs:
             production_factor_source(self.production_factor_source, self.production_factor),
         )
         set_(self, "epochs", require_positive("epochs", self.epochs))
+        if self.software_stack is not None:
+            require_choice("software_stack", self.software_stack, SOFTWARE_STACKS)
         require_choice("method", self.method, METHODS)
         set_(self, "gpus", require_int("gpus", self.gpus, minimum=1, maximum=MAX_GPUS))
         if self.utilization is not None:
@@ -289,6 +294,7 @@ class TrainingInputs:
             "global_batch_tokens": self.global_batch_tokens,
             "production_factor": self.production_factor,
             "production_factor_source": self.production_factor_source,
+            "software_stack": self.software_stack,
         }
 
 

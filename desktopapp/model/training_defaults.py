@@ -22,6 +22,16 @@ from __future__ import annotations
 
 import math
 
+# The software stack a run uses (model.perf_training models each; here so the training inputs
+# can check it without importing the performance model).
+SOFTWARE_STACKS = ("typical", "megatron", "fsdp")
+DEFAULT_STACK = "typical"
+STACK_LABELS = {  # what the Workload tab's choice shows
+    "typical": "Typical (stack unknown)",
+    "megatron": "Megatron-LM / NeMo",
+    "fsdp": "PyTorch FSDP (eager)",
+}
+
 MIB_TOKENS = 2**20
 # (largest parameter count, tokens per step)
 SIZE_RULE: tuple[tuple[float, float], ...] = (

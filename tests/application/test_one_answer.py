@@ -561,3 +561,43 @@ def test_compare_s_scaling_curve_is_the_workload_tab_s(preset: str) -> None:
     if view.scaling.cost is not None:
         assert compared.cost_usd is not None
         assert np.allclose(compared.cost_usd, view.scaling.cost[shown], rtol=1e-12)
+
+
+def test_the_software_stack_is_one_input_on_every_face(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The stack was a CLI-only option: a scenario could not keep it and the Workload tab
+    could not set it. Saved in a scenario it now gives what `--software-stack` gives, in
+    `estimate train`, `report` and `plan train` (what to run on)."""
+    workload = ["--params", "7B", "--tokens", "1T", "--accelerator", "h100-sxm", "--gpus", "64"]
+    flags = _cli_json(
+        capsys, ["estimate", "train", *workload, "--software-stack", "megatron", "--json"]
+    )
+    typical = _cli_json(capsys, ["estimate", "train", *workload, "--json"])
+    assert flags["training"]["gpu_hours"] != pytest.approx(typical["training"]["gpu_hours"])
+    path = _scenario_with(
+        tmp_path, params=7e9, tokens=1e12, accelerator="h100-sxm", gpus=64,
+        software_stack="megatron", tp=None, pp=None, micro_batch=None, production_factor=None,
+        global_batch_tokens=None,
+    )  # fmt: skip
+    saved = Scenario.load(path).training
+    assert saved is not None and saved.software_stack == "megatron"
+    by_file = _cli_json(capsys, ["estimate", "train", "--scenario", str(path), "--json"])
+    report = _cli_json(capsys, ["report", str(path), "--json"])
+    for doc in (by_file, report):
+        assert _rel(doc["training"]["gpu_hours"], flags["training"]["gpu_hours"])
+    # the option given on the line still wins over the file
+    over = _cli_json(
+        capsys,
+        ["estimate", "train", "--scenario", str(path), "--software-stack", "typical", "--json"],
+    )
+    assert _rel(over["training"]["gpu_hours"], typical["training"]["gpu_hours"])
+    # what to run on: an H100 × 64 option is the same run
+    ranked = _cli_json(
+        capsys,
+        ["plan", "train", "--params", "7B", "--tokens", "1T", "--software-stack", "megatron",
+         "--include", "h100-sxm", "--json"],
+    )  # fmt: skip
+    assert "every option modelled on the megatron software stack" in ranked["notes"]
+    option = next(o for o in ranked["options"] if o["gpus"] == 64)
+    assert option["gpu_hours"] == pytest.approx(flags["training"]["gpu_hours"], rel=1e-9)

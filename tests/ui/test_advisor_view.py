@@ -187,7 +187,11 @@ def test_the_notes_every_option_assumes_are_shown_as_the_cli_prints_them(
     from desktopapp.ui.estimate import own_runs_dialog
 
     source = "×1.4 from your 2 runs in runs.csv (typical stack, each ×1.20-×1.60)"
-    monkeypatch.setattr(own_runs_dialog, "ask_production_factor", lambda parent=None: (1.4, source))
+    monkeypatch.setattr(
+        own_runs_dialog,
+        "ask_production_factor",
+        lambda parent=None, software_stack=None: (1.4, source),
+    )
     tab.inputs.past_runs_button.click()
     tab.flush()
     dialog = _open(qtbot, tab)

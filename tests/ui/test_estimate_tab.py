@@ -1066,3 +1066,44 @@ def test_a_factor_the_slider_sets_aside_is_said_in_the_modelled_panel(
     settle(qtbot, tab)
     assert not message.isHidden()
     assert "production factor ×2 not applied" in message.text()
+
+
+def test_the_software_stack_is_chosen_in_the_tab_and_kept(
+    qtbot: QtBot, tab: EstimateTab, app_state: AppState, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Parallel plan section's Software stack sets the modelled run's stack (the CLI's
+    --software-stack), is kept with the workload (a saved scenario), comes back when one is
+    opened, and the past-runs fit uses it for rows that name none."""
+    from desktopapp.ui.estimate import own_runs_dialog
+
+    tab.apply_preset("llm-7b")
+    settle(qtbot, tab)
+    combo = tab.inputs.software_stack
+    assert combo.currentData() == "typical"
+    training = app_state.training
+    assert training is not None and training.software_stack is None  # the default, not saved
+    typical_hours = tab.outcome.training.gpu_hours
+    index = combo.findData("megatron")
+    combo.setCurrentIndex(index)
+    combo.activated.emit(index)
+    settle(qtbot, tab)
+    training = app_state.training
+    assert training is not None and training.software_stack == "megatron"
+    assert tab.outcome.training.gpu_hours != pytest.approx(typical_hours)
+    # the past-runs fit is asked on the tab's stack
+    asked: list[object] = []
+    monkeypatch.setattr(
+        own_runs_dialog,
+        "ask_production_factor",
+        lambda parent=None, software_stack=None: asked.append(software_stack),
+    )
+    tab.inputs.past_runs_button.click()
+    assert asked == ["megatron"]
+    # another workload opened (a scenario) brings its own stack back
+    app_state.set_workload(training=dataclasses.replace(training, software_stack="fsdp"))
+    settle(qtbot, tab)
+    assert combo.currentData() == "fsdp"
+    assert app_state.training is not None and app_state.training.software_stack == "fsdp"
+    app_state.set_workload(training=dataclasses.replace(training, software_stack=None))
+    settle(qtbot, tab)
+    assert combo.currentData() == "typical"

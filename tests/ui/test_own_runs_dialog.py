@@ -70,7 +70,9 @@ def test_the_button_puts_the_factor_in_the_field_and_the_estimate_uses_it(
     view = own_runs_view(runs_file)
     applied = view.applied
     taken = (applied, view.field_note)
-    monkeypatch.setattr(own_runs_dialog, "ask_production_factor", lambda parent=None: taken)
+    monkeypatch.setattr(
+        own_runs_dialog, "ask_production_factor", lambda parent=None, software_stack=None: taken
+    )
     tab.inputs.past_runs_button.click()
     qtbot.waitUntil(lambda: not tab._timer.isActive(), timeout=3000)
     assert tab.inputs.production_factor.value() == pytest.approx(applied)
@@ -82,7 +84,9 @@ def test_the_button_puts_the_factor_in_the_field_and_the_estimate_uses_it(
     # the workload (and so a saved scenario and the estimate's assumptions) keeps it too
     assert tab.state.training.production_factor_source == view.field_note
     # cancelled: the field keeps its value and its note
-    monkeypatch.setattr(own_runs_dialog, "ask_production_factor", lambda parent=None: None)
+    monkeypatch.setattr(
+        own_runs_dialog, "ask_production_factor", lambda parent=None, software_stack=None: None
+    )
     tab.inputs.past_runs_button.click()
     assert tab.inputs.production_factor.value() == pytest.approx(applied)
     assert not note.isHidden()
@@ -92,7 +96,9 @@ def test_the_button_puts_the_factor_in_the_field_and_the_estimate_uses_it(
     qtbot.keyClicks(tab.inputs.production_factor, "2")
     assert note.isHidden()
     tab.inputs.past_runs_button.click()  # cancelled again: stays hidden
-    monkeypatch.setattr(own_runs_dialog, "ask_production_factor", lambda parent=None: taken)
+    monkeypatch.setattr(
+        own_runs_dialog, "ask_production_factor", lambda parent=None, software_stack=None: taken
+    )
     tab.inputs.past_runs_button.click()
     assert not note.isHidden()
     # a preset keeps the team's factor (it is about who runs the job), and so its note

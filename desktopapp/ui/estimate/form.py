@@ -20,6 +20,7 @@ from desktopapp.model.inference import InferenceInputs
 from desktopapp.model.memory import SHAPE_TERMS, MemoryInputs
 from desktopapp.model.presets import Preset
 from desktopapp.model.training import TrainingInputs
+from desktopapp.model.training_defaults import DEFAULT_STACK
 from desktopapp.model.validation import user_message
 from desktopapp.ui.common.marking import blocked, field_of, read_quantity, select_data
 from desktopapp.ui.common.theme import COLORS
@@ -62,6 +63,7 @@ class WorkloadForm:
             "micro_batch": inp.plan_micro_batch,
             "global_batch_tokens": inp.global_batch,
             "production_factor": inp.production_factor,
+            "software_stack": inp.software_stack,
         }
 
     def memory_widgets(self) -> Mapping[str, QWidget]:
@@ -179,6 +181,7 @@ class WorkloadForm:
                 global_batch_tokens=global_batch,
                 production_factor=production,
                 production_factor_source=inp.production_factor_source(),
+                software_stack=_stack_or_none(inp.software_stack.currentData()),
             )
         else:
             forward = read_quantity(inp.forward_flops, errors)
@@ -393,6 +396,7 @@ class WorkloadForm:
         inp.active_params.set_value(training.active_params)
         inp.global_batch.set_value(training.global_batch_tokens)
         inp.set_production_factor(training.production_factor, training.production_factor_source)
+        select_data(inp.software_stack, training.software_stack or DEFAULT_STACK)
         with blocked(*self._plan_spins().values()):
             for name, spin in self._plan_spins().items():
                 spin.setValue(getattr(training, name) or 0)
@@ -438,3 +442,8 @@ class WorkloadForm:
             f"<span style='color:{COLORS['accent_dark']}; font-weight:600'>Memory</span>"
             f"<br>{html.escape(preset.memory_range)}"
         )
+
+
+def _stack_or_none(stack: object) -> str | None:
+    """The chosen stack, None for the default (a saved scenario then follows the default)."""
+    return None if stack in (None, DEFAULT_STACK) else str(stack)

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktopapp.application.training_view import production_factor_hint
+from desktopapp.model.training_defaults import SOFTWARE_STACKS, STACK_LABELS
 from desktopapp.ui.common.accelerator_combo import AcceleratorCombo
 from desktopapp.ui.common.band_slider import BandSlider
 from desktopapp.ui.common.fields import (
@@ -300,6 +301,16 @@ class InputsPanel(InputsColumn):
             "Micro-batch", field_pair(self.plan_micro_batch, "Global batch", self.global_batch)
         )
         self.global_batch.set_value(None)  # empty is allowed: the default
+        self.software_stack = choice_combo(
+            [(stack, STACK_LABELS[stack]) for stack in SOFTWARE_STACKS],
+            "The training software the run uses: Megatron-LM / NeMo (fused Transformer "
+            "Engine kernels, overlapped communication), PyTorch FSDP (eager kernels: "
+            "torchtitan, llm-foundry), or Typical when unknown (the CLI's --software-stack). "
+            "It sets the model's non-matmul and attention efficiency (see Assumptions).",
+            chars=22,
+        )
+        self.software_stack.activated.connect(lambda _i: self.edited.emit())
+        section.add_row("Software stack", self.software_stack)
         hint = production_factor_hint()
         self.production_factor = QuantityEdit(
             "production_factor",
@@ -341,7 +352,7 @@ class InputsPanel(InputsColumn):
     def _production_factor_from_past_runs(self) -> None:
         from desktopapp.ui.estimate.own_runs_dialog import ask_production_factor
 
-        taken = ask_production_factor(self)
+        taken = ask_production_factor(self, str(self.software_stack.currentData()))
         if taken is not None:
             self.set_production_factor(*taken)
             self.edited.emit()
@@ -498,6 +509,7 @@ class InputsPanel(InputsColumn):
             "plan_micro_batch": self.plan_micro_batch,
             "global_batch_tokens": self.global_batch,
             "production_factor": self.production_factor,
+            "software_stack": self.software_stack,
             "tokens": self.tokens,
             "forward_flops": self.forward_flops,
             "samples": self.samples,

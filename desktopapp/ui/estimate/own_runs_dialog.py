@@ -37,10 +37,11 @@ FILE_FILTER = "CSV files (*.csv);;All files (*)"
 class OwnRunsDialog(QDialog):
     """One file's runs against the model; "Use ×N" accepts (``value`` is then the factor)."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, software_stack: str | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("OwnRunsDialog")
         self.setWindowTitle(TITLE)
+        self.software_stack = software_stack  # for rows that name none (None: the default)
         self.value: float | None = None
         self._view: OwnRunsView | None = None
         layout = QVBoxLayout(self)
@@ -107,7 +108,7 @@ class OwnRunsDialog(QDialog):
         """Fit the runs in ``path`` and show them; a bad file shows its message instead (the
         last good fit is cleared, so "Use" never takes a value the message contradicts)."""
         try:
-            view = own_runs_view(path)
+            view = own_runs_view(path, self.software_stack)
         except ValueError as exc:
             self._show(None, user_message(exc))
             return False
@@ -144,10 +145,13 @@ class OwnRunsDialog(QDialog):
             self.accept()
 
 
-def ask_production_factor(parent: QWidget | None = None) -> tuple[float, str] | None:
-    """The whole flow behind the button: choose a file, review the fit, take it or not.
-    Returns the factor and the note the field shows under it (None: nothing taken)."""
-    dialog = OwnRunsDialog(parent)
+def ask_production_factor(
+    parent: QWidget | None = None, software_stack: str | None = None
+) -> tuple[float, str] | None:
+    """The whole flow behind the button: choose a file, review the fit (rows that name no
+    stack on ``software_stack``, the Workload tab's), take it or not. Returns the factor and
+    the note the field shows under it (None: nothing taken)."""
+    dialog = OwnRunsDialog(parent, software_stack)
     if not dialog.choose_file():
         return None
     if dialog.exec() == QDialog.DialogCode.Accepted and dialog.view is not None:
