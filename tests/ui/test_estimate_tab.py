@@ -1107,3 +1107,49 @@ def test_the_software_stack_is_chosen_in_the_tab_and_kept(
     app_state.set_workload(training=dataclasses.replace(training, software_stack=None))
     settle(qtbot, tab)
     assert combo.currentData() == "typical"
+
+
+def test_mlp_width_and_vocabulary_are_fields_that_set_the_memory(
+    qtbot: QtBot, tab: EstimateTab, app_state: AppState
+) -> None:
+    """The MLP kind, its width and the vocabulary (issue 22's memory terms) were taken only
+    from a preset or a file: a custom model could not say it has a 128k vocabulary, whose
+    logits and fp32 loss are gigabytes, and the fit verdict missed them."""
+    tab.apply_preset("llm-7b")
+    settle(qtbot, tab)
+    inp = tab.inputs
+    assert (inp.mlp.currentData(), inp.ffn_hidden.value(), inp.vocab.value()) == (
+        "swiglu",
+        11008,
+        32000,
+    )  # the preset's, shown
+    memory = app_state.memory
+    assert memory is not None and (memory.ffn_hidden, memory.vocab) == (11008, 32000)
+    before = tab.outcome.memory.per_device_bytes
+    logits_before = tab.outcome.memory.logits_bytes
+    inp.vocab.setValue(128_256)
+    settle(qtbot, tab)
+    memory = app_state.memory
+    assert memory is not None and memory.vocab == 128_256
+    assert tab.outcome.memory.per_device_bytes > before
+    # the memory the plan was chosen by holds the vocabulary's logits and fp32 loss
+    assert tab.outcome.memory.logits_bytes > logits_before
+    # the preset's FFN width belongs to its shape: another hidden size goes back to the rule
+    inp.hidden.setValue(5120)
+    settle(qtbot, tab)
+    assert inp.ffn_hidden.value() == 0 and app_state.memory.ffn_hidden is None
+    assert app_state.memory.vocab == 128_256  # the vocabulary is not the shape's
+    # a width typed for the new shape stays when the shape is edited again
+    inp.ffn_hidden.setValue(13_824)
+    inp.layers.setValue(40)
+    settle(qtbot, tab)
+    assert app_state.memory.ffn_hidden == 13_824
+    # a scenario's terms come back with it (GELU, its width and vocabulary)
+    gelu = dataclasses.replace(app_state.memory, mlp="gelu", ffn_hidden=20_480, vocab=50_257)
+    app_state.set_workload(memory=gelu)
+    settle(qtbot, tab)
+    assert (inp.mlp.currentData(), inp.ffn_hidden.value(), inp.vocab.value()) == (
+        "gelu",
+        20_480,
+        50_257,
+    )

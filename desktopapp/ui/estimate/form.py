@@ -17,7 +17,7 @@ from desktopapp.application.workload_policy import WorkloadController
 from desktopapp.model import units
 from desktopapp.model.catalog import Accelerator, AcceleratorCatalog
 from desktopapp.model.inference import InferenceInputs
-from desktopapp.model.memory import SHAPE_TERMS, MemoryInputs
+from desktopapp.model.memory import DEFAULT_MLP, MemoryInputs
 from desktopapp.model.presets import Preset
 from desktopapp.model.training import TrainingInputs
 from desktopapp.model.training_defaults import DEFAULT_STACK
@@ -36,11 +36,13 @@ class WorkloadForm:
         self.inputs = inputs
         # decoder | encoder: set by the preset or the scenario (BERT is an encoder)
         self.architecture = "decoder"
-        # the MLP kind and width and the vocabulary of the shape a preset or a scenario set
-        # (no widgets of their own: they travel with that shape, and are dropped when the
-        # Shape fields describe another model); the formula and assumptions name them
-        self._shape_extras: dict[str, object] = {}
+        # the shape a preset or a scenario set, and the FFN width it came with: that width
+        # belongs to that model, so editing the shape to another model clears it (back to the
+        # width rule) unless it was typed since
         self._extras_shape: tuple[int, int, int] | None = None
+        self._source_ffn = 0
+        for spin in (inputs.layers, inputs.hidden, inputs.heads):
+            spin.valueChanged.connect(lambda _v: self._shape_edited())
 
     def training_widgets(self) -> Mapping[str, QWidget]:
         inp = self.inputs
@@ -76,6 +78,9 @@ class WorkloadForm:
             "hidden": inp.hidden,
             "heads": inp.heads,
             "kv_heads": inp.kv_heads,
+            "mlp": inp.mlp,
+            "ffn_hidden": inp.ffn_hidden,
+            "vocab": inp.vocab,
             "seq_len": inp.seq_len,
             "batch_size": inp.micro_batch,
             "zero_stage": inp.zero_stage,
@@ -120,20 +125,42 @@ class WorkloadForm:
         }
 
     def _remember_extras(self, source: object) -> None:
-        """Keep ``source``'s MLP kind, FFN width and vocabulary with its shape."""
-        extras = {n: getattr(source, n, None) for n in SHAPE_TERMS}
-        self._shape_extras = {k: v for k, v in extras.items() if v}
+        """Show ``source``'s MLP kind, FFN width and vocabulary (a preset's or a scenario's
+        memory inputs; None or unset: the defaults), signals blocked."""
+        inp = self.inputs
+        mlp = getattr(source, "mlp", None) or DEFAULT_MLP
+        ffn = int(getattr(source, "ffn_hidden", None) or 0)
+        vocab = int(getattr(source, "vocab", None) or 0)
+        with blocked(inp.mlp, inp.ffn_hidden, inp.vocab):
+            select_data(inp.mlp, mlp)
+            inp.ffn_hidden.setValue(ffn)
+            inp.vocab.setValue(vocab)
         layers, hidden, heads = (
-            getattr(source, n, None) or 0 for n in ("layers", "hidden", "heads")
+            int(getattr(source, n, None) or 0) for n in ("layers", "hidden", "heads")
         )
-        self._extras_shape = (int(layers), int(hidden), int(heads)) if layers else None
+        self._extras_shape = (layers, hidden, heads) if layers else None
+        self._source_ffn = ffn
 
-    def shape_extras(self) -> dict[str, object]:
-        """The MLP kind and width and the vocabulary for the shape now in the fields (empty
-        when the fields no longer hold the shape they came with)."""
+    def _shape_edited(self) -> None:
+        """The Shape fields now describe another model than the one whose FFN width the
+        field shows: the width goes back to the rule (a width typed since stays)."""
         inp = self.inputs
         now = (inp.layers.value(), inp.hidden.value(), inp.heads.value())
-        return dict(self._shape_extras) if now == self._extras_shape else {}
+        if self._source_ffn and now != self._extras_shape:
+            if inp.ffn_hidden.value() == self._source_ffn:
+                with blocked(inp.ffn_hidden):
+                    inp.ffn_hidden.setValue(0)
+            self._source_ffn = 0
+
+    def shape_extras(self) -> dict[str, object]:
+        """The MLP kind, FFN width and vocabulary in the fields (empty widths: the rules)."""
+        inp = self.inputs
+        extras: dict[str, object] = {"mlp": str(inp.mlp.currentData() or DEFAULT_MLP)}
+        if inp.ffn_hidden.value() > 0:
+            extras["ffn_hidden"] = inp.ffn_hidden.value()
+        if inp.vocab.value() > 0:
+            extras["vocab"] = inp.vocab.value()
+        return extras
 
     def _shape_spins(self) -> dict[str, QSpinBox]:
         inp = self.inputs

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktopapp.application.training_view import production_factor_hint
+from desktopapp.model.memory import DEFAULT_VOCAB
 from desktopapp.model.training_defaults import SOFTWARE_STACKS, STACK_LABELS
 from desktopapp.ui.common.accelerator_combo import AcceleratorCombo
 from desktopapp.ui.common.band_slider import BandSlider
@@ -424,6 +425,27 @@ class InputsPanel(InputsColumn):
             shape.addWidget(spin, 2 * (col // 2) + 1, col % 2)
             spin.setMinimumWidth(50)
         section.add_row("Shape", shape)
+        # the terms the activation and output memory need beyond the shape (issue 22); a
+        # preset or scenario fills them, empty widths follow the model's rules
+        self.mlp = choice_combo(
+            (("swiglu", "SwiGLU (gated)"), ("gelu", "GELU")),
+            "MLP kind: SwiGLU/GeGLU (gated, three matrices: Llama, Mistral) or GELU (two: "
+            "GPT-2, BERT); it sets the MLP's activation memory and its default width",
+            chars=12,
+        )
+        self.ffn_hidden = AutoSpinBox(
+            10_000_000,
+            "MLP (FFN) width; empty: 4·hidden for GELU, about 8·hidden/3 for SwiGLU (rounded "
+            "up to a multiple of 256, as Llama)",
+        )
+        section.add_row("MLP", field_pair(self.mlp, "FFN width", self.ffn_hidden))
+        self.vocab = AutoSpinBox(
+            10_000_000,
+            "Vocabulary size: the embedding, the logits and the fp32 loss and its gradient over "
+            f"it for every token; empty: {DEFAULT_VOCAB:,} (Llama 2). Llama 3: 128,256",
+        )
+        self.vocab.lineEdit().setPlaceholderText(f"auto ({DEFAULT_VOCAB:,})")
+        section.add_row("Vocabulary", self.vocab)
         # where the shape came from (a preset), or why it was replaced (issue 21)
         self.shape_note = hint_label()
         self.shape_note.setVisible(False)
@@ -436,7 +458,7 @@ class InputsPanel(InputsColumn):
         # flows: side by side while they fit, one under the other when narrow (issue 16)
         section.add_row("", flow_grid((self.checkpointing, self.flash_attention), (2, 1)))
 
-        for combo in (self.storage, self.optimizer, self.zero_stage):
+        for combo in (self.storage, self.optimizer, self.zero_stage, self.mlp):
             combo.activated.connect(lambda _i: self.edited.emit())
         for spin in (
             self.micro_batch,
@@ -445,6 +467,8 @@ class InputsPanel(InputsColumn):
             self.hidden,
             self.heads,
             self.kv_heads,
+            self.ffn_hidden,
+            self.vocab,
         ):
             spin.valueChanged.connect(lambda _v: self.edited.emit())
         for box in (self.checkpointing, self.flash_attention):
@@ -528,6 +552,9 @@ class InputsPanel(InputsColumn):
             "hidden": self.hidden,
             "heads": self.heads,
             "kv_heads": self.kv_heads,
+            "mlp": self.mlp,
+            "ffn_hidden": self.ffn_hidden,
+            "vocab": self.vocab,
             "checkpointing": self.checkpointing,
             "flash_attention": self.flash_attention,
             "inference_batch_size": self.inference_batch,
