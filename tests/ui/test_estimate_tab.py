@@ -1153,3 +1153,34 @@ def test_mlp_width_and_vocabulary_are_fields_that_set_the_memory(
         20_480,
         50_257,
     )
+
+
+def test_the_hidden_shape_note_leaves_no_blank_line_in_the_memory_section(
+    qtbot: QtBot, app_state: AppState
+) -> None:
+    """The shape's note had a grid row of its own; hidden, its empty caption still left a
+    blank line above the checkboxes. Rows now follow each other evenly while it is hidden,
+    and the note shows under the Shape fields when there is one."""
+    widget = create_tab(app_state)
+    assert isinstance(widget, EstimateTab)
+    qtbot.addWidget(widget)
+    widget.resize(1400, 2200)
+    widget.show()
+    qtbot.waitExposed(widget)
+    inp = widget.inputs
+
+    def top(w: QWidget) -> int:
+        return w.mapTo(inp.memory_section, w.rect().topLeft()).y()
+
+    def bottom(w: QWidget) -> int:
+        return top(w) + w.height()
+
+    inp.show_shape_note("", False)  # a custom shape: no note
+    qtbot.waitUntil(lambda: inp.shape_note.isHidden())
+    inp.memory_section.layout().activate()  # lay the rows out now, not on a later event
+    even = top(inp.zero_stage) - bottom(inp.optimizer)
+    assert abs((top(inp.checkpointing) - bottom(inp.vocab)) - even) <= 4
+    inp.show_shape_note("Shape from the preset", False)
+    qtbot.waitUntil(lambda: inp.shape_note.isVisible())
+    inp.memory_section.layout().activate()
+    assert bottom(inp.heads) <= top(inp.shape_note) < top(inp.mlp)

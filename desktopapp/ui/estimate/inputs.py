@@ -424,7 +424,15 @@ class InputsPanel(InputsColumn):
             shape.addWidget(label, 2 * (col // 2), col % 2)
             shape.addWidget(spin, 2 * (col // 2) + 1, col % 2)
             spin.setMinimumWidth(50)
-        section.add_row("Shape", shape)
+        # where the shape came from (a preset), or why it was replaced (issue 21); in the
+        # Shape's own cell: a grid row of its own left a blank line while it was hidden
+        self.shape_note = hint_label()
+        self.shape_note.setVisible(False)
+        shape_cell = QVBoxLayout()
+        shape_cell.setContentsMargins(0, 0, 0, 0)
+        shape_cell.addLayout(shape)
+        shape_cell.addWidget(self.shape_note)
+        section.add_row("Shape", shape_cell)
         # the terms the activation and output memory need beyond the shape (issue 22); a
         # preset or scenario fills them, empty widths follow the model's rules
         self.mlp = choice_combo(
@@ -446,10 +454,6 @@ class InputsPanel(InputsColumn):
         )
         self.vocab.lineEdit().setPlaceholderText(f"auto ({DEFAULT_VOCAB:,})")
         section.add_row("Vocabulary", self.vocab)
-        # where the shape came from (a preset), or why it was replaced (issue 21)
-        self.shape_note = hint_label()
-        self.shape_note.setVisible(False)
-        section.add_row("", self.shape_note)
 
         self.checkpointing = QCheckBox("Activation checkpointing")
         self.checkpointing.setToolTip("Keep only layer inputs; recompute activations in backward")
