@@ -1156,18 +1156,15 @@ def test_mlp_width_and_vocabulary_are_fields_that_set_the_memory(
 
 
 def test_the_hidden_shape_note_leaves_no_blank_line_in_the_memory_section(
-    qtbot: QtBot, app_state: AppState
+    qtbot: QtBot, tab: EstimateTab
 ) -> None:
     """The shape's note had a grid row of its own; hidden, its empty caption still left a
     blank line above the checkboxes. Rows now follow each other evenly while it is hidden,
     and the note shows under the Shape fields when there is one."""
-    widget = create_tab(app_state)
-    assert isinstance(widget, EstimateTab)
-    qtbot.addWidget(widget)
-    widget.resize(1400, 2200)
-    widget.show()
-    qtbot.waitExposed(widget)
-    inp = widget.inputs
+    tab.resize(1400, 2200)  # the whole inputs column in view
+    tab.show()
+    qtbot.waitExposed(tab)
+    inp = tab.inputs
 
     def top(w: QWidget) -> int:
         return w.mapTo(inp.memory_section, w.rect().topLeft()).y()
