@@ -103,12 +103,16 @@ class OwnAllowance:
     high: float
     median_error: float | None  # of each run predicted with the others' allowance (≥ 2 runs)
     note: str  # why ``usable`` differs from ``factor`` ('' when it does not)
-    stacks: tuple[str, ...] = ()  # the stacks the runs were modelled on (rows may name theirs)
+
+    @property
+    def stacks(self) -> tuple[str, ...]:
+        """The stacks the runs were modelled on (rows may name their own)."""
+        return tuple(sorted({r.software_stack for r in self.runs}))
 
     @property
     def stack_words(self) -> str:
         """ "typical stack", or "fsdp and megatron stacks" when rows named their own."""
-        stacks = self.stacks or (self.software_stack,)
+        stacks = self.stacks
         if len(stacks) == 1:
             return f"{stacks[0]} stack"
         return f"{', '.join(stacks[:-1])} and {stacks[-1]} stacks"
@@ -174,7 +178,6 @@ def fit_own_allowance(runs: Sequence[PastRun], software_stack: str = DEFAULT_STA
         high=max(f.allowance for f in fits),
         median_error=statistics.median(errors) if errors else None,
         note=note,
-        stacks=tuple(sorted(set(stacks))),
     )
 
 

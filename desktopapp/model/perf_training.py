@@ -1673,10 +1673,8 @@ def _production_factor_source(inp: RunInputs) -> str:
 def _production_assumption(inp: RunInputs, prod: float) -> Assumption:
     value = f"× {prod:.3g} wall time over the modelled steady state ÷ goodput"
     name = "production factor"  # the production allowance; the CLI's --production-factor
-    if inp.utilization is not None:
-        return Assumption(name, value, "1: the utilization override stands alone")
-    if inp.production_factor is not None:
-        return Assumption(name, value, inp.production_factor_source or "given")
+    if inp.utilization is not None or inp.production_factor is not None:
+        return Assumption(name, value, _production_factor_source(inp))
     fit = production_fit()
     if not fit.runs:
         return Assumption(name, value, "not fitted (no published runs)")

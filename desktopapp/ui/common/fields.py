@@ -14,11 +14,13 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QLabel,
+    QLayout,
     QPushButton,
     QSizePolicy,
     QSpinBox,
     QStyle,
     QStyleOptionComboBox,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -164,6 +166,19 @@ def with_units(field: QWidget, before: str = "", after: str = "") -> QHBoxLayout
     if after:
         row.addWidget(field_label(after))
     return row
+
+
+def with_note(field: QWidget | QLayout, note: QLabel) -> QVBoxLayout:
+    """``field`` with ``note`` under it, both in the field's own grid cell: a note in a grid
+    row of its own leaves that row's spacing as a blank line while it is hidden."""
+    cell = QVBoxLayout()
+    cell.setContentsMargins(0, 0, 0, 0)
+    if isinstance(field, QWidget):
+        cell.addWidget(field)
+    else:
+        cell.addLayout(field)
+    cell.addWidget(note)
+    return cell
 
 
 def field_pair(first: QWidget, caption: str, second: QWidget) -> QHBoxLayout:

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QRadioButton,
     QSpinBox,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -39,6 +38,7 @@ from desktopapp.ui.common.fields import (
     small_combo,
     source_row,
     spin_box,
+    with_note,
     with_units,
 )
 from desktopapp.ui.common.layouts import flow_grid
@@ -329,17 +329,10 @@ class InputsPanel(InputsColumn):
         factor_row.setContentsMargins(0, 0, 0, 0)
         factor_row.addWidget(self.production_factor, 1)
         factor_row.addWidget(self.past_runs_button)
-        # where a factor taken from past runs came from, until the field changes (in the
-        # field's own cell: a hidden row of the grid would still leave its spacing)
-        self.production_factor_note = QLabel("")
-        self.production_factor_note.setObjectName("Hint")
-        self.production_factor_note.setWordWrap(True)
+        # where a factor taken from past runs came from, until the field changes
+        self.production_factor_note = hint_label(rich=False)
         self.production_factor_note.setVisible(False)
-        factor_cell = QVBoxLayout()
-        factor_cell.setContentsMargins(0, 0, 0, 0)
-        factor_cell.addLayout(factor_row)
-        factor_cell.addWidget(self.production_factor_note)
-        section.add_row("Production factor", factor_cell)
+        section.add_row("Production factor", with_note(factor_row, self.production_factor_note))
         self._noted_factor: float | None = None
         self.production_factor.value_changed.connect(lambda _value: self.note_production_factor())
         self.production_factor.set_value(None)  # empty: the fitted default
@@ -424,15 +417,10 @@ class InputsPanel(InputsColumn):
             shape.addWidget(label, 2 * (col // 2), col % 2)
             shape.addWidget(spin, 2 * (col // 2) + 1, col % 2)
             spin.setMinimumWidth(50)
-        # where the shape came from (a preset), or why it was replaced (issue 21); in the
-        # Shape's own cell: a grid row of its own left a blank line while it was hidden
+        # where the shape came from (a preset), or why it was replaced (issue 21)
         self.shape_note = hint_label()
         self.shape_note.setVisible(False)
-        shape_cell = QVBoxLayout()
-        shape_cell.setContentsMargins(0, 0, 0, 0)
-        shape_cell.addLayout(shape)
-        shape_cell.addWidget(self.shape_note)
-        section.add_row("Shape", shape_cell)
+        section.add_row("Shape", with_note(shape, self.shape_note))
         # the terms the activation and output memory need beyond the shape (issue 22); a
         # preset or scenario fills them, empty widths follow the model's rules
         self.mlp = choice_combo(
