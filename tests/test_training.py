@@ -449,3 +449,27 @@ def test_the_software_stack_is_one_of_the_models_and_none_is_the_default() -> No
     with pytest.raises(InputError) as info:
         TrainingInputs(**base, software_stack="deepspeed")
     assert info.value.field == "software_stack" and "megatron" in str(info.value)
+
+
+def test_a_power_cap_is_watts_per_gpu_and_top_k_needs_a_mixture_of_experts() -> None:
+    base = {"params": 47e9, "tokens": 1e12, "accelerator": "h100-sxm", "gpus": 64}
+    moe = {**base, "active_params": 13e9}
+    inputs = TrainingInputs(**moe, power_cap_w=450, moe_top_k=8.0)
+    assert (inputs.power_cap_w, inputs.moe_top_k) == (450.0, 8)
+    assert isinstance(inputs.moe_top_k, int)
+    assert {k: inputs.to_dict()[k] for k in ("power_cap_w", "moe_top_k")} == {
+        "power_cap_w": 450.0,
+        "moe_top_k": 8,
+    }
+    assert TrainingInputs(**base).power_cap_w is None and TrainingInputs(**base).moe_top_k is None
+    for cap, words in ((0, "greater than 0"), (-300, "greater than 0"), (9000, "at most 5,000 W")):
+        with pytest.raises(InputError) as info:
+            TrainingInputs(**base, power_cap_w=cap)
+        assert info.value.field == "power_cap_w" and words in str(info.value), info.value
+    for top_k in (0, 2.5, 5000):
+        with pytest.raises(InputError) as info:
+            TrainingInputs(**moe, moe_top_k=top_k)
+        assert info.value.field == "moe_top_k"
+    with pytest.raises(InputError) as dense:  # a dense model routes nothing
+        TrainingInputs(**base, moe_top_k=2)
+    assert dense.value.field == "moe_top_k" and "active parameters" in str(dense.value)

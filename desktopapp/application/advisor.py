@@ -92,6 +92,8 @@ class TrainWorkload:
     production_factor: float | None = None
     production_factor_source: str = ""  # where a given factor came from (your own runs)
     software_stack: str | None = None  # None: the default ("typical")
+    power_cap_w: float | None = None  # per GPU, W (None: each accelerator's TDP)
+    moe_top_k: int | None = None  # experts per token (None: top-2)
     # the memory terms of the shape (MLP kind and width, vocabulary), as the Workload tab has
     ffn_hidden: int | None = None
     vocab: int | None = None
@@ -111,6 +113,8 @@ class TrainWorkload:
             production_factor=self.production_factor,
             production_factor_source=self.production_factor_source,
             software_stack=self.software_stack,
+            power_cap_w=self.power_cap_w,
+            moe_top_k=self.moe_top_k,
         )
 
     def shape(self) -> dict[str, Any]:
@@ -132,6 +136,8 @@ class TrainWorkload:
             production_factor=self.production_factor,
             production_factor_source=self.production_factor_source,
             software_stack=self.software_stack,
+            power_cap_w=self.power_cap_w,
+            moe_top_k=self.moe_top_k,
         )
 
     @classmethod
@@ -148,6 +154,8 @@ class TrainWorkload:
             production_factor=training.production_factor,
             production_factor_source=training.production_factor_source,
             software_stack=training.software_stack,
+            power_cap_w=training.power_cap_w,
+            moe_top_k=training.moe_top_k,
             **{k: shape.get(k) for k in SHAPE_NAMES},
         )
 
@@ -615,6 +623,11 @@ def search_training(
     notes: tuple[str, ...] = (f"fleet sizes up to {max_gpus:,} GPUs ({MAX_GPUS_SOURCE})",)
     if workload.software_stack not in (None, DEFAULT_STACK):
         notes += (f"every option modelled on the {workload.software_stack} software stack",)
+    if workload.power_cap_w is not None:
+        notes += (
+            f"every GPU capped at {workload.power_cap_w:,.0f} W (those with a higher TDP run "
+            "at a lower clock)",
+        )
     if workload.production_factor is not None:
         given = f"×{units.format_plain(workload.production_factor, 3)} (given)"
         notes += (

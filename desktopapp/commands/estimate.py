@@ -69,6 +69,7 @@ from desktopapp.model.training import (
     TrainingInputs,
     with_catalog_price,
 )
+from desktopapp.model.training_defaults import MAX_EXPERTS
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -77,11 +78,6 @@ SWEEP_BATCH_SIZES: tuple[int, ...] = tuple(2**i for i in range(11))  # 1 … 102
 
 
 # --- argparse value types --------------------------------------------------------------------
-
-
-# Most experts per MoE layer accepted (--experts, and so --moe-top-k): far above published
-# models (DeepSeek-V3: 256 routed experts, arXiv 2412.19437; Switch-C: 2,048, Fedus et al. 2021).
-MAX_EXPERTS = 4096
 
 
 # ``110M``, ``7B``, ``1.5e9`` → float; anything else is an argparse error (exit 2)
@@ -894,8 +890,8 @@ def _train_request(args: argparse.Namespace) -> tuple[Any, TrainingInputs]:
 
     _check_train_options(args)
     apply_past_runs(args)
-    inputs = training_inputs_from_args(args)
     _check_moe_train(args)
+    inputs = training_inputs_from_args(args)
     gpus_given = args.gpus is not None or args.preset is not None or args.scenario is not None
     request = WorkloadRequest(
         training=inputs,

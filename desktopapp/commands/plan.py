@@ -149,6 +149,8 @@ def _register_train(sub: Any) -> None:
         choices=SOFTWARE_STACKS,
         help="training stack, as in estimate train (default typical)",
     )
+    p.add_argument("--power-cap-w", type=_quantity, help="GPU power cap, W (default: the TDP)")
+    p.add_argument("--moe-top-k", type=_count, help="experts per token, mixture of experts (2)")
     p.add_argument("--deadline-days", type=_quantity, help="the run must finish within, days")
     _common(p, "most the whole run may cost, USD")
 
@@ -289,6 +291,8 @@ def train_workload_from_args(args: argparse.Namespace) -> app.TrainWorkload:
         production_factor=args.production_factor,
         production_factor_source=getattr(args, "production_factor_source", ""),
         software_stack=args.software_stack,
+        power_cap_w=args.power_cap_w,
+        moe_top_k=args.moe_top_k,
         **shape,
     )
 

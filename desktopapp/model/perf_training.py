@@ -67,6 +67,8 @@ from desktopapp.model.training import optional_production_factor, production_fac
 from desktopapp.model.training_defaults import (
     DEFAULT_STACK,
     GLOBAL_BATCH_RULE_SOURCE,
+    MOE_TOP_K,
+    MOE_TOP_K_SOURCE,
     SOFTWARE_STACKS,
     default_global_batch_tokens,
 )
@@ -133,8 +135,6 @@ GEMM_SIZE_SOURCE = (
 GRAD_BYTES = 2.0
 GRAD_BYTES_SOURCE = "bf16 gradient reduction (PyTorch FSDP mixed precision / Megatron bf16 grads)"
 ACT_BYTES = 2.0
-MOE_TOP_K = 2
-MOE_TOP_K_SOURCE = "top-2 routing (GShard, Lepikhin et al. 2020; Mixtral 8x7B)"
 EXPERT_PARALLEL = 8
 EP_OVERLAP = 0.0
 EP_SOURCE = (
@@ -1893,6 +1893,8 @@ TRAINING_PLAN_FIELDS = (
     "production_factor",
     "production_factor_source",
     "software_stack",
+    "power_cap_w",
+    "moe_top_k",
 )
 
 

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import Accelerator, cheapest_offer, get_accelerator
-from desktopapp.model.training_defaults import SOFTWARE_STACKS
+from desktopapp.model.training_defaults import MAX_EXPERTS, MAX_POWER_CAP_W, SOFTWARE_STACKS
 from desktopapp.model.validation import (
     InputError,
     require_choice,
@@ -171,6 +171,10 @@ class TrainingInputs:
     production_factor_source: str = ""
     # the software stack of the modelled run (None: "typical", the stack unknown)
     software_stack: str | None = None
+    # sustained board power limit per GPU, W (None: the TDP); slows the modelled run's matmuls
+    power_cap_w: float | None = None
+    # mixture of experts: experts each token is routed to (None: top-2)
+    moe_top_k: int | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -197,6 +201,25 @@ class TrainingInputs:
         set_(self, "epochs", require_positive("epochs", self.epochs))
         if self.software_stack is not None:
             require_choice("software_stack", self.software_stack, SOFTWARE_STACKS)
+        if self.power_cap_w is not None:
+            cap = require_positive("power_cap_w", self.power_cap_w)
+            if cap > MAX_POWER_CAP_W:
+                raise InputError(
+                    "power_cap_w",
+                    f"must be at most {MAX_POWER_CAP_W:,.0f} W per GPU, got {cap:,.0f} W",
+                )
+            set_(self, "power_cap_w", cap)
+        if self.moe_top_k is not None:
+            set_(
+                self,
+                "moe_top_k",
+                require_int("moe_top_k", self.moe_top_k, minimum=1, maximum=MAX_EXPERTS),
+            )
+            if self.active_params is None:
+                raise InputError(
+                    "moe_top_k",
+                    "applies to a mixture of experts: give the active parameters too",
+                )
         require_choice("method", self.method, METHODS)
         set_(self, "gpus", require_int("gpus", self.gpus, minimum=1, maximum=MAX_GPUS))
         if self.utilization is not None:
@@ -295,6 +318,8 @@ class TrainingInputs:
             "production_factor": self.production_factor,
             "production_factor_source": self.production_factor_source,
             "software_stack": self.software_stack,
+            "power_cap_w": self.power_cap_w,
+            "moe_top_k": self.moe_top_k,
         }
 
 

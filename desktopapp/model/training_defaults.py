@@ -32,6 +32,14 @@ STACK_LABELS = {  # what the Workload tab's choice shows
     "fsdp": "PyTorch FSDP (eager)",
 }
 
+# Most experts a token may be routed to (and experts per MoE layer): far above published models
+# (DeepSeek-V3: 256 routed experts, top-8, arXiv 2412.19437; Switch-C: 2,048, Fedus et al. 2021).
+MAX_EXPERTS = 4096
+MOE_TOP_K = 2  # experts per token when none is given
+MOE_TOP_K_SOURCE = "top-2 routing (GShard, Lepikhin et al. 2020; Mixtral 8x7B)"
+# Highest GPU power cap accepted, W: well above any board's (B300 and MI355X: 1,400 W).
+MAX_POWER_CAP_W = 5000.0
+
 MIB_TOKENS = 2**20
 # (largest parameter count, tokens per step)
 SIZE_RULE: tuple[tuple[float, float], ...] = (

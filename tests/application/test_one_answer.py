@@ -601,3 +601,59 @@ def test_the_software_stack_is_one_input_on_every_face(
     assert "every option modelled on the megatron software stack" in ranked["notes"]
     option = next(o for o in ranked["options"] if o["gpus"] == 64)
     assert option["gpu_hours"] == pytest.approx(flags["training"]["gpu_hours"], rel=1e-9)
+
+
+def test_power_cap_and_experts_per_token_are_one_input_on_every_face(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--power-cap-w` and `--moe-top-k` were CLI-only run options: a scenario could not keep
+    them and the Workload tab could not set them, so a capped fleet or a top-8 mixture of
+    experts got other numbers in the GUI, the saved file and the report. Saved in a scenario
+    they now give what the options give, in `estimate train`, `report` and `plan train`."""
+    workload = ["--params", "47B", "--active-params", "13B", "--tokens", "1T",
+                "--accelerator", "h100-sxm", "--gpus", "64"]  # fmt: skip
+    flags = _cli_json(
+        capsys,
+        ["estimate", "train", *workload, "--power-cap-w", "450", "--moe-top-k", "8", "--json"],
+    )
+    plain = _cli_json(capsys, ["estimate", "train", *workload, "--json"])
+    capped_only = _cli_json(
+        capsys, ["estimate", "train", *workload, "--power-cap-w", "450", "--json"]
+    )
+    # each term moves the answer (a cap below the 700 W TDP slows the matmuls; top-8 routing
+    # sends four times the all-to-all traffic of top-2)
+    assert capped_only["training"]["gpu_hours"] > plain["training"]["gpu_hours"] * 1.05
+    assert flags["training"]["gpu_hours"] > capped_only["training"]["gpu_hours"] * 1.02
+    path = _scenario_with(
+        tmp_path, params=47e9, active_params=13e9, tokens=1e12, accelerator="h100-sxm",
+        gpus=64, power_cap_w=450.0, moe_top_k=8, tp=None, pp=None, micro_batch=None,
+        production_factor=None, global_batch_tokens=None,
+    )  # fmt: skip
+    doc = json.loads(path.read_text("utf-8"))
+    doc["memory"] = None  # the example's memory section has a 7B model's shape
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    saved = Scenario.load(path).training
+    assert saved is not None and (saved.power_cap_w, saved.moe_top_k) == (450.0, 8)
+    by_file = _cli_json(capsys, ["estimate", "train", "--scenario", str(path), "--json"])
+    report = _cli_json(capsys, ["report", str(path), "--json"])
+    for doc in (by_file, report):
+        assert _rel(doc["training"]["gpu_hours"], flags["training"]["gpu_hours"])
+    assumptions = {a["name"]: a for a in by_file["assumptions"]}
+    assert "450 W" in assumptions["power cap"]["value"]
+    assert "top-8" in assumptions["mixture of experts"]["value"]
+    # options given on the line still win over the file
+    over = _cli_json(
+        capsys,
+        ["estimate", "train", "--scenario", str(path), "--power-cap-w", "700",
+         "--moe-top-k", "2", "--json"],
+    )  # fmt: skip
+    assert _rel(over["training"]["gpu_hours"], plain["training"]["gpu_hours"])
+    # what to run on: an H100 × 64 option is the same run, and the ranking says the cap
+    ranked = _cli_json(
+        capsys,
+        ["plan", "train", "--params", "47B", "--active-params", "13B", "--tokens", "1T",
+         "--power-cap-w", "450", "--moe-top-k", "8", "--include", "h100-sxm", "--json"],
+    )  # fmt: skip
+    assert any("capped at 450 W" in note for note in ranked["notes"])
+    option = next(o for o in ranked["options"] if o["gpus"] == 64)
+    assert option["gpu_hours"] == pytest.approx(flags["training"]["gpu_hours"], rel=1e-9)

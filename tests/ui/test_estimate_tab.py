@@ -1181,3 +1181,57 @@ def test_the_hidden_shape_note_leaves_no_blank_line_in_the_memory_section(
     qtbot.waitUntil(lambda: inp.shape_note.isVisible())
     inp.memory_section.layout().activate()
     assert bottom(inp.heads) <= top(inp.shape_note) < top(inp.mlp)
+
+
+def test_power_cap_and_top_k_are_fields_kept_with_the_workload(
+    qtbot: QtBot, tab: EstimateTab, app_state: AppState
+) -> None:
+    """The CLI's --power-cap-w and --moe-top-k as Workload-tab fields: each reaches the
+    workload and the estimate, a bad value is refused at its field in the user's words, top-k
+    is off for a dense model, and an opened workload brings both back."""
+    tab.apply_preset("llm-7b")
+    settle(qtbot, tab)
+    inp = tab.inputs
+    # an empty cap means the accelerator's TDP, and says so
+    assert "400" in inp.power_cap.placeholderText()  # A100 SXM 80GB: 400 W
+    assert not inp.moe_top_k.isEnabled()  # dense: nothing is routed
+    plain_hours = tab.outcome.training.gpu_hours
+    type_into(qtbot, inp.power_cap, "250")
+    settle(qtbot, tab)
+    training = app_state.training
+    assert training is not None and training.power_cap_w == 250.0
+    assert tab.outcome.training.gpu_hours > plain_hours * 1.05
+    type_into(qtbot, inp.power_cap, "9000")
+    settle(qtbot, tab)
+    marked = tab.marked_fields()
+    assert marked.get(inp.power_cap, "").startswith("Power cap (W):"), marked
+    assert "5,000 W" in marked[inp.power_cap]
+    type_into(qtbot, inp.power_cap, "")
+    settle(qtbot, tab)
+    assert tab.marked_fields() == {}
+    assert app_state.training is not None and app_state.training.power_cap_w is None
+    # a mixture of experts: top-k turns on and reaches the workload and the estimate
+    type_into(qtbot, inp.active_params, "2B")
+    settle(qtbot, tab)
+    assert inp.moe_top_k.isEnabled()
+    top2_hours = tab.outcome.training.gpu_hours
+    inp.moe_top_k.setValue(8)
+    settle(qtbot, tab)
+    training = app_state.training
+    assert training is not None and training.moe_top_k == 8
+    assert tab.outcome.training.gpu_hours != pytest.approx(top2_hours)
+    # dense again: the field goes off and top-k leaves the workload (it routes nothing)
+    type_into(qtbot, inp.active_params, "")
+    settle(qtbot, tab)
+    assert not inp.moe_top_k.isEnabled()
+    assert app_state.training is not None and app_state.training.moe_top_k is None
+    # another workload opened (a scenario) brings both back, on another accelerator
+    opened = dataclasses.replace(
+        training, accelerator="h100-sxm", power_cap_w=500.0, active_params=3e9, moe_top_k=4
+    )
+    app_state.set_workload(training=opened)
+    settle(qtbot, tab)
+    assert inp.power_cap.value() == 500.0 and "700" in inp.power_cap.placeholderText()
+    assert inp.moe_top_k.isEnabled() and inp.moe_top_k.value() == 4
+    assert app_state.training is not None
+    assert (app_state.training.power_cap_w, app_state.training.moe_top_k) == (500.0, 4)

@@ -66,6 +66,8 @@ class WorkloadForm:
             "global_batch_tokens": inp.global_batch,
             "production_factor": inp.production_factor,
             "software_stack": inp.software_stack,
+            "power_cap_w": inp.power_cap,
+            "moe_top_k": inp.moe_top_k,
         }
 
     def memory_widgets(self) -> Mapping[str, QWidget]:
@@ -200,6 +202,7 @@ class WorkloadForm:
             active = read_quantity(inp.active_params, errors)
             global_batch = read_quantity(inp.global_batch, errors)
             production = read_quantity(inp.production_factor, errors)
+            power_cap = read_quantity(inp.power_cap, errors)
             if params is None or tokens is None or epochs is None:
                 return None
             fields.update(params=params, tokens=tokens, active_params=active)
@@ -209,6 +212,9 @@ class WorkloadForm:
                 production_factor=production,
                 production_factor_source=inp.production_factor_source(),
                 software_stack=_stack_or_none(inp.software_stack.currentData()),
+                power_cap_w=power_cap,
+                # top-k only for a mixture of experts (the field is off without active params)
+                moe_top_k=(inp.moe_top_k.value() or None) if active is not None else None,
             )
         else:
             forward = read_quantity(inp.forward_flops, errors)
@@ -421,6 +427,10 @@ class WorkloadForm:
         inp.params.set_value(params)
         inp.tokens.set_value(training.tokens)
         inp.active_params.set_value(training.active_params)
+        with blocked(inp.moe_top_k):
+            inp.moe_top_k.setValue(training.moe_top_k or 0)
+        inp.enable_top_k()
+        inp.power_cap.set_value(training.power_cap_w)
         inp.global_batch.set_value(training.global_batch_tokens)
         inp.set_production_factor(training.production_factor, training.production_factor_source)
         select_data(inp.software_stack, training.software_stack or DEFAULT_STACK)

@@ -26,7 +26,12 @@ from PySide6.QtWidgets import (
 
 from desktopapp.application.training_view import production_factor_hint
 from desktopapp.model.memory import DEFAULT_VOCAB
-from desktopapp.model.training_defaults import SOFTWARE_STACKS, STACK_LABELS
+from desktopapp.model.training_defaults import (
+    MAX_EXPERTS,
+    MOE_TOP_K,
+    SOFTWARE_STACKS,
+    STACK_LABELS,
+)
 from desktopapp.ui.common.accelerator_combo import AcceleratorCombo
 from desktopapp.ui.common.band_slider import BandSlider
 from desktopapp.ui.common.fields import (
@@ -200,12 +205,24 @@ class InputsPanel(InputsColumn):
         self.active_params = QuantityEdit(
             "active_params",
             allow_empty=True,
-            placeholder="all (a dense model)",
+            placeholder="all (dense)",
             tooltip="Mixture of experts: the parameters each token uses. Compute counts them "
             "(C = 6·N_active·D); memory holds all N. Leave empty for a dense model.",
         )
-        self.active_label = section.add_row("Active params (MoE)", self.active_params)
+        self.moe_top_k = AutoSpinBox(
+            MAX_EXPERTS,
+            "Mixture of experts: the experts each token is routed to (top-k; DeepSeek-V3 8, "
+            "Mixtral 2). It sets the expert-parallel all-to-all traffic. Empty: top-2 "
+            "(the CLI's --moe-top-k).",
+        )
+        self.moe_top_k.lineEdit().setPlaceholderText(f"top-{MOE_TOP_K}")
+        self.active_label = section.add_row(
+            "Active params (MoE)", field_pair(self.active_params, "Top-k", self.moe_top_k)
+        )
         self.active_params.set_value(None)  # empty is allowed: a dense model
+        self.active_params.textChanged.connect(lambda _text: self.enable_top_k())
+        self.moe_top_k.valueChanged.connect(lambda _v: self.edited.emit())
+        self.enable_top_k()
         self.tokens = QuantityEdit("tokens", tooltip="Training tokens D per epoch")
         self.tokens_label = section.add_row("Tokens D", self.tokens)
         self.forward_flops = QuantityEdit(
@@ -242,6 +259,17 @@ class InputsPanel(InputsColumn):
             "Compute precision; only those the accelerator publishes a peak for"
         )
         section.add_row("Devices", field_pair(self.devices, "Precision", self.precision))
+        self.power_cap = QuantityEdit(
+            "power_cap_w",
+            allow_empty=True,
+            placeholder="the TDP",
+            tooltip="Sustained board power limit per GPU (nvidia-smi -pl, or a site's power "
+            "budget). Below the TDP the modelled run's matmuls slow as (cap/TDP)^(1/3); empty: "
+            "the TDP (the CLI's --power-cap-w).",
+        )
+        self.power_cap_label = section.add_row("Power cap", with_units(self.power_cap, "", "W"))
+        self.power_cap.set_value(None)  # empty: the TDP
+        self.power_cap.textEdited.connect(lambda _text: self.edited.emit())
 
         self.utilization = BandSlider(5, 80, (30, 50), "typical")
         self.utilization.setToolTip(
@@ -520,6 +548,8 @@ class InputsPanel(InputsColumn):
             "preset": self.preset_combo,
             "params": self.params,
             "active_params": self.active_params,
+            "moe_top_k": self.moe_top_k,
+            "power_cap_w": self.power_cap,
             "tp": self.tp,
             "pp": self.pp,
             "plan_micro_batch": self.plan_micro_batch,
@@ -591,9 +621,22 @@ class InputsPanel(InputsColumn):
         is_6nd = method == METHOD_6ND
         for widget in (self.tokens, self.tokens_label, self.active_params, self.active_label):
             widget.setVisible(is_6nd)
+        self.moe_top_k.setVisible(is_6nd)
+        for widget in (self.power_cap, self.power_cap_label):
+            widget.setVisible(is_6nd)  # the modelled run's clock: it needs C = 6·N·D
         self.plan_section.setVisible(is_6nd)  # the modelled run needs C = 6·N·D
         for widget in (self.forward_flops, self.forward_label, self.samples, self.samples_label):
             widget.setVisible(not is_6nd)
+
+    def enable_top_k(self) -> None:
+        """Top-k applies to a mixture of experts: only with active parameters given."""
+        self.moe_top_k.setEnabled(self.active_params.text().strip() != "")
+
+    def show_tdp(self, tdp_w: float | None) -> None:
+        """The power cap's placeholder: the accelerator's TDP, the cap an empty field means."""
+        self.power_cap.setPlaceholderText(
+            f"the TDP ({tdp_w:,.0f})" if tdp_w else "the TDP (not in the catalog)"
+        )
 
     def _on_method_toggled(self, _checked: bool) -> None:
         method = self.method()

@@ -211,9 +211,11 @@ class EstimateTab(RecomputingTab):
         return self.state.custom_accelerator
 
     def _refresh_precisions(self, wanted: str | None = None) -> None:
+        """The precisions the accelerator offers (and the TDP an empty power cap means)."""
         inp = self.inputs
         current = wanted or str(inp.precision.currentData() or "bf16")
         acc = self._current_accelerator()
+        inp.show_tdp(None if acc is None else acc.tdp_w)
         items, preferred = policy.precision_items(acc, self._custom_selected(), current)
         inp.set_combo_items(inp.precision, items, preferred)
         inference_current = str(inp.inference_precision.currentData() or "bf16")
