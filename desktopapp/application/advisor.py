@@ -33,6 +33,7 @@ from desktopapp.model.catalog import (
     cloud_offers,
     offers_for,
 )
+from desktopapp.model.inference import InferenceInputs
 from desktopapp.model.interconnect import interconnect_for
 from desktopapp.model.memory import SHAPE_TERMS
 from desktopapp.model.planning import default_onprem, default_spot_overhead
@@ -181,6 +182,10 @@ class ServeWorkload:
     tpot_slo_s: float | None = None
     peak_to_mean: float = DEFAULT_PEAK_TO_MEAN
     headroom: float = DEFAULT_HEADROOM
+    # mixture of experts routing and the KV-cache format (None: the serving model's defaults)
+    experts: int | None = None
+    moe_top_k: int | None = None
+    kv_precision: str | None = None
 
     def __post_init__(self) -> None:
         from desktopapp.model.serving import WEIGHT_PRECISIONS, ServingInputs
@@ -200,6 +205,15 @@ class ServeWorkload:
                     "precision", f"must be among {', '.join(WEIGHT_PRECISIONS)}, got {p!r}"
                 )
         require_shape(self.layers, self.hidden, self.heads, self.kv_heads)  # the KV cache's
+        InferenceInputs(  # the workload's checks (routing only for a mixture of experts)
+            params=self.params,
+            peak_tflops=1.0,
+            bandwidth_gbs=1.0,
+            active_params=self.active_params,
+            experts=self.experts,
+            moe_top_k=self.moe_top_k,
+            kv_precision=self.kv_precision,
+        )
         ServingInputs(  # the serving model's own checks, on a stand-in device
             params=self.params,
             peak_tflops=1.0,
@@ -716,7 +730,6 @@ def serving_inputs(
     replicas: int = 1,
 ) -> Any:
     """The serving model's inputs, built as ``estimate inference`` builds them."""
-    from desktopapp.model.inference import InferenceInputs
     from desktopapp.model.serving import from_inference
 
     base = InferenceInputs(
@@ -731,10 +744,12 @@ def serving_inputs(
         kv_heads=workload.kv_heads,
         gpus=gpus,
         price=price,
+        active_params=workload.active_params,
+        experts=workload.experts,
+        moe_top_k=workload.moe_top_k,
+        kv_precision=workload.kv_precision,
     )
     extra: dict[str, Any] = {"pp": pp, "replicas": replicas}
-    if workload.active_params is not None:
-        extra["active_params"] = workload.active_params
     if workload.ttft_slo_s is not None:
         extra["ttft_slo_s"] = workload.ttft_slo_s
     if workload.tpot_slo_s is not None:
@@ -903,12 +918,14 @@ def search_serving(
     ranked = adv.rank_serving(options, constraints)
     note = _owning_note(ranked, owning, constraints)
     text = adv.serving_recommendation(ranked, constraints, note, excluded)
-    notes = (
+    notes: tuple[str, ...] = (
         f"load: {workload.requests_per_s:g} requests/s × peak-to-mean {workload.peak_to_mean:g} "
         f"× {workload.output_tokens} output tokens, + {workload.headroom:.0%} headroom "
         f"({HEADROOM_SOURCE})",
         replica_range_note(),
     )
+    if workload.kv_precision is not None:
+        notes += (f"every option keeps its KV cache in {workload.kv_precision}",)
     return adv.Ranking("serve", ranked, tuple(excluded), text, constraints, searched, notes)
 
 
@@ -957,6 +974,9 @@ def serve_workload_of(
         ttft_slo_s=inference.ttft_target_s,
         tpot_slo_s=inference.tpot_target_s,
         headroom=DEFAULT_HEADROOM if headroom is None else headroom,
+        experts=inference.experts,
+        moe_top_k=inference.moe_top_k,
+        kv_precision=inference.kv_precision,
     )
 
 

@@ -771,6 +771,11 @@ INFERENCE_OPTIONS = (
     "bandwidth_efficiency",
     "price",
     "architecture",
+    # the model's routing and the KV format: saved with a scenario's inference inputs too
+    "active_params",
+    "experts",
+    "moe_top_k",
+    "kv_precision",
 )
 
 

@@ -26,6 +26,7 @@ from desktopapp.commands.options import (
 from desktopapp.commands.output import output_width, print_json, print_paragraph
 from desktopapp.model import advisor as adv
 from desktopapp.model import units
+from desktopapp.model.memory import KV_PRECISIONS
 from desktopapp.model.training_defaults import SOFTWARE_STACKS
 from desktopapp.model.validation import InputError
 
@@ -177,6 +178,13 @@ def _register_serve(sub: Any) -> None:
         default=[],
         help="weight precisions to try, e.g. bf16,fp8 (default bf16)",
     )
+    p.add_argument("--experts", type=_count, help="experts per MoE layer (default 8)")
+    p.add_argument("--moe-top-k", type=_count, help="experts per token (default 2)")
+    p.add_argument(
+        "--kv-precision",
+        choices=KV_PRECISIONS,
+        help="KV-cache number format (default 16 bit; fp8 halves it)",
+    )
     p.add_argument(
         "--peak-to-mean",
         type=_quantity,
@@ -318,7 +326,8 @@ def serve_workload_from_args(args: argparse.Namespace) -> app.ServeWorkload:
         )
     shape = _shape(args, preset, ("layers", "hidden", "heads", "kv_heads"))
     extra: dict[str, Any] = {}
-    for name in ("prompt_tokens", "output_tokens", "peak_to_mean", "headroom"):
+    names = ("prompt_tokens", "output_tokens", "peak_to_mean", "headroom", "experts")
+    for name in (*names, "moe_top_k", "kv_precision"):
         if getattr(args, name) is not None:
             extra[name] = getattr(args, name)
     precisions = _split(args.precision)

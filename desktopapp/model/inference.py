@@ -23,8 +23,14 @@ import numpy.typing as npt
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import BYTES_PER_VALUE, Accelerator, get_accelerator
-from desktopapp.model.memory import DEFAULT_OVERHEAD_GIB, kv_bytes_per_value, kv_cache_bytes
+from desktopapp.model.memory import (
+    DEFAULT_OVERHEAD_GIB,
+    KV_PRECISIONS,
+    kv_bytes_per_value,
+    kv_cache_bytes,
+)
 from desktopapp.model.training import DEFAULT_UTILIZATION, catalog_price
+from desktopapp.model.training_defaults import DEFAULT_MOE_EXPERTS, MAX_EXPERTS
 from desktopapp.model.validation import (
     InputError,
     require_choice,
@@ -104,6 +110,12 @@ class InferenceInputs:
     # "encoder": one forward pass of 2·N FLOPs per token over prompt_tokens (the sequence
     # length) per request; no decoding, so no time to first token or per output token
     architecture: str = "decoder"
+    # Mixture of experts (with active_params): experts per layer and experts each token is
+    # routed to (None: the serving model's defaults, 8 and top-2)
+    experts: int | None = None
+    moe_top_k: int | None = None
+    # KV-cache number format (None: 16 bit, fp32 with fp32 weights); fp8 halves the cache
+    kv_precision: str | None = None
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -143,6 +155,9 @@ class InferenceInputs:
                 f"most the parameter count ({units.format_big_count(self.params)})",
             )
         self._check_shape()
+        self._check_moe()
+        if self.kv_precision is not None:
+            require_choice("kv_precision", self.kv_precision, KV_PRECISIONS)
         if self.accelerator is not None and not isinstance(self.accelerator, str):
             raise ValueError(f"accelerator: expected a catalog id, got {self.accelerator!r}")
         acc = None if self.accelerator is None else get_accelerator(self.accelerator)
@@ -167,6 +182,28 @@ class InferenceInputs:
 
     def _check_shape(self) -> None:
         require_shape(self.layers, self.hidden, self.heads, self.kv_heads)  # the KV cache's
+
+    def _check_moe(self) -> None:
+        """Experts and top-k: whole numbers up to MAX_EXPERTS, top-k ≤ experts, and only for
+        a mixture of experts (a dense model routes nothing)."""
+        set_ = object.__setattr__
+        for name in ("experts", "moe_top_k"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            set_(self, name, require_int(name, value, minimum=1, maximum=MAX_EXPERTS))
+            if self.active_params is None:
+                raise InputError(
+                    name, "applies to a mixture of experts: give the active parameters too"
+                )
+        top_k = self.moe_top_k
+        if top_k is not None and top_k > (self.experts or DEFAULT_MOE_EXPERTS):
+            which = (
+                f"the number of experts ({self.experts})"
+                if self.experts is not None
+                else f"the experts per layer ({DEFAULT_MOE_EXPERTS} when not given): give them"
+            )
+            raise InputError("moe_top_k", f"must be at most {which}")
 
     @property
     def is_language_model(self) -> bool:
@@ -213,6 +250,9 @@ class InferenceInputs:
             "bandwidth_efficiency": self.bandwidth_efficiency,
             "price": self.price,
             "price_source": self.price_source,
+            "experts": self.experts,
+            "moe_top_k": self.moe_top_k,
+            "kv_precision": self.kv_precision,
         }
 
 
@@ -291,7 +331,7 @@ def kv_bytes_per_token(inputs: InferenceInputs) -> float:
         inputs.hidden / inputs.heads,
         1,
         1,
-        kv_bytes_per_value(inputs.precision),
+        kv_bytes_per_value(inputs.precision, inputs.kv_precision),
     )
 
 

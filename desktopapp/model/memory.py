@@ -148,8 +148,16 @@ def kv_cache_bytes(
     return 2.0 * layers * kv_heads * head_dim * seq_len * batch_size * bytes_per_value
 
 
-def kv_bytes_per_value(precision: str) -> float:
-    """KV cache width: fp32 stays fp32, everything else is cached in 16 bit."""
+# number formats of a KV cache (fp8: vLLM's --kv-cache-dtype fp8, TensorRT-LLM's FP8 KV cache)
+KV_PRECISIONS = ("fp32", "bf16", "fp16", "fp8")
+KV_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0}
+
+
+def kv_bytes_per_value(precision: str, kv_precision: str | None = None) -> float:
+    """KV cache width: ``kv_precision`` when given, else fp32 stays fp32 and everything else
+    is cached in 16 bit."""
+    if kv_precision is not None:
+        return KV_BYTES[kv_precision]
     return 4.0 if precision == "fp32" else 2.0
 
 

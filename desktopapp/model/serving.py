@@ -44,7 +44,8 @@ from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import BYTES_PER_VALUE, Accelerator, get_accelerator
 from desktopapp.model.interconnect import collective_seconds, interconnect_for
-from desktopapp.model.memory import DEFAULT_OVERHEAD_GIB
+from desktopapp.model.memory import DEFAULT_OVERHEAD_GIB, KV_PRECISIONS
+from desktopapp.model.training_defaults import DEFAULT_MOE_EXPERTS, MOE_TOP_K
 from desktopapp.model.validation import (
     InputError,
     require_choice,
@@ -59,7 +60,6 @@ FloatArray = npt.NDArray[np.float64]
 
 BATCHING_MODES = ("continuous", "static")
 WEIGHT_PRECISIONS = ("fp32", "bf16", "fp16", "fp8", "int8", "int4")
-KV_PRECISIONS = ("fp32", "bf16", "fp16", "fp8")
 PAGE_TOKENS = 16
 PAGE_SOURCE = "vLLM PagedAttention default block size of 16 tokens (Kwon et al., SOSP 2023)"
 MEMORY_FRACTION = 0.90
@@ -92,8 +92,7 @@ FUSED_QUANT_SOURCE = (
 CALIBRATION_GPUS = ("h100-sxm", "h200-sxm", "a100-sxm-80gb")
 # A PCIe-only server (L40S, RTX, A10G boxes) holds up to 8 GPUs that reach each other over PCIe.
 PCIE_SERVER_GPUS = 8
-DEFAULT_MOE_EXPERTS = 8
-DEFAULT_MOE_TOP_K = 2
+DEFAULT_MOE_TOP_K = MOE_TOP_K
 MOE_SOURCE = "Mixtral 8x7B (Jiang et al. 2024): 8 experts, 2 per token"
 MAX_TOKENS = 10_000_000
 MAX_DEVICES = 1_000_000
@@ -1246,6 +1245,11 @@ def from_inference(inference: Any, **extra: Any) -> ServingInputs:
             "ttft_slo_s": inference.ttft_target_s,
             "active_params": inference.active_params,
             "tpot_slo_s": inference.tpot_target_s,
+            **{  # the model's routing and the KV format saved with the workload
+                name: getattr(inference, name, None)
+                for name in ("experts", "moe_top_k", "kv_precision")
+                if getattr(inference, name, None) is not None
+            },
             **extra,
         },
     )

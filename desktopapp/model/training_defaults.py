@@ -36,6 +36,7 @@ STACK_LABELS = {  # what the Workload tab's choice shows
 # (DeepSeek-V3: 256 routed experts, top-8, arXiv 2412.19437; Switch-C: 2,048, Fedus et al. 2021).
 MAX_EXPERTS = 4096
 MOE_TOP_K = 2  # experts per token when none is given
+DEFAULT_MOE_EXPERTS = 8  # experts per layer when none is given (serving; Mixtral 8x7B)
 MOE_TOP_K_SOURCE = "top-2 routing (GShard, Lepikhin et al. 2020; Mixtral 8x7B)"
 # Highest GPU power cap accepted, W: well above any board's (B300 and MI355X: 1,400 W).
 MAX_POWER_CAP_W = 5000.0

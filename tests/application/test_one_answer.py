@@ -27,6 +27,7 @@ from desktopapp.application.snapshot import (
 )
 from desktopapp.cli import run_command
 from desktopapp.model import units
+from desktopapp.model.inference import InferenceInputs
 from desktopapp.model.presets import get_preset, preset_ids
 from desktopapp.model.scenario import Scenario, load_scenario
 from desktopapp.model.training import TrainingInputs
@@ -657,3 +658,52 @@ def test_power_cap_and_experts_per_token_are_one_input_on_every_face(
     assert any("capped at 450 W" in note for note in ranked["notes"])
     option = next(o for o in ranked["options"] if o["gpus"] == 64)
     assert option["gpu_hours"] == pytest.approx(flags["training"]["gpu_hours"], rel=1e-9)
+
+
+def test_moe_routing_and_kv_format_are_one_serving_input_on_every_face(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--experts`, `--moe-top-k` and `--kv-precision` were CLI-only serving options: a
+    scenario could not keep them and the Workload tab could not set them. Saved with the
+    scenario's inference inputs they now give what the options give, in `estimate inference`,
+    `report` and `plan serve` (what to run on)."""
+    model = ["--params", "46.7B", "--active-params", "12.9B", "--accelerator", "h100-sxm",
+             "--gpus", "2"]  # fmt: skip
+    routing = ["--experts", "16", "--moe-top-k", "4", "--kv-precision", "fp8"]
+    flags = _cli_json(capsys, ["estimate", "inference", *model, *routing, "--json"])
+    plain = _cli_json(capsys, ["estimate", "inference", *model, "--json"])
+    assert flags["tokens_per_second"] != pytest.approx(plain["tokens_per_second"], rel=0.01)
+    inference = InferenceInputs(
+        params=46.7e9, active_params=12.9e9, accelerator="h100-sxm", gpus=2, experts=16,
+        moe_top_k=4, kv_precision="fp8",
+    )  # fmt: skip
+    path = tmp_path / "moe.json"
+    path.write_text(Scenario(name="moe", inference=inference).to_json(), encoding="utf-8")
+    saved = Scenario.load(path).inference
+    assert saved is not None
+    assert (saved.experts, saved.moe_top_k, saved.kv_precision) == (16, 4, "fp8")
+    by_file = _cli_json(capsys, ["estimate", "inference", "--scenario", str(path), "--json"])
+    report = _cli_json(capsys, ["report", str(path), "--json"])["serving"]
+    for doc in (by_file, report):
+        assert _rel(doc["tokens_per_second"], flags["tokens_per_second"])
+        assert doc["concurrency"] == flags["concurrency"]
+    # options given on the line still win over the file
+    over = _cli_json(
+        capsys,
+        ["estimate", "inference", "--scenario", str(path), "--experts", "8", "--moe-top-k",
+         "2", "--kv-precision", "bf16", "--json"],
+    )  # fmt: skip
+    assert _rel(over["tokens_per_second"], plain["tokens_per_second"])
+    # what to run on: the 2-GPU H100 bf16 replica is the same engine
+    ranked = _cli_json(
+        capsys,
+        ["plan", "serve", "--params", "46.7B", "--active-params", "12.9B", *routing,
+         "--requests-per-s", "5", "--include", "h100-sxm", "--json"],
+    )  # fmt: skip
+    assert "every option keeps its KV cache in fp8" in ranked["notes"]
+    option = next(
+        o for o in ranked["options"] if o["gpus_per_replica"] == 2 and o["precision"] == "bf16"
+    )
+    assert option["tokens_per_second_per_replica"] == pytest.approx(
+        flags["tokens_per_second"], rel=1e-9
+    )

@@ -103,9 +103,14 @@ def test_moe_and_quantization_options(capsys: pytest.CaptureFixture[str]) -> Non
         "1",
     ]
     moe = _json(capsys, argv)
-    dense = _json(capsys, [a for a in argv if a not in ("--active-params", "12.9B")])
+    moe_flags = ("--active-params", "12.9B", "--experts", "8", "--moe-top-k", "2")
+    dense = _json(capsys, [a for a in argv if a not in moe_flags])
     assert moe["tokens_per_second"] > dense["tokens_per_second"]  # reads 2 of 8 experts
     assert any(a["name"] == "mixture of experts" for a in moe["assumptions"])
+    # routing without active parameters describes no mixture of experts: refused, not ignored
+    routed_dense = [a for a in argv if a not in ("--active-params", "12.9B")]
+    assert run_command([*routed_dense, "--json"]) == 2
+    assert "--experts: applies to a mixture of experts" in capsys.readouterr().err
 
 
 def test_text_output_leads_with_ttft_and_tpot(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1235,3 +1235,60 @@ def test_power_cap_and_top_k_are_fields_kept_with_the_workload(
     assert inp.moe_top_k.isEnabled() and inp.moe_top_k.value() == 4
     assert app_state.training is not None
     assert (app_state.training.power_cap_w, app_state.training.moe_top_k) == (500.0, 4)
+
+
+def test_experts_and_kv_cache_reach_the_serving_of_the_same_model(
+    qtbot: QtBot, tab: EstimateTab, app_state: AppState
+) -> None:
+    """Experts per layer, top-k (one field for the model: training and serving) and the KV
+    cache format (the CLI's --experts, --moe-top-k, --kv-precision) reach the served workload
+    and its throughput, and an opened workload brings them back; an encoder has no KV cache."""
+    tab.apply_preset("llm-7b")
+    settle(qtbot, tab)
+    inp = tab.inputs
+    assert inp.kv_precision.isVisibleTo(tab) and inp.kv_precision.currentData() == ""
+    assert not inp.experts.isEnabled()
+    type_into(qtbot, inp.active_params, "2B")
+    settle(qtbot, tab)
+    assert inp.experts.isEnabled()
+    inp.experts.setValue(16)
+    inp.moe_top_k.setValue(4)
+    settle(qtbot, tab)
+    inference, training = app_state.inference, app_state.training
+    assert inference is not None and training is not None
+    assert (inference.experts, inference.moe_top_k, training.moe_top_k) == (16, 4, 4)
+    # the engine serves the routing given (at this concurrency every expert is read either
+    # way, so the rate itself may not move; the fp8 KV cache below moves it)
+    assert tab.snapshot is not None and tab.snapshot.serving is not None
+    engine = tab.snapshot.serving.inputs
+    assert (engine.experts, engine.moe_top_k) == (16, 4)
+    routed_rate = serving_rate(tab)
+    index = inp.kv_precision.findData("fp8")
+    inp.kv_precision.setCurrentIndex(index)
+    inp.kv_precision.activated.emit(index)
+    settle(qtbot, tab)
+    assert app_state.inference is not None and app_state.inference.kv_precision == "fp8"
+    assert serving_rate(tab) != pytest.approx(routed_rate, rel=0.01)
+    # dense again: no routing in either workload
+    type_into(qtbot, inp.active_params, "")
+    settle(qtbot, tab)
+    assert app_state.inference is not None and app_state.inference.experts is None
+    assert app_state.inference.moe_top_k is None and app_state.inference.kv_precision == "fp8"
+    # an opened workload (a scenario with only an inference section) brings them back
+    opened = dataclasses.replace(
+        inference, active_params=3e9, experts=32, moe_top_k=6, kv_precision=None
+    )
+    app_state.set_workload(training=training, inference=opened)
+    settle(qtbot, tab)
+    assert inp.experts.value() == 32 and inp.kv_precision.currentData() == ""
+    assert inp.moe_top_k.value() == 4  # the training section's top-k is the model's
+    # an encoder reads one sequence per request: no KV cache to choose
+    tab.apply_preset("bert-base")
+    settle(qtbot, tab)
+    assert not inp.kv_precision.isVisibleTo(tab)
+
+
+def serving_rate(tab: EstimateTab) -> float:
+    """The served throughput the tab shows (the engine's operating point), tokens/s."""
+    assert tab.snapshot is not None and tab.snapshot.serving is not None
+    return float(tab.snapshot.serving.tokens_per_second)

@@ -181,6 +181,15 @@ def with_note(field: QWidget | QLayout, note: QLabel) -> QVBoxLayout:
     return cell
 
 
+def row_widget(layout: QLayout) -> QWidget:
+    """A row's layout in a widget of its own, so the whole row (captions and units too) can
+    be hidden at once."""
+    holder = QWidget()
+    layout.setContentsMargins(0, 0, 0, 0)
+    holder.setLayout(layout)
+    return holder
+
+
 def field_pair(first: QWidget, caption: str, second: QWidget) -> QHBoxLayout:
     """Two fields sharing a row: ``[first] caption [second]``."""
     row = QHBoxLayout()

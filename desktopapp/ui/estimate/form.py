@@ -111,6 +111,10 @@ class WorkloadForm:
             "price": inp.price,
             "ttft_target_s": inp.ttft_target,
             "tpot_target_s": inp.tpot_target,
+            "active_params": inp.active_params,
+            "experts": inp.experts,
+            "moe_top_k": inp.moe_top_k,
+            "kv_precision": inp.kv_precision,
         }
 
     def shape(self) -> dict[str, int | None]:
@@ -316,7 +320,12 @@ class WorkloadForm:
             "active_params": None if training is None else training.active_params,
             "tpot_target_s": inp.tpot_target.value() / 1000.0 or None,
             "architecture": self.architecture,
+            "kv_precision": inp.kv_precision.currentData() or None,
         }
+        if fields["active_params"] is not None:  # the routing of the same mixture of experts
+            fields.update(
+                experts=inp.experts.value() or None, moe_top_k=inp.moe_top_k.value() or None
+            )
         if inp.method() == METHOD_FORWARD:
             forward = inp.forward_flops.value()
             if forward is None:
@@ -390,7 +399,10 @@ class WorkloadForm:
         inp.show_architecture(self.architecture)
         widgets = (inp.devices, inp.micro_batch, inp.seq_len, inp.layers, inp.hidden, inp.heads)
         targets = (inp.ttft_target, inp.tpot_target)
-        with blocked(*widgets, inp.kv_heads, inp.inference_batch, inp.prompt_tokens, *targets):
+        routing = (inp.experts, inp.moe_top_k, inp.kv_precision)
+        with blocked(
+            *widgets, inp.kv_heads, inp.inference_batch, inp.prompt_tokens, *targets, *routing
+        ):
             if training is not None:
                 self._fill_training(training, memory, catalog)
             if memory is not None:
@@ -413,6 +425,10 @@ class WorkloadForm:
                 # whole milliseconds, rounded (58 ms is 57.99999… ms in binary)
                 inp.ttft_target.setValue(round((inference.ttft_target_s or 0.0) * 1000.0))
                 inp.tpot_target.setValue(round((inference.tpot_target_s or 0.0) * 1000.0))
+                inp.experts.setValue(inference.experts or 0)
+                select_data(inp.kv_precision, inference.kv_precision or "")
+                if training is None or training.moe_top_k is None:  # one field: the model's
+                    inp.moe_top_k.setValue(inference.moe_top_k or 0)
         if memory is not None:
             with blocked(inp.checkpointing, inp.flash_attention):
                 inp.checkpointing.setChecked(memory.checkpointing)
@@ -429,7 +445,7 @@ class WorkloadForm:
         inp.active_params.set_value(training.active_params)
         with blocked(inp.moe_top_k):
             inp.moe_top_k.setValue(training.moe_top_k or 0)
-        inp.enable_top_k()
+        inp.enable_routing()
         inp.power_cap.set_value(training.power_cap_w)
         inp.global_batch.set_value(training.global_batch_tokens)
         inp.set_production_factor(training.production_factor, training.production_factor_source)

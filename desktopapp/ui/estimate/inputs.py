@@ -25,8 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from desktopapp.application.training_view import production_factor_hint
-from desktopapp.model.memory import DEFAULT_VOCAB
+from desktopapp.model.memory import DEFAULT_VOCAB, KV_PRECISIONS
 from desktopapp.model.training_defaults import (
+    DEFAULT_MOE_EXPERTS,
     MAX_EXPERTS,
     MOE_TOP_K,
     SOFTWARE_STACKS,
@@ -40,6 +41,7 @@ from desktopapp.ui.common.fields import (
     field_pair,
     hint_label,
     link_button,
+    row_widget,
     small_combo,
     source_row,
     spin_box,
@@ -209,20 +211,28 @@ class InputsPanel(InputsColumn):
             tooltip="Mixture of experts: the parameters each token uses. Compute counts them "
             "(C = 6·N_active·D); memory holds all N. Leave empty for a dense model.",
         )
+        self.active_label = section.add_row("Active params (MoE)", self.active_params)
+        self.active_params.set_value(None)  # empty is allowed: a dense model
+        self.experts = AutoSpinBox(
+            MAX_EXPERTS,
+            "Mixture of experts: routed experts per layer (Mixtral 8, DeepSeek-V3 256). Serving "
+            f"reads the experts a batch touches. Empty: {DEFAULT_MOE_EXPERTS} (the CLI's "
+            "--experts).",
+        )
+        self.experts.lineEdit().setPlaceholderText(str(DEFAULT_MOE_EXPERTS))
         self.moe_top_k = AutoSpinBox(
             MAX_EXPERTS,
-            "Mixture of experts: the experts each token is routed to (top-k; DeepSeek-V3 8, "
-            "Mixtral 2). It sets the expert-parallel all-to-all traffic. Empty: top-2 "
-            "(the CLI's --moe-top-k).",
+            "Mixture of experts: the experts each token is routed to (Mixtral 2, DeepSeek-V3 "
+            "8). It sets the training run's expert-parallel traffic and the experts serving "
+            f"reads. Empty: top-{MOE_TOP_K} (the CLI's --moe-top-k).",
         )
         self.moe_top_k.lineEdit().setPlaceholderText(f"top-{MOE_TOP_K}")
-        self.active_label = section.add_row(
-            "Active params (MoE)", field_pair(self.active_params, "Top-k", self.moe_top_k)
-        )
-        self.active_params.set_value(None)  # empty is allowed: a dense model
-        self.active_params.textChanged.connect(lambda _text: self.enable_top_k())
-        self.moe_top_k.valueChanged.connect(lambda _v: self.edited.emit())
-        self.enable_top_k()
+        self.experts_row = row_widget(field_pair(self.experts, "Top-k", self.moe_top_k))
+        self.experts_label = section.add_row("Experts", self.experts_row)
+        self.active_params.textChanged.connect(lambda _text: self.enable_routing())
+        for spin in (self.experts, self.moe_top_k):
+            spin.valueChanged.connect(lambda _v: self.edited.emit())
+        self.enable_routing()
         self.tokens = QuantityEdit("tokens", tooltip="Training tokens D per epoch")
         self.tokens_label = section.add_row("Tokens D", self.tokens)
         self.forward_flops = QuantityEdit(
@@ -267,7 +277,8 @@ class InputsPanel(InputsColumn):
             "budget). Below the TDP the modelled run's matmuls slow as (cap/TDP)^(1/3); empty: "
             "the TDP (the CLI's --power-cap-w).",
         )
-        self.power_cap_label = section.add_row("Power cap", with_units(self.power_cap, "", "W"))
+        self.power_cap_row = row_widget(with_units(self.power_cap, "", "W"))
+        self.power_cap_label = section.add_row("Power cap", self.power_cap_row)
         self.power_cap.set_value(None)  # empty: the TDP
         self.power_cap.textEdited.connect(lambda _text: self.edited.emit())
 
@@ -518,7 +529,16 @@ class InputsPanel(InputsColumn):
         self.inference_devices = spin_box(
             1, MAX_DEVICES, 1, "Devices serving one copy of the model (tensor parallel)"
         )
-        section.add_row("Serving devices", self.inference_devices)
+        self.kv_precision = choice_combo(
+            [("", "16-bit"), *((p, p) for p in KV_PRECISIONS)],
+            "KV-cache number format: 16-bit (the default; fp32 with fp32 weights), or fp8 "
+            "(vLLM's --kv-cache-dtype fp8), which halves the cache: more sequences fit and "
+            "decode reads fewer bytes (the CLI's --kv-precision).",
+            chars=6,
+        )
+        self._devices_row = field_pair(self.inference_devices, "KV cache", self.kv_precision)
+        section.add_row("Serving devices", self._devices_row)
+        self.kv_precision.activated.connect(lambda _i: self.edited.emit())
         self.ttft_target = spin_box(
             0, 600_000, 0, "Target time to first token (0: no target)", suffix=" ms", special="none"
         )
@@ -548,8 +568,10 @@ class InputsPanel(InputsColumn):
             "preset": self.preset_combo,
             "params": self.params,
             "active_params": self.active_params,
+            "experts": self.experts,
             "moe_top_k": self.moe_top_k,
             "power_cap_w": self.power_cap,
+            "kv_precision": self.kv_precision,
             "tp": self.tp,
             "pp": self.pp,
             "plan_micro_batch": self.plan_micro_batch,
@@ -599,7 +621,8 @@ class InputsPanel(InputsColumn):
         self.concurrency_label.setText("Batch" if encoder else "Concurrency")
         self.prompt_label.setText("Sequence tokens" if encoder else "Prompt tokens")
         self.targets_label.setVisible(not encoder)
-        for row, first in ((self._targets_row, 0), (self._prompt_row, 1)):
+        rows = ((self._targets_row, 0), (self._prompt_row, 1), (self._devices_row, 1))
+        for row, first in rows:
             for index in range(first, row.count()):
                 item = row.itemAt(index)
                 widget = None if item is None else item.widget()
@@ -621,16 +644,19 @@ class InputsPanel(InputsColumn):
         is_6nd = method == METHOD_6ND
         for widget in (self.tokens, self.tokens_label, self.active_params, self.active_label):
             widget.setVisible(is_6nd)
-        self.moe_top_k.setVisible(is_6nd)
-        for widget in (self.power_cap, self.power_cap_label):
-            widget.setVisible(is_6nd)  # the modelled run's clock: it needs C = 6·N·D
+        # MoE routing and the modelled run's clock need C = 6·N·D
+        rows = (self.experts_row, self.experts_label, self.power_cap_row, self.power_cap_label)
+        for row in rows:
+            row.setVisible(is_6nd)
         self.plan_section.setVisible(is_6nd)  # the modelled run needs C = 6·N·D
         for widget in (self.forward_flops, self.forward_label, self.samples, self.samples_label):
             widget.setVisible(not is_6nd)
 
-    def enable_top_k(self) -> None:
-        """Top-k applies to a mixture of experts: only with active parameters given."""
-        self.moe_top_k.setEnabled(self.active_params.text().strip() != "")
+    def enable_routing(self) -> None:
+        """Experts and top-k apply to a mixture of experts: only with active parameters."""
+        moe = self.active_params.text().strip() != ""
+        for spin in (self.experts, self.moe_top_k):
+            spin.setEnabled(moe)
 
     def show_tdp(self, tdp_w: float | None) -> None:
         """The power cap's placeholder: the accelerator's TDP, the cap an empty field means."""
