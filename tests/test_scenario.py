@@ -475,7 +475,7 @@ def test_missing_file_and_folder(tmp_path: Path) -> None:
         ('{"format": "desktopapp-scenario", "version": -1}', r"unknown format version -1"),
         (
             '{"format": "desktopapp-scenario", "version": 7}',
-            r"^plan\.json: format version 7 is newer than this app supports \(2\)",
+            r"^plan\.json: format version 7 is newer than this app supports \(3\)",
         ),
     ],
 )
@@ -836,10 +836,35 @@ def test_version_1_file_loads_with_the_default_demand_and_prices(tmp_path: Path)
     assert (path.read_bytes(), path.stat().st_mtime_ns) == before  # upgraded only when saved
     loaded.scenario.save(path)
     document = json.loads(path.read_text(encoding="utf-8"))
-    assert document["version"] == VERSION == 2
+    assert document["version"] == VERSION == 3
     assert document["cost"]["demand"] == V1_DEMAND and document["cost"]["compared"] is None
     again = load_scenario(path)
     assert not again.migrated and again.scenario == loaded.scenario
+
+
+def test_version_2_goodput_overhead_0_was_not_given_and_becomes_null(tmp_path: Path) -> None:
+    """Version 2 saved 0 for a goodput overhead nobody gave (and the modelled run read 0 as
+    the published goodput); version 3 reads that 0 as null, so a 0 written now means none."""
+    v2 = json.loads(FULL.to_json())
+    v2["version"] = 2
+    v2["training"]["goodput_overhead"] = 0.0
+    path = _write(tmp_path, json.dumps(v2))
+    loaded = load_scenario(path)
+    assert loaded.migrated and loaded.stored_version == 2
+    assert loaded.scenario.training is not None
+    assert loaded.scenario.training.goodput_overhead is None
+    given = dict(v2, training=dict(v2["training"], goodput_overhead=0.25))
+    kept = load_scenario(_write(tmp_path, json.dumps(given))).scenario.training
+    assert kept is not None and kept.goodput_overhead == 0.25
+    # a bool is not the number 0: still refused by the version 3 checks, not made null
+    wrong = dict(v2, training=dict(v2["training"], goodput_overhead=False))
+    _rejects(_write(tmp_path, json.dumps(wrong)), r"training\.goodput_overhead")
+    # a version 3 file keeps an explicit 0 (no overhead at all)
+    none_at_all = replace(FULL, training=replace(TRAINING, goodput_overhead=0.0))
+    path3 = tmp_path / "v3.json"
+    none_at_all.save(path3)
+    again = load_scenario(path3).scenario.training
+    assert again is not None and again.goodput_overhead == 0.0
 
 
 def test_version_0_file_migrates_through_version_1_to_2(tmp_path: Path) -> None:
@@ -1051,7 +1076,7 @@ def test_bad_file_reaches_the_cli_as_one_line(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError) as info:
         training_inputs_from_scenario(path)
     assert str(info.value) == (
-        "plan.json: format version 9 is newer than this app supports (2); update the app to open it"
+        "plan.json: format version 9 is newer than this app supports (3); update the app to open it"
     )
 
 

@@ -254,7 +254,7 @@ def _figures(
     warnings: list[str] = []
     if run is None:
         est = base
-        goodput = 1.0 / (1.0 + training.goodput_overhead)
+        goodput = 1.0 / (1.0 + training.wall_overhead)
         return TrainingFigures(
             inputs=training,
             estimate=est,

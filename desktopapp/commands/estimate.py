@@ -205,7 +205,9 @@ def _register_train(sub: Any) -> None:
     p.add_argument(
         "--goodput-overhead",
         type=fraction,
-        help="extra wall-time fraction for restarts, evaluation, failures (default 0)",
+        help="extra wall-time fraction for restarts, evaluation, failures (default: the "
+        "published goodput of 90%%, about 0.11, in the modelled run, none in the flat "
+        "--utilization rule; 0: none)",
     )
     p.add_argument(
         "--project-margin",

@@ -1913,8 +1913,8 @@ def run_inputs_from_training(training: Any, **extra: Any) -> RunInputs | None:
         return None
     # a given goodput overhead (or the old flat-utilization rule) keeps its meaning; otherwise
     # the published default applies
-    if training.goodput_overhead or training.utilization is not None:
-        goodput = 1.0 / (1.0 + training.goodput_overhead)
+    if training.goodput_overhead is not None or training.utilization is not None:
+        goodput = 1.0 / (1.0 + training.wall_overhead)
     else:
         goodput = DEFAULT_GOODPUT
     # the MoE size and the user's plan saved with the training inputs (options given win)

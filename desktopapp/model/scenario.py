@@ -4,7 +4,7 @@ A :class:`Scenario` holds the estimation inputs (training, memory, inference), t
 (chosen accelerator and offer, the demand, the compared prices, custom offers, on-prem and cloud
 inputs), a name and notes::
 
-    {"format": "desktopapp-scenario", "version": 2, "name": "…", "notes": "…",
+    {"format": "desktopapp-scenario", "version": 3, "name": "…", "notes": "…",
      "training": {…TrainingInputs fields…} | null, "memory": {…} | null,
      "inference": {…} | null, "cost": {…CostPlan fields…}}
 
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from desktopapp.model.tco import CloudInputs, OnPremInputs
 
 FORMAT = "desktopapp-scenario"
-VERSION = 2
+VERSION = 3
 FILE_SUFFIX = ".json"
 
 # --- limits (docs/scenario-format.md lists them) ---------------------------------------------
@@ -725,9 +725,23 @@ def _migrate_1_to_2(doc: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+# Version 2 wrote ``training.goodput_overhead`` 0 both for "not given" and for "none": every
+# save wrote the default 0, and 0 meant "the published goodput" to the modelled run. Version 3
+# writes null for not given, so 0 can mean no overhead at all; a version 2 file's 0 is null.
+def _migrate_2_to_3(doc: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(doc)
+    out["version"] = 3
+    training = doc.get("training")
+    overhead = training.get("goodput_overhead") if isinstance(training, dict) else None
+    if isinstance(training, dict) and type(overhead) in (int, float) and overhead == 0:
+        out["training"] = {**training, "goodput_overhead": None}
+    return out
+
+
 MIGRATIONS: Mapping[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
     0: _migrate_0_to_1,
     1: _migrate_1_to_2,
+    2: _migrate_2_to_3,
 }
 
 

@@ -190,8 +190,8 @@ def _varied_fields(inputs: TrainingInputs, estimate: Outcome) -> list[tuple[str,
     out.append(("peak_tflops", float(estimate.peak_tflops)))
     if inputs.price is not None:
         out.append(("price", float(inputs.price)))
-    if inputs.goodput_overhead > 0:
-        out.append(("goodput_overhead", float(inputs.goodput_overhead)))
+    if inputs.wall_overhead > 0:
+        out.append(("goodput_overhead", inputs.wall_overhead))
     return out
 
 

@@ -155,7 +155,9 @@ class TrainingInputs:
     utilization: float | None = None  # None: catalog typical value or DEFAULT_UTILIZATION
     price: float | None = None  # USD per GPU-hour; None: no cost
     price_source: str = ""
-    goodput_overhead: float = 0.0  # extra wall time fraction: restarts, evaluation, failures
+    # extra wall time fraction: restarts, evaluation, failures (None: not given; the simple
+    # rule then adds none and the modelled run takes the published goodput; 0: none at all)
+    goodput_overhead: float | None = None
     project_margin: float = DEFAULT_PROJECT_MARGIN
     # Mixture of experts: parameters each token uses (compute: 6·N_active·D; memory: params).
     active_params: float | None = None
@@ -224,11 +226,12 @@ class TrainingInputs:
         set_(self, "gpus", require_int("gpus", self.gpus, minimum=1, maximum=MAX_GPUS))
         if self.utilization is not None:
             set_(self, "utilization", require_fraction("utilization", self.utilization))
-        set_(
-            self,
-            "goodput_overhead",
-            require_range("goodput_overhead", self.goodput_overhead, 0.0, MAX_GOODPUT_OVERHEAD),
-        )
+        if self.goodput_overhead is not None:
+            set_(
+                self,
+                "goodput_overhead",
+                require_range("goodput_overhead", self.goodput_overhead, 0.0, MAX_GOODPUT_OVERHEAD),
+            )
         set_(
             self,
             "project_margin",
@@ -247,6 +250,11 @@ class TrainingInputs:
         require_choice("precision", self.precision, TRAINING_PRECISIONS)
         if acc is not None and self.peak_tflops is None:
             acc.peak_flops(self.resolved_precision)  # unsupported → "precision: …"
+
+    @property
+    def wall_overhead(self) -> float:
+        """The goodput overhead the simple rule applies (0 when none is given)."""
+        return self.goodput_overhead or 0.0
 
     def _auto_method(self) -> str:
         has_6nd = self.params is not None and self.tokens is not None
@@ -455,7 +463,7 @@ def estimate_training(inputs: TrainingInputs) -> TrainingEstimate:
     flops = total_training_flops(inputs)
     compute_s = float(wall_seconds(flops, res.peak_flops, res.utilization, inputs.gpus))
     seconds = float(
-        wall_seconds(flops, res.peak_flops, res.utilization, inputs.gpus, inputs.goodput_overhead)
+        wall_seconds(flops, res.peak_flops, res.utilization, inputs.gpus, inputs.wall_overhead)
     )
     gpu_h = float(device_hours(seconds, inputs.gpus))
     cost = _cost(gpu_h, inputs.price)
@@ -586,7 +594,7 @@ def _assumptions(
     out.append(
         Assumption(
             "goodput overhead",
-            f"{units.format_percent(inputs.goodput_overhead, 0)} extra wall time",
+            f"{units.format_percent(inputs.wall_overhead, 0)} extra wall time",
             "restarts, checkpoints, evaluation and failures; 0 unless given",
         )
     )
@@ -666,7 +674,7 @@ def training_sweep_devices(inputs: TrainingInputs, devices: Any) -> TrainingSwee
         raise InputError("gpus", "sweep values must be whole numbers of at least 1")
     res = _resolve(inputs)
     flops = total_training_flops(inputs)
-    seconds = wall_seconds(flops, res.peak_flops, res.utilization, counts, inputs.goodput_overhead)
+    seconds = wall_seconds(flops, res.peak_flops, res.utilization, counts, inputs.wall_overhead)
     gpu_h = device_hours(seconds, counts)
     return TrainingSweep(
         "gpus", counts, seconds / units.SECONDS_PER_HOUR, gpu_h, _cost(gpu_h, inputs.price)
@@ -680,7 +688,7 @@ def training_sweep_utilization(inputs: TrainingInputs, utilizations: Any) -> Tra
         raise InputError("utilization", "sweep values must be in (0, 1]")
     res = _resolve(inputs)
     flops = total_training_flops(inputs)
-    seconds = wall_seconds(flops, res.peak_flops, utils, inputs.gpus, inputs.goodput_overhead)
+    seconds = wall_seconds(flops, res.peak_flops, utils, inputs.gpus, inputs.wall_overhead)
     gpu_h = device_hours(seconds, inputs.gpus)
     return TrainingSweep(
         "utilization", utils, seconds / units.SECONDS_PER_HOUR, gpu_h, _cost(gpu_h, inputs.price)

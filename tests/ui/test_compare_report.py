@@ -128,7 +128,7 @@ def test_compare_limits_and_bad_files(window: MainWindow, tmp_path: Path) -> Non
     bad.write_text('{"format": "desktopapp-scenario", "version": 99}', encoding="utf-8")
     problems = dialog.add_files([bad])
     assert problems == [
-        "bad.json: format version 99 is newer than this app supports (2); update the app to open it"
+        "bad.json: format version 99 is newer than this app supports (3); update the app to open it"
     ]
     assert window.errors[-1][1] == problems[0]  # type: ignore[attr-defined]
     assert len(dialog.view.pins) == 1

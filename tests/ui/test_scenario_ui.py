@@ -522,7 +522,7 @@ def test_migrated_file_says_so(make_window: Callable[..., MainWindow], tmp_path:
     assert window.state.training is not None and window.state.training.gpus == 4
     assert digest(old) == fingerprint  # upgraded only when saved
     assert window.document.save()
-    assert json.loads(old.read_text(encoding="utf-8"))["version"] == 2
+    assert json.loads(old.read_text(encoding="utf-8"))["version"] == 3
 
 
 def test_command_line_problem_goes_to_a_banner_not_a_dialog(
@@ -900,7 +900,7 @@ def test_examples_are_valid_and_consistent() -> None:
     assert isinstance(rented.cost, CostPlan) and rented.cost.offer is not None
     with pytest.raises(ScenarioError):
         Scenario.from_json(
-            RENTED.read_text(encoding="utf-8").replace('"version": 2', '"version": 9')
+            RENTED.read_text(encoding="utf-8").replace('"version": 3', '"version": 9')
         )
 
 
