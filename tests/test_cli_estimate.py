@@ -548,3 +548,17 @@ def test_one_sequence_in_the_serving_title_reads_in_the_singular(capsys):
     assert run_command(["estimate", "inference", "--params", "700B", "--accelerator", "l4"]) == 0
     out = capsys.readouterr().out
     assert "continuous batching, 1 sequence," in out and "1 sequences" not in out
+
+
+def test_goodput_overhead_0_means_none_and_empty_the_published_goodput(capsys):
+    """`--goodput-overhead 0` took the published 90% goodput as if nothing had been given."""
+    run = ["estimate", "train", "--params", "7B", "--tokens", "1T", "--accelerator", "h100-sxm"]
+    run += ["--gpus", "64"]
+    default = _json(capsys, run)
+    none = _json(capsys, [*run, "--goodput-overhead", "0"])
+    some = _json(capsys, [*run, "--goodput-overhead", "0.25"])
+    assert default["goodput"] == pytest.approx(0.9) and default["goodput_overhead"] is None
+    assert none["goodput"] == 1.0 and none["goodput_overhead"] == 0.0
+    assert some["goodput"] == pytest.approx(0.8)
+    hours = [doc["training"]["gpu_hours"] for doc in (none, default, some)]
+    assert hours == sorted(hours) and hours[0] == pytest.approx(hours[1] * 0.9)

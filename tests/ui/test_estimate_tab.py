@@ -1292,3 +1292,73 @@ def serving_rate(tab: EstimateTab) -> float:
     """The served throughput the tab shows (the engine's operating point), tokens/s."""
     assert tab.snapshot is not None and tab.snapshot.serving is not None
     return float(tab.snapshot.serving.tokens_per_second)
+
+
+def test_goodput_overhead_and_project_margin_are_fields_and_survive_an_opened_file(
+    qtbot: QtBot, tab: EstimateTab, app_state: AppState
+) -> None:
+    """A scenario's goodput overhead and project margin were dropped when the Workload tab
+    recomputed it (no field held them): the GUI then planned with other figures than the
+    CLI's for the same file, and saving lost them. They are fields now, in the user's units."""
+    tab.apply_preset("llm-7b")
+    settle(qtbot, tab)
+    inp = tab.inputs
+    training = app_state.training
+    assert training is not None
+    assert training.goodput_overhead is None and training.project_margin == 3.0
+    default_hours = tab.outcome.training.gpu_hours
+    opened = dataclasses.replace(training, goodput_overhead=0.25, project_margin=2.0)
+    app_state.set_workload(training=opened)
+    settle(qtbot, tab)
+    assert inp.goodput_overhead.value() == pytest.approx(25.0)
+    assert inp.project_margin.value() == 2.0
+    kept = app_state.training
+    assert kept is not None and kept.goodput_overhead == pytest.approx(0.25)
+    assert kept.project_margin == 2.0
+    # goodput 1/1.25 = 80% instead of the published 90%
+    assert tab.outcome.training.gpu_hours == pytest.approx(default_hours * 0.9 / 0.8, rel=1e-6)
+    assert tab.outcome.training.project_margin == 2.0
+    # typed: 0 is no overhead at all (goodput 100%), empty is the published default
+    type_into(qtbot, inp.goodput_overhead, "0")
+    settle(qtbot, tab)
+    assert app_state.training is not None and app_state.training.goodput_overhead == 0.0
+    assert tab.outcome.training.gpu_hours == pytest.approx(default_hours * 0.9, rel=1e-6)
+    type_into(qtbot, inp.goodput_overhead, "")
+    type_into(qtbot, inp.project_margin, "")
+    settle(qtbot, tab)
+    assert app_state.training is not None and app_state.training.goodput_overhead is None
+    assert app_state.training.project_margin == 3.0
+    assert tab.outcome.training.gpu_hours == pytest.approx(default_hours, rel=1e-9)
+    # refused in the user's words at the field
+    type_into(qtbot, inp.project_margin, "0.5")
+    settle(qtbot, tab)
+    assert tab.marked_fields().get(inp.project_margin, "").startswith("Project margin")
+    type_into(qtbot, inp.project_margin, "")
+    type_into(qtbot, inp.goodput_overhead, "2000")
+    settle(qtbot, tab)
+    assert "1,000%" in tab.marked_fields().get(inp.goodput_overhead, "")
+
+
+def test_a_preset_replaces_the_model_and_plan_but_keeps_the_teams_figures(
+    qtbot: QtBot, tab: EstimateTab, app_state: AppState
+) -> None:
+    """Choosing a preset after typing active parameters and a plan computed the preset as a
+    mixture of experts on the old plan (a '175B' run with 2B active parameters and TP 4)."""
+    tab.apply_preset("llm-7b")
+    settle(qtbot, tab)
+    inp = tab.inputs
+    type_into(qtbot, inp.active_params, "2B")
+    settle(qtbot, tab)
+    assert inp.preset_combo.currentData() != "llm-7b"  # the workload is no longer the class
+    inp.moe_top_k.setValue(4)
+    inp.tp.setValue(4)
+    type_into(qtbot, inp.power_cap, "500")
+    type_into(qtbot, inp.project_margin, "2")
+    settle(qtbot, tab)
+    tab.apply_preset("foundation-175b")
+    settle(qtbot, tab)
+    training = app_state.training
+    assert training is not None and training.params == 175e9
+    assert training.active_params is None and training.moe_top_k is None and training.tp is None
+    assert not inp.moe_top_k.isEnabled()
+    assert training.power_cap_w == 500.0 and training.project_margin == 2.0  # the team's

@@ -121,7 +121,8 @@ def test_the_button_puts_the_factor_in_the_field_and_the_estimate_uses_it(
 def test_the_hidden_note_leaves_no_gap_under_the_field(qtbot: QtBot, app_state: AppState):
     """The note sat in a grid row of its own, whose empty caption kept a blank line under the
     Production factor field while the note was hidden: the Parallel plan section ends as
-    closely under its last field as the Training compute section under its Epochs."""
+    closely under its last field as the Training compute section under its last (the project
+    margin)."""
     from PySide6.QtCore import QPoint
 
     tab = create_tab(app_state)
@@ -140,7 +141,7 @@ def test_the_hidden_note_leaves_no_gap_under_the_field(qtbot: QtBot, app_state: 
         return section.height() - field.mapTo(section, QPoint(0, field.height())).y()
 
     assert inp.production_factor_note.isHidden()
-    assert abs(gap_below(inp.production_factor) - gap_below(inp.epochs)) <= 2
+    assert abs(gap_below(inp.production_factor) - gap_below(inp.project_margin)) <= 2
 
 
 def test_a_saved_factor_from_past_runs_reopens_with_its_note(

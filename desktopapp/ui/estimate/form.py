@@ -19,7 +19,7 @@ from desktopapp.model.catalog import Accelerator, AcceleratorCatalog
 from desktopapp.model.inference import InferenceInputs
 from desktopapp.model.memory import DEFAULT_MLP, MemoryInputs
 from desktopapp.model.presets import Preset
-from desktopapp.model.training import TrainingInputs
+from desktopapp.model.training import DEFAULT_PROJECT_MARGIN, TrainingInputs
 from desktopapp.model.training_defaults import DEFAULT_STACK
 from desktopapp.model.validation import user_message
 from desktopapp.ui.common.marking import blocked, field_of, read_quantity, select_data
@@ -66,6 +66,8 @@ class WorkloadForm:
             "global_batch_tokens": inp.global_batch,
             "production_factor": inp.production_factor,
             "software_stack": inp.software_stack,
+            "goodput_overhead": inp.goodput_overhead,
+            "project_margin": inp.project_margin,
             "power_cap_w": inp.power_cap,
             "moe_top_k": inp.moe_top_k,
         }
@@ -244,6 +246,8 @@ class WorkloadForm:
         utilization = (
             inp.utilization.fraction() if policy.utilization_user_set or measured else None
         )
+        overhead = read_quantity(inp.goodput_overhead, errors)  # % extra wall time
+        margin = read_quantity(inp.project_margin, errors)
         fields.update(
             epochs=epochs,
             precision=precision,
@@ -251,6 +255,8 @@ class WorkloadForm:
             utilization=utilization,
             price=price,
             price_source=price_source,
+            goodput_overhead=None if overhead is None else overhead / 100.0,
+            project_margin=DEFAULT_PROJECT_MARGIN if margin is None else margin,
         )
         return self._construct(TrainingInputs, fields, self.training_widgets(), errors)
 
@@ -384,6 +390,16 @@ class WorkloadForm:
         with blocked(inp.checkpointing, inp.flash_attention):
             inp.checkpointing.setChecked(preset.checkpointing)
             inp.flash_attention.setChecked(preset.flash_attention)
+        # The class is a dense model on an automatic plan: a mixture of experts, a plan or a
+        # KV format typed for the previous workload would silently change this one. Your
+        # team's figures (stack, production factor, goodput, margin, power cap) stay.
+        inp.active_params.set_value(None)
+        inp.global_batch.set_value(None)
+        with blocked(inp.experts, inp.moe_top_k, inp.kv_precision, *self._plan_spins().values()):
+            for spin in (inp.experts, inp.moe_top_k, *self._plan_spins().values()):
+                spin.setValue(0)
+            select_data(inp.kv_precision, "")
+        inp.enable_routing()
 
     def fill_from_workload(
         self,
@@ -447,6 +463,10 @@ class WorkloadForm:
             inp.moe_top_k.setValue(training.moe_top_k or 0)
         inp.enable_routing()
         inp.power_cap.set_value(training.power_cap_w)
+        overhead = training.goodput_overhead
+        inp.goodput_overhead.set_value(None if overhead is None else overhead * 100.0)
+        margin = training.project_margin
+        inp.project_margin.set_value(None if margin == DEFAULT_PROJECT_MARGIN else margin)
         inp.global_batch.set_value(training.global_batch_tokens)
         inp.set_production_factor(training.production_factor, training.production_factor_source)
         select_data(inp.software_stack, training.software_stack or DEFAULT_STACK)
@@ -463,7 +483,14 @@ class WorkloadForm:
     def snapshot(self) -> tuple[object, ...]:
         """What a preset sets, as the widgets show it now."""
         inp = self.inputs
-        quantities = (inp.params, inp.tokens, inp.forward_flops, inp.samples, inp.epochs)
+        quantities = (
+            inp.params,
+            inp.active_params,
+            inp.tokens,
+            inp.forward_flops,
+            inp.samples,
+            inp.epochs,
+        )
         spins = (inp.devices, inp.micro_batch, inp.seq_len, inp.layers, inp.hidden, inp.heads)
         combos = (inp.precision, inp.storage, inp.optimizer, inp.zero_stage)
         return (

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from desktopapp.application.training_view import production_factor_hint
 from desktopapp.model.memory import DEFAULT_VOCAB, KV_PRECISIONS
+from desktopapp.model.training import DEFAULT_PROJECT_MARGIN
 from desktopapp.model.training_defaults import (
     DEFAULT_MOE_EXPERTS,
     MAX_EXPERTS,
@@ -37,6 +38,7 @@ from desktopapp.ui.common.accelerator_combo import AcceleratorCombo
 from desktopapp.ui.common.band_slider import BandSlider
 from desktopapp.ui.common.fields import (
     InputsColumn,
+    amount_edit,
     choice_combo,
     field_pair,
     hint_label,
@@ -161,7 +163,11 @@ class InputsPanel(InputsColumn):
     def _build_preset(self) -> None:
         section = Section("Workload", "Start from a workload class, then change anything.")
         self.preset_combo = QComboBox()
-        self.preset_combo.setToolTip("Fills every input below with typical values for the class")
+        self.preset_combo.setToolTip(
+            "Fills the model, data, hardware, plan and serving inputs with typical values for "
+            "the class (a dense model on an automatic plan); your team's figures (software "
+            "stack, production factor, goodput overhead, project margin, power cap) stay"
+        )
         self.preset_combo.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
@@ -249,10 +255,36 @@ class InputsPanel(InputsColumn):
             "epochs", placeholder="1", tooltip="Passes over the data (fractions allowed)"
         )
         section.add_row("Epochs", self.epochs)
+        self.goodput_overhead = amount_edit(
+            "goodput_overhead",
+            "auto (goodput 90%)",
+            "Extra wall time for failures, restarts, checkpoint stalls and evaluation, as a % "
+            "of the run. Empty: the modelled run takes the published goodput of 90% (Llama 3, "
+            "about 11% extra), the flat utilization rule adds none; 0: none at all (the CLI's "
+            "--goodput-overhead).",
+            allow_empty=True,
+        )
+        self.goodput_overhead.set_extra_check(
+            lambda v: None if v <= 1000 else "must be at most 1,000% (ten times the run)"
+        )
+        section.add_row(
+            "Goodput overhead", with_units(self.goodput_overhead, "", "% extra wall time")
+        )
+        self.goodput_overhead.set_value(None)
+        self.project_margin = QuantityEdit(
+            "project_margin",
+            allow_empty=True,
+            placeholder=f"{DEFAULT_PROJECT_MARGIN:g} (rule of thumb)",
+            tooltip="The whole project over this one run (experiments, tuning, failed and "
+            "repeated runs, evaluation): the high end of the planning range. Empty: ×3, the "
+            "rule of thumb of ×2-3 (the CLI's --project-margin).",
+        )
+        section.add_row("Project margin", with_units(self.project_margin, "×", ""))
+        self.project_margin.set_value(None)
 
         self.method_6nd.toggled.connect(self._on_method_toggled)
         edits = (self.params, self.active_params, self.tokens, self.forward_flops, self.samples)
-        for edit in (*edits, self.epochs):
+        for edit in (*edits, self.epochs, self.goodput_overhead, self.project_margin):
             edit.textEdited.connect(lambda _text: self.edited.emit())
         self.training_section = section
         self.column.addWidget(section)
@@ -572,6 +604,8 @@ class InputsPanel(InputsColumn):
             "moe_top_k": self.moe_top_k,
             "power_cap_w": self.power_cap,
             "kv_precision": self.kv_precision,
+            "goodput_overhead": self.goodput_overhead,
+            "project_margin": self.project_margin,
             "tp": self.tp,
             "pp": self.pp,
             "plan_micro_batch": self.plan_micro_batch,
