@@ -1223,6 +1223,21 @@ def static_sweep(inp: ServingInputs, batch_sizes: Any) -> StaticSweep:
     )
 
 
+def _given_shares(inference: Any) -> dict[str, float]:
+    """The roofline's utilization and bandwidth efficiency, when given, as the serving model's
+    compute and bandwidth shares (``--utilization`` and ``--bandwidth-efficiency`` set both; a
+    scenario's saved values must mean the same)."""
+    from desktopapp.model.inference import DEFAULT_BANDWIDTH_EFFICIENCY
+
+    out: dict[str, float] = {}
+    if getattr(inference, "utilization", None) is not None:
+        out["compute_share"] = inference.utilization
+    efficiency = getattr(inference, "bandwidth_efficiency", DEFAULT_BANDWIDTH_EFFICIENCY)
+    if efficiency != DEFAULT_BANDWIDTH_EFFICIENCY:
+        out["bandwidth_share"] = efficiency
+    return out
+
+
 def from_inference(inference: Any, **extra: Any) -> ServingInputs:
     """Serving inputs from the roofline's :class:`~desktopapp.model.inference.InferenceInputs`
     (same model, device, shape, request and price) plus the serving-only fields in ``extra``."""
@@ -1250,6 +1265,7 @@ def from_inference(inference: Any, **extra: Any) -> ServingInputs:
                 for name in ("experts", "moe_top_k", "kv_precision")
                 if getattr(inference, name, None) is not None
             },
+            **_given_shares(inference),
             **extra,
         },
     )

@@ -707,3 +707,27 @@ def test_moe_routing_and_kv_format_are_one_serving_input_on_every_face(
     assert option["tokens_per_second_per_replica"] == pytest.approx(
         flags["tokens_per_second"], rel=1e-9
     )
+
+
+def test_a_saved_serving_utilization_means_what_the_option_means(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--utilization 0.3 --bandwidth-efficiency 0.6` set the serving model's compute and
+    bandwidth shares, but the same values saved in a scenario reached only the roofline: the
+    file and the options served at different rates."""
+    model = ["--params", "7B", "--accelerator", "h100-sxm", "--layers", "32", "--hidden",
+             "4096", "--heads", "32"]  # fmt: skip
+    shares = ["--utilization", "0.3", "--bandwidth-efficiency", "0.6"]
+    flags = _cli_json(capsys, ["estimate", "inference", *model, *shares, "--json"])
+    plain = _cli_json(capsys, ["estimate", "inference", *model, "--json"])
+    assert flags["tokens_per_second"] < plain["tokens_per_second"] * 0.95
+    inference = InferenceInputs(
+        params=7e9, accelerator="h100-sxm", layers=32, hidden=4096, heads=32, utilization=0.3,
+        bandwidth_efficiency=0.6,
+    )  # fmt: skip
+    path = tmp_path / "shares.json"
+    path.write_text(Scenario(name="shares", inference=inference).to_json(), encoding="utf-8")
+    by_file = _cli_json(capsys, ["estimate", "inference", "--scenario", str(path), "--json"])
+    report = _cli_json(capsys, ["report", str(path), "--json"])["serving"]
+    for doc in (by_file, report):
+        assert _rel(doc["tokens_per_second"], flags["tokens_per_second"])

@@ -1362,3 +1362,70 @@ def test_a_preset_replaces_the_model_and_plan_but_keeps_the_teams_figures(
     assert training.active_params is None and training.moe_top_k is None and training.tp is None
     assert not inp.moe_top_k.isEnabled()
     assert training.power_cap_w == 500.0 and training.project_margin == 2.0  # the team's
+
+
+def test_an_opened_files_inputs_without_a_field_are_kept_used_and_said(
+    qtbot: QtBot,
+    tab: EstimateTab,
+    app_state: AppState,
+    tmp_path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A file's device memory, runtime overhead, micro-batches, peak override and serving
+    shares have no field in the tab: recomputing dropped them (other figures than the CLI's
+    for the same file, and lost on save). They are kept, used as `report` uses them, said
+    under the preset, and dropped by "Use defaults" or a preset."""
+    import json
+
+    from desktopapp.cli import run_command
+    from desktopapp.model.scenario import Scenario
+
+    tab.apply_preset("llm-7b")
+    settle(qtbot, tab)
+    training, memory, inference = app_state.training, app_state.memory, app_state.inference
+    assert training is not None and memory is not None and inference is not None
+    assert not tab.inputs.carried_note.isVisibleTo(tab)
+    opened = {
+        "training": dataclasses.replace(training, peak_tflops=250.0),
+        "memory": dataclasses.replace(memory, memory_gb=40.0, overhead_gib=3.0, micro_batches=4),
+        "inference": dataclasses.replace(inference, utilization=0.3, bandwidth_efficiency=0.6),
+    }
+    app_state.set_workload(**opened)
+    settle(qtbot, tab)
+    kept = app_state.training, app_state.memory, app_state.inference
+    assert kept[0] is not None and kept[0].peak_tflops == 250.0
+    assert kept[1] is not None
+    assert (kept[1].memory_gb, kept[1].overhead_gib, kept[1].micro_batches) == (40.0, 3.0, 4)
+    assert kept[2] is not None
+    assert (kept[2].utilization, kept[2].bandwidth_efficiency) == (0.3, 0.6)
+    note = tab.inputs.carried_note.text()
+    assert tab.inputs.carried_note.isVisibleTo(tab)
+    for words in ("device memory 40 GB", "runtime overhead 3 GiB", "250 TFLOP/s", "30%", "60%"):
+        assert words in note, note
+    # the same file on the command line gives the tab's figures
+    path = tmp_path / "kept.json"
+    path.write_text(Scenario(name="kept", **opened).to_json(), encoding="utf-8")
+    capsys.readouterr()
+    assert run_command(["report", str(path), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["training"]["gpu_hours"] == pytest.approx(tab.outcome.training.gpu_hours)
+    assert tab.snapshot is not None and tab.snapshot.serving is not None
+    assert report["serving"]["tokens_per_second"] == pytest.approx(
+        tab.snapshot.serving.tokens_per_second
+    )
+    assert tab.snapshot.serving.inputs.compute_share == 0.3
+    # "Use defaults" drops them
+    tab.inputs.carried_reset.click()
+    settle(qtbot, tab)
+    assert not tab.inputs.carried_note.isVisibleTo(tab)
+    assert app_state.memory is not None and app_state.memory.memory_gb is None
+    assert app_state.training is not None and app_state.training.peak_tflops is None
+    assert app_state.inference is not None and app_state.inference.utilization is None
+    # and so does a preset
+    app_state.set_workload(**opened)
+    settle(qtbot, tab)
+    assert tab.inputs.carried_note.isVisibleTo(tab)
+    tab.apply_preset("llm-7b")
+    settle(qtbot, tab)
+    assert not tab.inputs.carried_note.isVisibleTo(tab)
+    assert app_state.memory is not None and app_state.memory.overhead_gib == 1.0

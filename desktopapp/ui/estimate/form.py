@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Mapping
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from PySide6.QtWidgets import QSpinBox, QWidget
 
 from desktopapp.application.plan import CustomAccelerator
+from desktopapp.application.workload_carried import carried_from, carried_note
 from desktopapp.application.workload_policy import WorkloadController
 from desktopapp.model import units
 from desktopapp.model.catalog import Accelerator, AcceleratorCatalog
@@ -41,6 +42,8 @@ class WorkloadForm:
         # width rule) unless it was typed since
         self._extras_shape: tuple[int, int, int] | None = None
         self._source_ffn = 0
+        # an opened workload's inputs with no field here (kept, used and said: workload_carried)
+        self.carried: dict[str, dict[str, Any]] = {}
         for spin in (inputs.layers, inputs.hidden, inputs.heads):
             spin.valueChanged.connect(lambda _v: self._shape_edited())
 
@@ -233,6 +236,7 @@ class WorkloadForm:
             # an invalid price only blanks the cost: compute, time and GPU-hours stand
             price = None
         precision = str(inp.precision.currentData() or "bf16")
+        fields.update(self.carried.get("training", {}))
         if custom is not None:
             fields["accelerator"] = custom.based_on
             if precision in custom.peak_tflops:
@@ -290,6 +294,7 @@ class WorkloadForm:
         }
         fields.update(self.shape())
         fields.update(self.shape_extras())
+        fields.update(self.carried.get("memory", {}))
         if custom is not None and custom.memory_bytes:
             fields["memory_gb"] = custom.memory_bytes / units.GIB
         return self._construct(MemoryInputs, fields, self.memory_widgets(), errors)
@@ -339,6 +344,7 @@ class WorkloadForm:
             fields["forward_flops"] = forward
         if has_shape:
             fields.update(shape)
+        fields.update(self.carried.get("inference", {}))
         if custom is not None and precision in custom.peak_tflops:
             fields["peak_tflops"] = custom.peak_tflops[precision]
         return self._construct(InferenceInputs, fields, self.inference_widgets(), errors)
@@ -393,6 +399,7 @@ class WorkloadForm:
         # The class is a dense model on an automatic plan: a mixture of experts, a plan or a
         # KV format typed for the previous workload would silently change this one. Your
         # team's figures (stack, production factor, goodput, margin, power cap) stay.
+        self.set_carried({})
         inp.active_params.set_value(None)
         inp.global_batch.set_value(None)
         with blocked(inp.experts, inp.moe_top_k, inp.kv_precision, *self._plan_spins().values()):
@@ -410,6 +417,16 @@ class WorkloadForm:
     ) -> None:
         """The inputs of a workload set from outside (a scenario), signals blocked."""
         inp = self.inputs
+        self.set_carried(
+            {
+                section: carried_from(section, inputs)
+                for section, inputs in (
+                    ("training", training),
+                    ("memory", memory),
+                    ("inference", inference),
+                )
+            }
+        )
         self.architecture = "decoder" if inference is None else inference.architecture
         self._remember_extras(memory)
         inp.show_architecture(self.architecture)
@@ -479,6 +496,11 @@ class WorkloadForm:
         if training.accelerator and catalog.find(training.accelerator):
             inp.accelerator.set_accelerator_id(catalog.get(training.accelerator).id)
         inp.devices.setValue(training.gpus)
+
+    def set_carried(self, carried: Mapping[str, Mapping[str, Any]]) -> None:
+        """Keep (and show) an opened workload's inputs with no field here; {} drops them."""
+        self.carried = {k: dict(v) for k, v in carried.items() if v}
+        self.inputs.show_carried(carried_note(self.carried))
 
     def snapshot(self) -> tuple[object, ...]:
         """What a preset sets, as the widgets show it now."""

@@ -126,6 +126,7 @@ class InputsPanel(InputsColumn):
     preset_chosen = Signal(str)
     method_changed = Signal(str)
     accelerator_chosen = Signal(str)
+    carried_dropped = Signal()  # "Use defaults" under an opened file's kept inputs
     precision_chosen = Signal(str)
     utilization_moved = Signal(float)
     price_typed = Signal()
@@ -183,6 +184,16 @@ class InputsPanel(InputsColumn):
         self.preset_memory.setWordWrap(True)
         self.preset_memory.setTextFormat(Qt.TextFormat.RichText)
         section.add_wide(self.preset_memory)
+        # an opened file's inputs with no field here, kept and used (workload_carried)
+        self.carried_note = hint_label(rich=False)
+        self.carried_reset = link_button("Use defaults")
+        self.carried_reset.setToolTip(
+            "Drop these inputs and plan with the defaults (the accelerator's catalog figures)"
+        )
+        self.carried_reset.clicked.connect(self.carried_dropped)
+        self._carried_row = row_widget(source_row(self.carried_note, self.carried_reset))
+        section.add_wide(self._carried_row)
+        self._carried_row.setVisible(False)
         self.preset_combo.activated.connect(
             lambda index: self.preset_chosen.emit(str(self.preset_combo.itemData(index) or ""))
         )
@@ -685,6 +696,11 @@ class InputsPanel(InputsColumn):
         self.plan_section.setVisible(is_6nd)  # the modelled run needs C = 6·N·D
         for widget in (self.forward_flops, self.forward_label, self.samples, self.samples_label):
             widget.setVisible(not is_6nd)
+
+    def show_carried(self, note: str) -> None:
+        """The sentence naming an opened file's inputs with no field here ("": none)."""
+        self.carried_note.setText(note)
+        self._carried_row.setVisible(bool(note))
 
     def enable_routing(self) -> None:
         """Experts and top-k apply to a mixture of experts: only with active parameters."""

@@ -186,6 +186,7 @@ class EstimateTab(RecomputingTab):
         inp.method_changed.connect(self._on_method_changed)
         inp.preset_chosen.connect(self.apply_preset)
         inp.accelerator_chosen.connect(self._on_accelerator_chosen)
+        inp.carried_dropped.connect(self._on_carried_dropped)
         inp.precision_chosen.connect(self._on_precision_chosen)
         inp.utilization_moved.connect(self._on_utilization_moved)
         inp.price_typed.connect(self._on_price_typed)
@@ -254,6 +255,10 @@ class EstimateTab(RecomputingTab):
         self._refresh_precisions()
         self._refresh_utilization()
         self._refresh_price()
+        self.schedule()
+
+    def _on_carried_dropped(self) -> None:
+        self.form.set_carried({})
         self.schedule()
 
     def _on_precision_chosen(self, precision: str) -> None:
