@@ -34,7 +34,6 @@ from desktopapp.model.serving import ServingEstimate
 from desktopapp.model.tco import (
     OnPremInputs,
     TcoResult,
-    cloud_cost_per_useful_hour,
     estimate_tco,
     onprem_cost_per_useful_hour,
 )
@@ -93,7 +92,63 @@ class Curves:
     utilization: TrainingSweep | None = None
     fleet_utilization: np.ndarray | None = None
     onprem_per_useful_hour: np.ndarray | None = None
-    cloud_per_useful_hour: float | None = None
+
+
+@dataclass(frozen=True)
+class RentOrBuy:
+    """Owning against renting as the Cost tab shows it (one answer for the tab, Compare, the
+    report and its PDF): owning per useful GPU-hour at how busy the planned fleet is, the
+    cheapest compared price per useful GPU-hour, and the break-even utilizations."""
+
+    owning_rate: float  # USD per useful GPU-hour
+    owning_busy: float  # how busy the owned GPUs are (fraction)
+    renting_rate: float | None  # the cheapest compared price per useful GPU-hour
+    renting_label: str
+    break_even: str  # as the Cost tab's card: "28–53%", "36%", "never"
+    break_even_value: float | None  # the lowest, for comparing scenarios
+    break_even_detail: str
+    fleet_gpus: int | None = None  # the fleet the demand sizes (None: the file's owned GPUs)
+    fleet_servers: int | None = None
+    busy_cap: float | None = None  # the slider: owned GPUs busy at most
+
+
+def rent_or_buy_of(snapshot: Any, tco: TcoResult | None) -> RentOrBuy | None:
+    """The snapshot's cost comparison as the Cost tab shows it; without one (no demand, or a
+    cost section the comparison refused), the file's own owning and renting inputs."""
+    comparison = None if snapshot is None else snapshot.cost
+    if comparison is not None:
+        from desktopapp.application.cost import break_even_card, owning_rate
+
+        rate, busy = owning_rate(comparison)
+        cheapest = comparison.cheapest
+        card = break_even_card(comparison)
+        paying = [r.break_even for r in comparison.options if r.break_even <= 1.0]
+        fleet = comparison.fleet
+        spot = "" if cheapest is None or not cheapest.option.cloud.overhead else ", spot overhead"
+        return RentOrBuy(
+            owning_rate=rate,
+            owning_busy=busy,
+            renting_rate=None if cheapest is None else cheapest.per_useful_hour,
+            renting_label="" if cheapest is None else f"{cheapest.option.short_label}{spot}",
+            break_even=card.value,
+            break_even_value=min(paying) if paying else None,
+            break_even_detail=card.detail,
+            fleet_gpus=None if fleet is None else fleet.gpus,
+            fleet_servers=None if fleet is None else fleet.servers,
+            busy_cap=comparison.onprem.utilization,
+        )
+    if tco is None:
+        return None
+    u_star = tco.break_even_utilization
+    return RentOrBuy(
+        owning_rate=tco.onprem_cost_per_useful_gpu_hour,
+        owning_busy=tco.onprem.utilization,
+        renting_rate=tco.cloud_cost_per_gpu_hour,
+        renting_label="the file's cloud price",
+        break_even=units.format_percent(u_star, 0) if tco.pays_off else "never",
+        break_even_value=u_star if tco.pays_off and math.isfinite(u_star) else None,
+        break_even_detail=tco.formula,
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -114,6 +169,7 @@ class ScenarioSummary:
     # Language models: the serving model (continuous batching, TTFT/TPOT), as the Workload tab.
     serving: ServingEstimate | None = None
     snapshot: Any = None  # the application.snapshot.Snapshot every figure comes from
+    rent_or_buy: RentOrBuy | None = None  # owning against renting, as the Cost tab shows it
 
     def row(self, section: str, label: str) -> Row | None:
         return next((r for r in self.rows if r.key == (section, label)), None)
@@ -135,13 +191,11 @@ class ScenarioSummary:
         plan = self.scenario.cost
         if plan.on_prem is not None:
             onprem_curve = onprem_cost_per_useful_hour(plan.on_prem, FLEET_UTILIZATION_SWEEP)
-        cloud = None if plan.cloud is None else cloud_cost_per_useful_hour(plan.cloud)
         return Curves(
             by_devices,
             by_util,
             FLEET_UTILIZATION_SWEEP if onprem_curve is not None else None,
             onprem_curve,
-            cloud,
         )
 
     def sensitivity(self) -> SensitivityResult | None:
@@ -282,7 +336,8 @@ def summarize(scenario: Scenario, label: str | None = None, file_name: str = "")
             tco = estimate_tco(plan.on_prem, plan.cloud)
         except ValueError as exc:
             problems.append(f"Rent or buy: {user_message(exc)}")
-    rows = _rows(scenario, t_est, m_est, i_est, tco, s_est)
+    figures = rent_or_buy_of(snap, tco)
+    rows = _rows(scenario, t_est, m_est, i_est, figures, s_est)
     rows += _snapshot_rows(snap)
     groups: list[tuple[str, tuple[Assumption, ...]]] = []
     serving_or_roofline = ("Serving", s_est) if s_est is not None else ("Inference", i_est)
@@ -308,6 +363,7 @@ def summarize(scenario: Scenario, label: str | None = None, file_name: str = "")
         file_name=file_name,
         serving=s_est,
         snapshot=snap,
+        rent_or_buy=figures,
     )
 
 
@@ -359,7 +415,7 @@ def _rows(
     t_est: TrainingEstimate | None,
     m_est: MemoryEstimate | None,
     i_est: InferenceEstimate | None,
-    tco: TcoResult | None,
+    figures: RentOrBuy | None,
     serving: ServingEstimate | None = None,
 ) -> list[Row]:
     """The summary rows, section by section: workload, hardware and price (training only),
@@ -370,8 +426,8 @@ def _rows(
         rows += _workload_rows(training)
         rows += _hardware_rows(training, t_est, accelerator_of(scenario))
         rows += _price_rows(training)
-    rows += _rent_or_buy_rows(scenario)
-    rows += _result_rows(t_est, m_est, i_est, tco, serving)
+    rows += _rent_or_buy_rows(scenario, figures)
+    rows += _result_rows(t_est, m_est, i_est, figures, serving)
     return rows
 
 
@@ -429,8 +485,9 @@ def _price_rows(training: TrainingInputs) -> list[Row]:
     ]
 
 
-def _rent_or_buy_rows(scenario: Scenario) -> list[Row]:
-    """The Cost tab's inputs: the cloud offer and price, then the owned fleet."""
+def _rent_or_buy_rows(scenario: Scenario, figures: RentOrBuy | None = None) -> list[Row]:
+    """The Cost tab's inputs: the cloud offer and price, then the owned fleet (the one the
+    demand sizes, as the Cost tab and the verdict plan it)."""
     plan = scenario.cost
     section = "Rent or buy"
     rows: list[Row] = []
@@ -445,20 +502,31 @@ def _rent_or_buy_rows(scenario: Scenario) -> list[Row]:
             Row(section, "Cloud price", price, cloud.cloud_price, detail=cloud.price_source)
         )
     if plan.on_prem is not None:
-        rows += _owned_fleet_rows(section, plan.on_prem)
+        rows += _owned_fleet_rows(section, plan.on_prem, figures)
     return rows
 
 
-def _owned_fleet_rows(section: str, onprem: OnPremInputs) -> list[Row]:
-    servers = onprem.servers
-    fleet = f"{units.plural(onprem.gpus, 'GPU')} in {units.plural(servers, 'server')}"
+def _owned_fleet_rows(
+    section: str, onprem: OnPremInputs, figures: RentOrBuy | None = None
+) -> list[Row]:
+    gpus, servers = onprem.gpus, onprem.servers
+    sized = figures is not None and figures.fleet_gpus is not None
+    if figures is not None and figures.fleet_gpus is not None:
+        gpus, servers = figures.fleet_gpus, figures.fleet_servers or servers
+    fleet = f"{units.plural(gpus, 'GPU')} in {units.plural(servers, 'server')}"
     money = units.format_money(onprem.server_price)
     power = f"{units.format_plain(onprem.power_kw)} kW"
     life = units.format_plain(onprem.life_years)
     pue, kwh = units.format_plain(onprem.pue), units.format_plain(onprem.kwh_price)
     utilization = units.format_percent(onprem.utilization, 0)
     return [
-        Row(section, "Owned fleet", fleet, float(onprem.gpus)),
+        Row(
+            section,
+            "Owned fleet",
+            fleet,
+            float(gpus),
+            detail=f"sized to the demand: busy at most {utilization} of hours" if sized else "",
+        ),
         Row(
             section,
             "Server price",
@@ -469,7 +537,7 @@ def _owned_fleet_rows(section: str, onprem: OnPremInputs) -> list[Row]:
         Row(section, "Server power", power, float(onprem.power_kw), detail=onprem.power_source),
         Row(section, "Life", f"{life} years", float(onprem.life_years)),
         Row(section, "PUE · electricity", f"{pue} · ${kwh}/kWh"),
-        Row(section, "Fleet utilization", utilization, onprem.utilization),
+        Row(section, "Owned GPUs busy at most", utilization, onprem.utilization),
     ]
 
 
@@ -477,7 +545,7 @@ def _result_rows(
     t_est: TrainingEstimate | None,
     m_est: MemoryEstimate | None,
     i_est: InferenceEstimate | None,
-    tco: TcoResult | None,
+    figures: RentOrBuy | None,
     serving: ServingEstimate | None,
 ) -> list[Row]:
     """What the model computed: training, memory, serving or inference, rent or buy."""
@@ -494,8 +562,8 @@ def _result_rows(
         rows += _serving_rows(section, serving)
     elif i_est is not None:
         rows += _inference_rows(section, i_est)
-    if tco is not None:
-        rows += _tco_rows(section, tco)
+    if figures is not None:
+        rows += _tco_rows(section, figures)
     return rows
 
 
@@ -552,30 +620,46 @@ def _inference_rows(section: str, i_est: InferenceEstimate) -> list[Row]:
     return rows
 
 
-def _tco_rows(section: str, tco: TcoResult) -> list[Row]:
-    """Owning against renting per useful GPU-hour and the break-even utilization."""
-    owning = tco.onprem_cost_per_useful_gpu_hour
-    renting = tco.cloud_cost_per_gpu_hour
-    u_star = tco.break_even_utilization
-    break_even = units.format_percent(u_star, 0) if tco.pays_off else "owning never pays off"
-    return [
+def _tco_rows(section: str, figures: RentOrBuy) -> list[Row]:
+    """Owning against renting per useful GPU-hour and the break-even utilization, as the Cost
+    tab's cards show them."""
+    busy = units.format_percent(figures.owning_busy, 0)
+    fleet = (
+        ""
+        if figures.fleet_gpus is None
+        else f"; {units.plural(figures.fleet_gpus, 'GPU')} sized to the demand"
+    )
+    rows = [
         Row(
             section,
             "Owning per useful GPU-hour",
-            _money_rate(owning),
-            owning,
+            _money_rate(figures.owning_rate),
+            figures.owning_rate,
             "lower",
-            detail=tco.formula,
-        ),
-        Row(section, "Renting per useful GPU-hour", _money_rate(renting), renting, "lower"),
+            detail=f"at {busy} busy{fleet}",
+        )
+    ]
+    if figures.renting_rate is not None:
+        rows.append(
+            Row(
+                section,
+                "Renting per useful GPU-hour",
+                _money_rate(figures.renting_rate),
+                figures.renting_rate,
+                "lower",
+                detail=f"cheapest compared: {figures.renting_label}",
+            )
+        )
+    rows.append(
         Row(
             section,
             "Break-even utilization",
-            break_even,
-            u_star if math.isfinite(u_star) else None,
-            detail=tco.formula,
-        ),
-    ]
+            "owning never pays off" if figures.break_even == "never" else figures.break_even,
+            figures.break_even_value,
+            detail=figures.break_even_detail,
+        )
+    )
+    return rows
 
 
 def _short_source(text: str) -> str:

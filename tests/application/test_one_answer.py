@@ -731,3 +731,31 @@ def test_a_saved_serving_utilization_means_what_the_option_means(
     report = _cli_json(capsys, ["report", str(path), "--json"])["serving"]
     for doc in (by_file, report):
         assert _rel(doc["tokens_per_second"], flags["tokens_per_second"])
+
+
+def test_the_report_rents_and_owns_as_the_cost_tab_shows() -> None:
+    """The report (terminal, Compare, PDF) priced owning at the file's busy cap and renting at
+    the file's one cloud price, and named the file's 16 owned GPUs, while the Cost tab and the
+    verdict beside them planned a fleet sized to the demand (32 GPUs, 63% busy) against the
+    cheapest compared price: two answers in one report."""
+    from desktopapp.application.cost import break_even_card, cloud_card, owning_card
+
+    scenario = load_scenario(REPO / "resources/examples/a100-16x-owned.json").scenario
+    summary = summarize(scenario)
+    comparison = summary.snapshot.cost
+    assert comparison is not None and comparison.fleet is not None
+    cheapest = comparison.cheapest
+    assert cheapest is not None
+    cards = owning_card(comparison), cloud_card(cheapest), break_even_card(comparison)
+    rows = {r.label: r for r in summary.rows if r.section in ("Results", "Rent or buy")}
+    assert rows["Owning per useful GPU-hour"].text == f"{cards[0].value}/GPU-h"
+    assert rows["Renting per useful GPU-hour"].text == f"{cards[1].value}/GPU-h"
+    assert rows["Break-even utilization"].text == cards[2].value
+    fleet = comparison.fleet
+    assert rows["Owned fleet"].text.startswith(f"{fleet.gpus} GPUs")
+    verdict = summary.snapshot.verdict
+    assert verdict is not None
+    from desktopapp.application.verdict import verdict_text
+
+    if "owning" in verdict_text(verdict):
+        assert f"owning {fleet.gpus} GPUs" in verdict_text(verdict)

@@ -107,19 +107,14 @@ def fill_overlay(plot_list: Sequence[Any], summaries: Sequence[ScenarioSummary])
         if curves.fleet_utilization is not None and curves.onprem_per_useful_hour is not None:
             curve = tco_plot.plot(pen=plots.pen(index), name=f"{name} · owning")
             plots.set_curve(curve, curves.fleet_utilization * 100.0, curves.onprem_per_useful_hour)
-            onprem = summary.scenario.cost.on_prem
-            if summary.tco is not None and onprem is not None:
-                tco_plot.addItem(
-                    _marker(
-                        color,
-                        onprem.utilization * 100.0,
-                        summary.tco.onprem_cost_per_useful_gpu_hour,
-                    )
-                )
-        if curves.cloud_per_useful_hour is not None:
+            figures = summary.rent_or_buy  # the Cost tab's point: the planned fleet's busy
+            if figures is not None:
+                tco_plot.addItem(_marker(color, figures.owning_busy * 100.0, figures.owning_rate))
+        renting = None if summary.rent_or_buy is None else summary.rent_or_buy.renting_rate
+        if renting is not None:
             xs = np.array([5.0, 100.0])
             curve = tco_plot.plot(pen=plots.pen(index, dashed=True), name=f"{name} · renting")
-            plots.set_curve(curve, xs, np.full(2, curves.cloud_per_useful_hour))
+            plots.set_curve(curve, xs, np.full(2, renting))
     time_plot.getPlotItem().enableAutoRange(axis="y")
     for plot in (time_plot, cost_plot):
         plot.setXRange(0, DEVICE_AXIS_TOP, padding=0.02)
@@ -149,8 +144,12 @@ def _empty_reasons(summaries: Sequence[ScenarioSummary]) -> tuple[str, str, str,
 def _cap_tco_range(plot: Any, summaries: Sequence[ScenarioSummary]) -> None:
     """Owning per useful hour runs off to infinity at low utilization: show up to 3 × the
     dearest price that matters (cloud prices and owning at the chosen utilization)."""
-    anchors = [s.tco.cloud_cost_per_gpu_hour for s in summaries if s.tco is not None] + [
-        s.tco.onprem_cost_per_useful_gpu_hour for s in summaries if s.tco is not None
+    anchors = [
+        value
+        for s in summaries
+        if s.rent_or_buy is not None
+        for value in (s.rent_or_buy.renting_rate, s.rent_or_buy.owning_rate)
+        if value is not None
     ]
     if anchors:
         plot.setYRange(0, max(anchors) * 3.0, padding=0)
