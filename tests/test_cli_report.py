@@ -84,3 +84,20 @@ def test_the_text_report_says_where_a_given_factor_came_from(
     lines = capsys.readouterr().out.splitlines()
     said = [line for line in lines if line.startswith("Production factor:")]
     assert said == ([expected] if expected else [])
+
+
+def test_the_text_report_says_how_busy_and_which_price(capsys, monkeypatch):
+    """Owning and renting per useful GPU-hour mean little without how busy the owned fleet
+    is and which price renting is: the terminal report says both, as the Cost tab's cards."""
+    from pathlib import Path
+
+    monkeypatch.setenv("COLUMNS", "200")
+    owned = Path(__file__).resolve().parents[1] / "resources/examples/a100-16x-owned.json"
+    assert run_command(["report", str(owned)]) == 0
+    lines = {
+        line.split("  ")[0]: line for line in capsys.readouterr().out.splitlines() if "  " in line
+    }
+    assert "% busy; " in lines["Owning per useful GPU-hour"]
+    assert "GPUs sized to the demand" in lines["Owning per useful GPU-hour"]
+    assert "(cheapest compared: " in lines["Renting per useful GPU-hour"]
+    assert "across " in lines["Break-even utilization"]

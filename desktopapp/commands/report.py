@@ -155,13 +155,23 @@ def run_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# rows whose figure needs its condition beside it (how busy, which price, across what)
+WITH_DETAIL = frozenset(
+    ("Owning per useful GPU-hour", "Renting per useful GPU-hour", "Break-even utilization")
+)
+
+
 def _print_text(summary: Any) -> None:
     print(summary.label)
     snap = summary.snapshot
     if not snap.current:
         for error in snap.errors:
             print(f"  not computable ({error.section}): {error.message}")
-    rows = [(row.label, row.text) for row in summary.rows if row.section == "Results"]
+    rows = [
+        (row.label, f"{row.text} ({row.detail})" if row.label in WITH_DETAIL else row.text)
+        for row in summary.rows
+        if row.section == "Results"
+    ]
     print_key_values(rows)
     if snap.training is not None:
         print()
