@@ -24,9 +24,9 @@ from desktopapp.commands.options import (
     option_size,
 )
 from desktopapp.commands.output import output_width, print_json, print_paragraph
+from desktopapp.commands.serving import add_routing_options
 from desktopapp.model import advisor as adv
 from desktopapp.model import units
-from desktopapp.model.memory import KV_PRECISIONS
 from desktopapp.model.training_defaults import SOFTWARE_STACKS
 from desktopapp.model.validation import InputError
 
@@ -178,13 +178,7 @@ def _register_serve(sub: Any) -> None:
         default=[],
         help="weight precisions to try, e.g. bf16,fp8 (default bf16)",
     )
-    p.add_argument("--experts", type=_count, help="experts per MoE layer (default 8)")
-    p.add_argument("--moe-top-k", type=_count, help="experts per token (default 2)")
-    p.add_argument(
-        "--kv-precision",
-        choices=KV_PRECISIONS,
-        help="KV-cache number format (default 16 bit; fp8 halves it)",
-    )
+    add_routing_options(p, _count)
     p.add_argument(
         "--peak-to-mean",
         type=_quantity,

@@ -24,6 +24,18 @@ from desktopapp.model.serving import (
 )
 
 
+def add_routing_options(p: argparse.ArgumentParser, count: Any) -> None:
+    """The served model's routing and KV format (``estimate inference`` and ``plan serve``;
+    saved with a scenario's inference inputs)."""
+    p.add_argument("--experts", type=count, help="experts per MoE layer (default 8)")
+    p.add_argument("--moe-top-k", type=count, help="experts per token (default 2)")
+    p.add_argument(
+        "--kv-precision",
+        choices=KV_PRECISIONS,
+        help="KV-cache number format (default 16 bit; fp8 halves it)",
+    )
+
+
 def add_options(p: argparse.ArgumentParser, quantity: Any, count: Any) -> None:
     """Options of the serving model, added to ``estimate inference``."""
     p.add_argument(
@@ -45,14 +57,8 @@ def add_options(p: argparse.ArgumentParser, quantity: Any, count: Any) -> None:
         type=option_size,
         help="parameters each token uses (mixture of experts; default: all)",
     )
-    p.add_argument("--experts", type=count, help="experts per MoE layer (default 8)")
-    p.add_argument("--moe-top-k", type=count, help="experts per token (default 2)")
+    add_routing_options(p, count)
     p.add_argument("--head-dim", type=count, help="attention head width (default hidden/heads)")
-    p.add_argument(
-        "--kv-precision",
-        choices=KV_PRECISIONS,
-        help="KV-cache number format (default 16 bit; fp8 halves it)",
-    )
     p.add_argument(
         "--pp", type=count, help="pipeline stages among the --gpus of one replica (default 1)"
     )
