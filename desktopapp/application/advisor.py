@@ -95,6 +95,7 @@ class TrainWorkload:
     software_stack: str | None = None  # None: the default ("typical")
     power_cap_w: float | None = None  # per GPU, W (None: each accelerator's TDP)
     moe_top_k: int | None = None  # experts per token (None: top-2)
+    goodput_overhead: float | None = None  # extra wall time (None: the published goodput)
     # the memory terms of the shape (MLP kind and width, vocabulary), as the Workload tab has
     ffn_hidden: int | None = None
     vocab: int | None = None
@@ -116,6 +117,7 @@ class TrainWorkload:
             software_stack=self.software_stack,
             power_cap_w=self.power_cap_w,
             moe_top_k=self.moe_top_k,
+            goodput_overhead=self.goodput_overhead,
         )
 
     def shape(self) -> dict[str, Any]:
@@ -139,6 +141,7 @@ class TrainWorkload:
             software_stack=self.software_stack,
             power_cap_w=self.power_cap_w,
             moe_top_k=self.moe_top_k,
+            goodput_overhead=self.goodput_overhead,
         )
 
     @classmethod
@@ -157,6 +160,7 @@ class TrainWorkload:
             software_stack=training.software_stack,
             power_cap_w=training.power_cap_w,
             moe_top_k=training.moe_top_k,
+            goodput_overhead=training.goodput_overhead,
             **{k: shape.get(k) for k in SHAPE_NAMES},
         )
 
@@ -637,6 +641,9 @@ def search_training(
     notes: tuple[str, ...] = (f"fleet sizes up to {max_gpus:,} GPUs ({MAX_GPUS_SOURCE})",)
     if workload.software_stack not in (None, DEFAULT_STACK):
         notes += (f"every option modelled on the {workload.software_stack} software stack",)
+    if workload.goodput_overhead is not None:
+        goodput = 1.0 / (1.0 + workload.goodput_overhead)
+        notes += (f"every option at goodput {units.format_percent(goodput, 0)} (given)",)
     if workload.power_cap_w is not None:
         notes += (
             f"every GPU capped at {workload.power_cap_w:,.0f} W (those with a higher TDP run "

@@ -150,6 +150,12 @@ def _register_train(sub: Any) -> None:
         choices=SOFTWARE_STACKS,
         help="training stack, as in estimate train (default typical)",
     )
+    p.add_argument(
+        "--goodput-overhead",
+        type=option_fraction,
+        help="extra wall time for failures and restarts, fraction (default: the published "
+        "goodput of 90%%; 0: none), as in estimate train",
+    )
     p.add_argument("--power-cap-w", type=_quantity, help="GPU power cap, W (default: the TDP)")
     p.add_argument("--moe-top-k", type=_count, help="experts per token, mixture of experts (2)")
     p.add_argument("--deadline-days", type=_quantity, help="the run must finish within, days")
@@ -295,6 +301,7 @@ def train_workload_from_args(args: argparse.Namespace) -> app.TrainWorkload:
         software_stack=args.software_stack,
         power_cap_w=args.power_cap_w,
         moe_top_k=args.moe_top_k,
+        goodput_overhead=args.goodput_overhead,
         **shape,
     )
 

@@ -759,3 +759,32 @@ def test_the_report_rents_and_owns_as_the_cost_tab_shows() -> None:
 
     if "owning" in verdict_text(verdict):
         assert f"owning {fleet.gpus} GPUs" in verdict_text(verdict)
+
+
+def test_what_to_run_on_ranks_with_the_workloads_goodput(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A goodput overhead in the workload (the Workload tab's field, a scenario's, or
+    `--goodput-overhead`) reached the estimate but not the ranking: its H100 × 64 option had
+    other GPU-hours than the headline for the same run."""
+    from desktopapp.application.advisor import TrainWorkload
+
+    path = _scenario_with(
+        tmp_path, params=7e9, tokens=1e12, accelerator="h100-sxm", gpus=64,
+        goodput_overhead=0.25, tp=None, pp=None, micro_batch=None, production_factor=None,
+        global_batch_tokens=None,
+    )  # fmt: skip
+    by_file = _cli_json(capsys, ["estimate", "train", "--scenario", str(path), "--json"])
+    assert by_file["goodput"] == pytest.approx(0.8)
+    ranked = _cli_json(
+        capsys,
+        ["plan", "train", "--params", "7B", "--tokens", "1T", "--goodput-overhead", "0.25",
+         "--include", "h100-sxm", "--json"],
+    )  # fmt: skip
+    assert "every option at goodput 80% (given)" in ranked["notes"]
+    option = next(o for o in ranked["options"] if o["gpus"] == 64)
+    assert option["gpu_hours"] == pytest.approx(by_file["training"]["gpu_hours"], rel=1e-9)
+    # the GUI's dialog builds its workload from the tab's training inputs
+    saved = Scenario.load(path).training
+    assert saved is not None
+    assert TrainWorkload.from_training(saved, {}).goodput_overhead == 0.25
