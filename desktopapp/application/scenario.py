@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from desktopapp.application.plan import PlanState
+from desktopapp.application.plan import PlanState, PriceChoice
 from desktopapp.model.scenario import MAX_NAME_CHARS, CostPlan, Scenario
 
 UNTITLED = "Untitled"
@@ -81,8 +81,26 @@ def apply_workload(state: PlanState, scenario: Scenario, preset_id: str | None =
         preset_id=preset_id,
     )
     state.advisor_choice = scenario.advisor  # issue 24: the What to run on view's choice
+    if scenario.training is not None:
+        # the scenario's price for every tab at once (the Monitor's idle cost follows it), as
+        # the Workload tab publishes it when it recomputes; it may not be built yet
+        state.set_price(price_choice_of(scenario.training))
     refresh_estimates(state)
     return changed
+
+
+def price_choice_of(training: Any) -> PriceChoice:
+    """The training price and where it came from, with the catalog offer its source names."""
+    from desktopapp.model.catalog import offer_named_in
+
+    offer = offer_named_in(training.price_source) if training.price is not None else None
+    return PriceChoice(
+        training.price,
+        training.price_source,
+        from_catalog=offer is not None,
+        offer_name="" if offer is None else offer.name,
+        offer_date="" if offer is None else offer.price_date,
+    )
 
 
 def refresh_estimates(state: PlanState) -> None:

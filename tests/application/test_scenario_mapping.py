@@ -37,3 +37,26 @@ def test_the_cost_plan_goes_round_through_cost_inputs() -> None:
     assert again.compared == inputs.compared
     mapping.apply_runs_per_month(plan, saved)
     assert plan.runs_per_month == saved.demand.runs_per_month
+
+
+def test_an_opened_scenarios_price_reaches_every_tab_before_the_workload_tab_is_built() -> None:
+    """The Monitor's idle cost follows the workload's price, but the state got it only when
+    the Workload tab recomputed: a scenario opened on the Monitor tab costed idle GPUs at the
+    $2.00 default instead of the file's price."""
+    from desktopapp.application.monitor import idle_price
+    from desktopapp.model.scenario import load_scenario
+    from tests.application.test_one_answer import REPO
+
+    owned = load_scenario(REPO / "resources/examples/a100-16x-owned.json").scenario
+    assert owned.training is not None and owned.training.price is not None
+    state = PlanState()
+    mapping.apply_workload(state, owned)
+    assert state.price.usd_per_gpu_hour == owned.training.price
+    assert state.price.source == owned.training.price_source
+    shown = idle_price(None, state.price)
+    assert shown.usd_per_gpu_hour == owned.training.price
+    assert shown.source.startswith("From the Workload tab")
+    # a catalog price names its offer, as the Workload tab's does
+    rented = load_scenario(REPO / "resources/examples/h100-8x-rented.json").scenario
+    mapping.apply_workload(state, rented)
+    assert state.price.from_catalog and state.price.offer_name
