@@ -18,7 +18,6 @@ import numpy.typing as npt
 
 from desktopapp.application.text import CardView, as_sentence, formula_tooltip
 from desktopapp.model import perf_training, units
-from desktopapp.model.grids import distinct_sorted
 from desktopapp.model.memory import SHAPE_TERMS
 from desktopapp.model.training import TrainingEstimate, TrainingInputs
 from desktopapp.model.validation import error_field, error_text, user_message
@@ -27,9 +26,11 @@ FloatArray = npt.NDArray[np.float64]
 
 SHAPE_FIELDS = ("seq_len", "layers", "hidden", "heads", "kv_heads", "active_params")
 PLAN_FIELDS = ("tp", "pp", "dp", "micro_batch", "global_batch_tokens")
-PLOT_GPUS = distinct_sorted(
-    np.array([m * 2**k for k in range(13) for m in (1, 3) if m * 2**k <= 4096], dtype=float)
-)
+# The scaling plots' GPU counts: powers of two, 1 … 4,096. A count of 3·2^k cannot split a
+# power-of-two global batch evenly (the default batch is one) without a pipeline of 3, so its
+# MFU dips and the curves zigzagged between neighbours; a count typed in Devices is still
+# modelled as it is (the plot's marker sits at it).
+PLOT_GPUS = np.array([2.0**k for k in range(13)])
 NOT_MODELLED_SIMPLE = (
     "Not modelled: the parallel-plan model needs a catalog accelerator and the 6·N·D rule "
     "(the cards above use C / (peak × utilization × devices))."
@@ -251,8 +252,7 @@ def modelled_view(
     )
     if modelled.run is None or modelled.inputs is None:
         return NotModelled(modelled.reason or NOT_MODELLED_SIMPLE)
-    # plotted at 1, 2, 3, 4, 6, 8, 12, … (2^k and 3·2^k): every count would zigzag between
-    # counts with good and awkward factorisations; only those counts are searched
+    # plotted at 1, 2, 4, … 4,096 (PLOT_GPUS): only those counts are searched
     sweep = perf_training.scaling_sweep(modelled.inputs, counts=PLOT_GPUS)
     return _view(modelled.run, sweep, modelled.inputs)
 

@@ -1735,7 +1735,7 @@ def scaling_sweep(
     """Wall time, GPU-hours, cost and MFU for every GPU count 1..max_gpus (vectorised), or for
     the given ``counts`` only (whole numbers from 1 to max_gpus; sorted, duplicates dropped):
     the same figures at those counts, with a fraction of the work (the Workload tab plots
-    24 counts of 4,096)."""
+    13 counts of 4,096)."""
     max_gpus = require_int("max_gpus", max_gpus, minimum=1, maximum=65_536)
     if counts is None:
         wanted = np.arange(1, max_gpus + 1, dtype=np.int64)

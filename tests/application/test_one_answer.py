@@ -544,7 +544,7 @@ def test_the_workload_tabs_utilization_curve_passes_through_the_headline() -> No
 
 @pytest.mark.parametrize("preset", TRAINING_PRESETS)
 def test_compare_s_scaling_curve_is_the_workload_tab_s(preset: str) -> None:
-    # Both search plans only at the plotted GPU counts (2^k and 3·2^k): Compare's overlaid
+    # Both search plans only at the plotted GPU counts (2^k): Compare's overlaid
     # curve and the Workload tab's scaling plot must be the same points.
     from desktopapp.application.compare import _modelled_sweep
     from desktopapp.application.training_view import ModelledView, modelled_view

@@ -56,7 +56,7 @@ def test_sweep_agrees_with_the_estimate_at_every_sampled_count(name):
 
 @pytest.mark.parametrize("name", sorted(RUNS))
 def test_a_sweep_of_chosen_counts_gives_the_full_sweep_s_figures_there(name):
-    # The Workload tab and Compare plot 24 counts (2^k and 3·2^k up to 4,096): only those are
+    # The Workload tab and Compare plot 13 counts (2^k up to 4,096): only those are
     # searched, and every figure there is the full sweep's, NaN where no plan fits.
     from desktopapp.application.training_view import PLOT_GPUS
 
