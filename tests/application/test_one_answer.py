@@ -564,6 +564,14 @@ def test_compare_s_scaling_curve_is_the_workload_tab_s(preset: str) -> None:
         assert np.allclose(compared.cost_usd, view.scaling.cost[shown], rtol=1e-12)
 
 
+def _h100_option(capsys: pytest.CaptureFixture[str], args: list[str], note: str) -> dict:
+    """`plan train ARGS` ranked on H100 only: its 64-GPU option, after checking that a note
+    of the ranking says ``note`` (the input every option assumes)."""
+    ranked = _cli_json(capsys, ["plan", "train", *args, "--include", "h100-sxm", "--json"])
+    assert any(note in line for line in ranked["notes"]), ranked["notes"]
+    return next(o for o in ranked["options"] if o["gpus"] == 64)
+
+
 def test_the_software_stack_is_one_input_on_every_face(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -594,13 +602,11 @@ def test_the_software_stack_is_one_input_on_every_face(
     )
     assert _rel(over["training"]["gpu_hours"], typical["training"]["gpu_hours"])
     # what to run on: an H100 × 64 option is the same run
-    ranked = _cli_json(
+    option = _h100_option(
         capsys,
-        ["plan", "train", "--params", "7B", "--tokens", "1T", "--software-stack", "megatron",
-         "--include", "h100-sxm", "--json"],
-    )  # fmt: skip
-    assert "every option modelled on the megatron software stack" in ranked["notes"]
-    option = next(o for o in ranked["options"] if o["gpus"] == 64)
+        ["--params", "7B", "--tokens", "1T", "--software-stack", "megatron"],
+        "every option modelled on the megatron software stack",
+    )
     assert option["gpu_hours"] == pytest.approx(flags["training"]["gpu_hours"], rel=1e-9)
 
 
@@ -650,13 +656,12 @@ def test_power_cap_and_experts_per_token_are_one_input_on_every_face(
     )  # fmt: skip
     assert _rel(over["training"]["gpu_hours"], plain["training"]["gpu_hours"])
     # what to run on: an H100 × 64 option is the same run, and the ranking says the cap
-    ranked = _cli_json(
+    option = _h100_option(
         capsys,
-        ["plan", "train", "--params", "47B", "--active-params", "13B", "--tokens", "1T",
-         "--power-cap-w", "450", "--moe-top-k", "8", "--include", "h100-sxm", "--json"],
+        ["--params", "47B", "--active-params", "13B", "--tokens", "1T", "--power-cap-w", "450",
+         "--moe-top-k", "8"],
+        "capped at 450 W",
     )  # fmt: skip
-    assert any("capped at 450 W" in note for note in ranked["notes"])
-    option = next(o for o in ranked["options"] if o["gpus"] == 64)
     assert option["gpu_hours"] == pytest.approx(flags["training"]["gpu_hours"], rel=1e-9)
 
 
@@ -776,13 +781,11 @@ def test_what_to_run_on_ranks_with_the_workloads_goodput(
     )  # fmt: skip
     by_file = _cli_json(capsys, ["estimate", "train", "--scenario", str(path), "--json"])
     assert by_file["goodput"] == pytest.approx(0.8)
-    ranked = _cli_json(
+    option = _h100_option(
         capsys,
-        ["plan", "train", "--params", "7B", "--tokens", "1T", "--goodput-overhead", "0.25",
-         "--include", "h100-sxm", "--json"],
-    )  # fmt: skip
-    assert "every option at goodput 80% (given)" in ranked["notes"]
-    option = next(o for o in ranked["options"] if o["gpus"] == 64)
+        ["--params", "7B", "--tokens", "1T", "--goodput-overhead", "0.25"],
+        "every option at goodput 80% (given)",
+    )
     assert option["gpu_hours"] == pytest.approx(by_file["training"]["gpu_hours"], rel=1e-9)
     # the GUI's dialog builds its workload from the tab's training inputs
     saved = Scenario.load(path).training
