@@ -109,7 +109,6 @@ class RentOrBuy:
     break_even_detail: str
     fleet_gpus: int | None = None  # the fleet the demand sizes (None: the file's owned GPUs)
     fleet_servers: int | None = None
-    busy_cap: float | None = None  # the slider: owned GPUs busy at most
 
 
 def rent_or_buy_of(snapshot: Any, tco: TcoResult | None) -> RentOrBuy | None:
@@ -135,7 +134,6 @@ def rent_or_buy_of(snapshot: Any, tco: TcoResult | None) -> RentOrBuy | None:
             break_even_detail=card.detail,
             fleet_gpus=None if fleet is None else fleet.gpus,
             fleet_servers=None if fleet is None else fleet.servers,
-            busy_cap=comparison.onprem.utilization,
         )
     if tco is None:
         return None
