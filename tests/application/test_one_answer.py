@@ -712,6 +712,11 @@ def test_moe_routing_and_kv_format_are_one_serving_input_on_every_face(
     assert option["tokens_per_second_per_replica"] == pytest.approx(
         flags["tokens_per_second"], rel=1e-9
     )
+    # the GUI's dialog builds its serving workload from the tab's inference inputs
+    from desktopapp.application.advisor import serve_workload_of
+
+    served = serve_workload_of(saved, requests_per_s=5.0)
+    assert (served.experts, served.moe_top_k, served.kv_precision) == (16, 4, "fp8")
 
 
 def test_a_saved_serving_utilization_means_what_the_option_means(
