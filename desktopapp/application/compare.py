@@ -44,6 +44,7 @@ from desktopapp.model.training import (
     training_sweep_devices,
     training_sweep_utilization,
 )
+from desktopapp.model.training_defaults import MOE_TOP_K, STACK_LABELS
 from desktopapp.model.validation import user_message
 
 DASH = units.DASH
@@ -438,6 +439,12 @@ def _workload_rows(training: TrainingInputs) -> list[Row]:
     ]
     if rule == "6nd":
         rows.append(Row(section, "Parameters", big_count(training.params), training.params))
+        active = training.active_params
+        if active is not None:  # a mixture of experts: what each token uses, and its routing
+            top_k = training.moe_top_k or MOE_TOP_K
+            given = "" if training.moe_top_k else " (default)"
+            text = f"{big_count(active)}, top-{top_k}{given}"
+            rows.append(Row(section, "Active parameters (MoE)", text, active))
         rows.append(Row(section, "Training tokens", big_count(training.tokens), training.tokens))
     else:
         flops = training.forward_flops
@@ -457,6 +464,12 @@ def _hardware_rows(
         Row(section, "Devices", f"{training.gpus:,}", float(training.gpus)),
         Row(section, "Precision", training.resolved_precision),
     ]
+    # the run's own inputs beyond the catalog, shown only where a scenario sets them
+    if training.power_cap_w is not None:
+        cap = f"{units.format_plain(training.power_cap_w)} W per GPU"
+        rows.append(Row(section, "Power cap", cap, training.power_cap_w))
+    if training.software_stack is not None:
+        rows.append(Row(section, "Software stack", STACK_LABELS[training.software_stack]))
     if t_est is None:
         return rows
     peak = units.format_flop_rate(t_est.peak_tflops * 1e12)

@@ -796,3 +796,25 @@ def test_what_to_run_on_ranks_with_the_workloads_goodput(
     saved = Scenario.load(path).training
     assert saved is not None
     assert TrainWorkload.from_training(saved, {}).goodput_overhead == 0.25
+
+
+def test_compare_and_the_report_name_the_runs_own_inputs(tmp_path: Path) -> None:
+    """Two scenarios that differ only in a power cap, the MoE routing or the software stack
+    showed different results in Compare and the report with no row saying why."""
+    plain = _scenario_with(tmp_path, params=47e9, tokens=1e12, accelerator="h100-sxm", gpus=64)
+    rows = {r.label: r for r in summarize(Scenario.load(plain)).rows}
+    for label in ("Power cap", "Software stack", "Active parameters (MoE)"):
+        assert label not in rows
+    path = _scenario_with(
+        tmp_path, params=47e9, active_params=13e9, moe_top_k=8, tokens=1e12,
+        accelerator="h100-sxm", gpus=64, power_cap_w=500.0, software_stack="megatron",
+    )  # fmt: skip
+    rows = {r.label: r for r in summarize(Scenario.load(path)).rows}
+    assert rows["Power cap"].text == "500 W per GPU" and rows["Power cap"].value == 500.0
+    assert rows["Software stack"].text == "Megatron-LM / NeMo"
+    assert rows["Active parameters (MoE)"].text == "13B, top-8"
+    default_k = _scenario_with(
+        tmp_path, params=47e9, active_params=13e9, tokens=1e12, accelerator="h100-sxm", gpus=64
+    )
+    rows = {r.label: r for r in summarize(Scenario.load(default_k)).rows}
+    assert rows["Active parameters (MoE)"].text == "13B, top-2 (default)"
