@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
+import math
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
@@ -1048,7 +1049,56 @@ def run_memory(args: argparse.Namespace) -> int:
     if snap.memory is None:
         error = snap.errors[0]
         _refuse(args, error.section, error.field, error.message)
-    return _emit(args, snap.memory, print_memory)
+    shown = snap.memory
+    assert shown is not None  # refused above
+    note = _plan_memory_note(args, shown)
+    if args.json:
+        doc = shown.to_dict()
+        if note:
+            doc["note"] = note
+        print_json(doc)
+        return EXIT_OK
+    print_memory(shown)
+    if note:
+        print()
+        print_paragraph(f"Note: {note}")
+    return EXIT_OK
+
+
+def _plan_memory_note(args: argparse.Namespace, shown: MemoryEstimate) -> str:
+    """With --scenario: where the scenario's training plan (what `estimate train --scenario`,
+    `report` and the Workload tab show as memory per device) needs another figure than the
+    memory section's configuration shown here, say so ("" when they agree or there is none)."""
+    if args.scenario is None:
+        return ""
+    from desktopapp.application.snapshot import compute_snapshot, request_from_scenario
+    from desktopapp.model.scenario import load_scenario
+
+    snap = compute_snapshot(
+        request_from_scenario(load_scenario(args.scenario).scenario, with_verdict=False)
+    )
+    plan = snap.memory
+    if not snap.memory_for_plan or plan is None:
+        return ""
+    if math.isclose(plan.per_device_bytes, shown.per_device_bytes, rel_tol=0.01):
+        return ""
+    return (
+        f"these are the scenario's memory inputs ({_memory_setup(shown)}). Its training plan "
+        f"({_memory_setup(plan)}), which estimate train --scenario, report and the Workload "
+        f"tab show, needs {units.format_bytes(plan.per_device_bytes)} per device."
+    )
+
+
+def _memory_setup(e: MemoryEstimate) -> str:
+    """The parallel layout and batch of a memory estimate, in words."""
+    inp = e.inputs
+    words = [f"ZeRO-{inp.zero_stage}", f"micro-batch {inp.batch_size}"]
+    if inp.micro_batches > 1:
+        words.append(f"{inp.micro_batches} micro-batches per step")
+    words += [f"{name} {value}" for name, value in (("TP", inp.tp), ("PP", inp.pp)) if value > 1]
+    if inp.checkpointing:
+        words.append("activation checkpointing")
+    return ", ".join(words)
 
 
 INFERENCE_INTEGER_OPTIONS = (

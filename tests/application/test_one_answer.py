@@ -818,3 +818,26 @@ def test_compare_and_the_report_name_the_runs_own_inputs(tmp_path: Path) -> None
     )
     rows = {r.label: r for r in summarize(Scenario.load(default_k)).rows}
     assert rows["Active parameters (MoE)"].text == "13B, top-2 (default)"
+
+
+def test_estimate_memory_of_a_scenario_names_the_plans_figure(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`estimate memory --scenario` answers for the file's memory inputs (here ZeRO-3 with
+    checkpointing: about 11 GiB per device) while `estimate train`, `report` and the Workload
+    tab show the training plan's memory (ZeRO-1: about 57 GiB): it now says so, with the
+    plan's figure, instead of leaving two answers to one question."""
+    owned = str(REPO / "resources/examples/a100-16x-owned.json")
+    train = _cli_json(capsys, ["estimate", "train", "--scenario", owned, "--json"])
+    plan_bytes = train["memory"]["per_device_bytes"]
+    memory = _cli_json(capsys, ["estimate", "memory", "--scenario", owned, "--json"])
+    assert memory["per_device_bytes"] < plan_bytes * 0.5
+    assert units.format_bytes(plan_bytes) in memory["note"]
+    assert "ZeRO-3" in memory["note"] and "ZeRO-1" in memory["note"]
+    capsys.readouterr()
+    assert run_command(["estimate", "memory", "--scenario", owned]) == 0
+    assert f"needs {units.format_bytes(plan_bytes)} per device" in capsys.readouterr().out
+    # without a scenario there is no plan to point at
+    given = ["estimate", "memory", "--params", "7B", "--layers", "32", "--hidden", "4096",
+             "--heads", "32", "--seq-len", "4096", "--json"]  # fmt: skip
+    assert "note" not in _cli_json(capsys, given)
