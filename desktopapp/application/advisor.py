@@ -73,6 +73,19 @@ class SearchCancelled(Exception):
 
 # the shape a training workload carries to the modelled run (training_view.shape_of)
 SHAPE_NAMES = ("seq_len", "layers", "hidden", "heads", "kv_heads", *SHAPE_TERMS)
+# the training inputs a workload carries to every option it ranks, by the TrainingInputs name
+# (one list, so a new term reaches the ranking, its checks and the dialog's workload at once)
+RUN_TERMS = (
+    "active_params",
+    "epochs",
+    "global_batch_tokens",
+    "production_factor",
+    "production_factor_source",
+    "software_stack",
+    "power_cap_w",
+    "moe_top_k",
+    "goodput_overhead",
+)
 
 
 @dataclass(frozen=True)
@@ -105,20 +118,11 @@ class TrainWorkload:
         # the same checks as the Workload tab's (one accelerator stands in for the catalog); a
         # broken shape is the workload's error, not one for each accelerator in the ranking
         require_shape(self.layers, self.hidden, self.heads, self.kv_heads)
-        TrainingInputs(
-            params=self.params,
-            tokens=self.tokens,
-            active_params=self.active_params,
-            epochs=self.epochs,
-            peak_tflops=1.0,
-            global_batch_tokens=self.global_batch_tokens,
-            production_factor=self.production_factor,
-            production_factor_source=self.production_factor_source,
-            software_stack=self.software_stack,
-            power_cap_w=self.power_cap_w,
-            moe_top_k=self.moe_top_k,
-            goodput_overhead=self.goodput_overhead,
-        )
+        TrainingInputs(params=self.params, tokens=self.tokens, peak_tflops=1.0, **self._run_terms())
+
+    def _run_terms(self) -> dict[str, Any]:
+        """The training inputs beyond the size, device and price (RUN_TERMS)."""
+        return {name: getattr(self, name) for name in RUN_TERMS}
 
     def shape(self) -> dict[str, Any]:
         return {n: getattr(self, n) for n in SHAPE_NAMES if getattr(self, n) is not None}
@@ -129,39 +133,21 @@ class TrainWorkload:
         return TrainingInputs(
             params=self.params,
             tokens=self.tokens,
-            epochs=self.epochs,
             accelerator=accelerator,
             gpus=gpus,
             precision=precision,
             price=price,
-            active_params=self.active_params,
-            global_batch_tokens=self.global_batch_tokens,
-            production_factor=self.production_factor,
-            production_factor_source=self.production_factor_source,
-            software_stack=self.software_stack,
-            power_cap_w=self.power_cap_w,
-            moe_top_k=self.moe_top_k,
-            goodput_overhead=self.goodput_overhead,
+            **self._run_terms(),
         )
 
     @classmethod
     def from_training(cls, training: TrainingInputs, shape: Mapping[str, Any]) -> TrainWorkload:
         if training.params is None or training.tokens is None:
             raise InputError("params", "the search needs the parameter count and the tokens")
+        terms: dict[str, Any] = {name: getattr(training, name) for name in RUN_TERMS}
+        terms.update((k, shape.get(k)) for k in SHAPE_NAMES)
         return cls(
-            params=training.params,
-            tokens=training.tokens,
-            active_params=training.active_params,
-            precision=training.precision,
-            epochs=training.epochs,
-            global_batch_tokens=training.global_batch_tokens,
-            production_factor=training.production_factor,
-            production_factor_source=training.production_factor_source,
-            software_stack=training.software_stack,
-            power_cap_w=training.power_cap_w,
-            moe_top_k=training.moe_top_k,
-            goodput_overhead=training.goodput_overhead,
-            **{k: shape.get(k) for k in SHAPE_NAMES},
+            params=training.params, tokens=training.tokens, precision=training.precision, **terms
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -157,7 +157,6 @@ class ScenarioSummary:
     training: TrainingEstimate | None
     memory: MemoryEstimate | None
     inference: InferenceEstimate | None
-    tco: TcoResult | None
     rows: tuple[Row, ...]
     sources: tuple[Source, ...]
     assumptions: tuple[tuple[str, tuple[Assumption, ...]], ...]
@@ -351,7 +350,6 @@ def summarize(scenario: Scenario, label: str | None = None, file_name: str = "")
         training=t_est,
         memory=m_est,
         inference=i_est,
-        tco=tco,
         rows=tuple(rows),
         sources=tuple(_sources(scenario, t_est)),
         assumptions=tuple(groups),

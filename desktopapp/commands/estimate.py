@@ -21,7 +21,9 @@ from desktopapp.commands.calibrate import add_past_runs_option, apply_past_runs
 from desktopapp.commands.options import (
     add_command,
     add_json_option,
+    add_run_terms,
     ask_for_subcommand,
+    option_count,
     option_fraction,
     option_money,
     option_number,
@@ -88,10 +90,7 @@ fraction = option_fraction  # 0.4 or 40%
 money = option_money  # 2.49 or $1.99
 
 
-def count(text: str) -> float | int:
-    """Like :func:`quantity`, but a whole number comes back as ``int`` (``8``, ``1k``)."""
-    value = quantity(text)
-    return int(value) if value.is_integer() else value
+count = option_count  # a whole number comes back as int (8, 1k)
 
 
 def _add_starting_points(parser: argparse.ArgumentParser) -> None:
@@ -204,13 +203,6 @@ def _register_train(sub: Any) -> None:
         help=_choices_help("catalog price used when --price is omitted", PRICING_MODELS),
     )
     p.add_argument(
-        "--goodput-overhead",
-        type=fraction,
-        help="extra wall-time fraction for restarts, evaluation, failures (default: the "
-        "published goodput of 90%%, about 0.11, in the modelled run, none in the flat "
-        "--utilization rule; 0: none)",
-    )
-    p.add_argument(
         "--project-margin",
         type=quantity,
         help="whole-project multiplier (default 3; rule of thumb 2-3×)",
@@ -235,13 +227,7 @@ def _register_train(sub: Any) -> None:
         help="tokens per optimizer step (default: by model size and fleet, 0.5M-16M, shown "
         "under Assumptions)",
     )
-    p.add_argument(
-        "--software-stack",
-        choices=perf_training.SOFTWARE_STACKS,
-        help="training stack: megatron (fused kernels), fsdp (eager PyTorch), typical (default)",
-    )
-    p.add_argument("--power-cap-w", type=quantity, help="GPU power cap, W (default: the TDP)")
-    p.add_argument("--moe-top-k", type=count, help="experts per token, mixture of experts (2)")
+    add_run_terms(p)
     p.add_argument(
         "--production-factor",
         "--production-allowance",

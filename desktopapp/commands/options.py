@@ -50,6 +50,35 @@ def option_fraction(text: str) -> float:
     return _option_value(parse_fraction, text)
 
 
+def option_count(text: str) -> float | int:
+    """Like :func:`option_number`, but a whole number comes back as ``int`` (``8``, ``1k``)."""
+    value = option_number(text)
+    return int(value) if value.is_integer() else value
+
+
+def add_run_terms(p: argparse.ArgumentParser) -> None:
+    """The modelled run's terms beyond its size and plan (``estimate train`` and ``plan
+    train``; saved with a scenario's training inputs)."""
+    from desktopapp.model.training_defaults import SOFTWARE_STACKS
+
+    p.add_argument(
+        "--goodput-overhead",
+        type=option_fraction,
+        help="extra wall-time fraction for restarts, evaluation, failures (default: the "
+        "published goodput of 90%%, about 0.11, in the modelled run, none in the flat "
+        "--utilization rule; 0: none)",
+    )
+    p.add_argument(
+        "--software-stack",
+        choices=SOFTWARE_STACKS,
+        help="training stack: megatron (fused kernels), fsdp (eager PyTorch), typical (default)",
+    )
+    p.add_argument("--power-cap-w", type=option_number, help="GPU power cap, W (default: the TDP)")
+    p.add_argument(
+        "--moe-top-k", type=option_count, help="experts per token, mixture of experts (2)"
+    )
+
+
 def option_money(text: str) -> float:
     """US dollars: ``2.49``, ``$1.99``, ``300k``."""
     from desktopapp.model.units import parse_money

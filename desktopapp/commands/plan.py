@@ -18,16 +18,18 @@ from desktopapp.commands.calibrate import add_past_runs_option, apply_past_runs
 from desktopapp.commands.options import (
     add_command,
     add_json_option,
+    add_run_terms,
     ask_for_subcommand,
+    option_count,
     option_fraction,
     option_money,
+    option_number,
     option_size,
 )
 from desktopapp.commands.output import output_width, print_json, print_paragraph
 from desktopapp.commands.serving import add_routing_options
 from desktopapp.model import advisor as adv
 from desktopapp.model import units
-from desktopapp.model.training_defaults import SOFTWARE_STACKS
 from desktopapp.model.validation import InputError
 
 EXIT_OK = 0
@@ -42,16 +44,8 @@ PRICING_SHORT = {
 }
 
 
-def _quantity(text: str) -> float:
-    from desktopapp.commands.estimate import quantity
-
-    return quantity(text)
-
-
-def _count(text: str) -> float | int:
-    from desktopapp.commands.estimate import count
-
-    return count(text)
+_quantity = option_number
+_count = option_count
 
 
 def register(subparsers: Any) -> None:
@@ -145,19 +139,7 @@ def _register_train(sub: Any) -> None:
     p.add_argument("--global-batch-tokens", type=option_size, help="tokens per optimizer step")
     p.add_argument("--production-factor", type=_quantity, help="1-3 (default: fitted)")
     add_past_runs_option(p)
-    p.add_argument(
-        "--software-stack",
-        choices=SOFTWARE_STACKS,
-        help="training stack, as in estimate train (default typical)",
-    )
-    p.add_argument(
-        "--goodput-overhead",
-        type=option_fraction,
-        help="extra wall time for failures and restarts, fraction (default: the published "
-        "goodput of 90%%; 0: none), as in estimate train",
-    )
-    p.add_argument("--power-cap-w", type=_quantity, help="GPU power cap, W (default: the TDP)")
-    p.add_argument("--moe-top-k", type=_count, help="experts per token, mixture of experts (2)")
+    add_run_terms(p)
     p.add_argument("--deadline-days", type=_quantity, help="the run must finish within, days")
     _common(p, "most the whole run may cost, USD")
 
@@ -327,8 +309,15 @@ def serve_workload_from_args(args: argparse.Namespace) -> app.ServeWorkload:
         )
     shape = _shape(args, preset, ("layers", "hidden", "heads", "kv_heads"))
     extra: dict[str, Any] = {}
-    names = ("prompt_tokens", "output_tokens", "peak_to_mean", "headroom", "experts")
-    for name in (*names, "moe_top_k", "kv_precision"):
+    for name in (
+        "prompt_tokens",
+        "output_tokens",
+        "peak_to_mean",
+        "headroom",
+        "experts",
+        "moe_top_k",
+        "kv_precision",
+    ):
         if getattr(args, name) is not None:
             extra[name] = getattr(args, name)
     precisions = _split(args.precision)

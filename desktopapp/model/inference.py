@@ -30,7 +30,7 @@ from desktopapp.model.memory import (
     kv_cache_bytes,
 )
 from desktopapp.model.training import DEFAULT_UTILIZATION, catalog_price
-from desktopapp.model.training_defaults import DEFAULT_MOE_EXPERTS, MAX_EXPERTS
+from desktopapp.model.training_defaults import DEFAULT_MOE_EXPERTS, moe_count
 from desktopapp.model.validation import (
     InputError,
     require_choice,
@@ -184,18 +184,11 @@ class InferenceInputs:
         require_shape(self.layers, self.hidden, self.heads, self.kv_heads)  # the KV cache's
 
     def _check_moe(self) -> None:
-        """Experts and top-k: whole numbers up to MAX_EXPERTS, top-k ≤ experts, and only for
-        a mixture of experts (a dense model routes nothing)."""
-        set_ = object.__setattr__
+        """Experts and top-k (:func:`moe_count`), top-k at most the experts."""
         for name in ("experts", "moe_top_k"):
             value = getattr(self, name)
-            if value is None:
-                continue
-            set_(self, name, require_int(name, value, minimum=1, maximum=MAX_EXPERTS))
-            if self.active_params is None:
-                raise InputError(
-                    name, "applies to a mixture of experts: give the active parameters too"
-                )
+            if value is not None:
+                object.__setattr__(self, name, moe_count(name, value, self.active_params))
         top_k = self.moe_top_k
         if top_k is not None and top_k > (self.experts or DEFAULT_MOE_EXPERTS):
             which = (

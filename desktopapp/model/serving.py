@@ -92,7 +92,6 @@ FUSED_QUANT_SOURCE = (
 CALIBRATION_GPUS = ("h100-sxm", "h200-sxm", "a100-sxm-80gb")
 # A PCIe-only server (L40S, RTX, A10G boxes) holds up to 8 GPUs that reach each other over PCIe.
 PCIE_SERVER_GPUS = 8
-DEFAULT_MOE_TOP_K = MOE_TOP_K
 MOE_SOURCE = "Mixtral 8x7B (Jiang et al. 2024): 8 experts, 2 per token"
 MAX_TOKENS = 10_000_000
 MAX_DEVICES = 1_000_000
@@ -416,7 +415,7 @@ def _setup(inp: ServingInputs) -> _Setup:
     kv_prec = inp.kv_precision or ("fp32" if prec == "fp32" else "bf16")
     active = inp.active_params or inp.params
     experts = inp.experts or (DEFAULT_MOE_EXPERTS if inp.is_moe else 1)
-    moe_top_k = inp.moe_top_k or (min(DEFAULT_MOE_TOP_K, experts) if inp.is_moe else 1)
+    moe_top_k = inp.moe_top_k or (min(MOE_TOP_K, experts) if inp.is_moe else 1)
     if inp.is_moe and experts > moe_top_k:
         expert_params = (inp.params - active) / (experts - moe_top_k)
         shared = max(active - moe_top_k * expert_params, 0.0)
@@ -1261,9 +1260,9 @@ def from_inference(inference: Any, **extra: Any) -> ServingInputs:
             "active_params": inference.active_params,
             "tpot_slo_s": inference.tpot_target_s,
             **{  # the model's routing and the KV format saved with the workload
-                name: getattr(inference, name, None)
+                name: value
                 for name in ("experts", "moe_top_k", "kv_precision")
-                if getattr(inference, name, None) is not None
+                if (value := getattr(inference, name, None)) is not None
             },
             **_given_shares(inference),
             **extra,

@@ -23,7 +23,7 @@ import numpy.typing as npt
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import Accelerator, cheapest_offer, get_accelerator
-from desktopapp.model.training_defaults import MAX_EXPERTS, MAX_POWER_CAP_W, SOFTWARE_STACKS
+from desktopapp.model.training_defaults import MAX_POWER_CAP_W, SOFTWARE_STACKS, moe_count
 from desktopapp.model.validation import (
     InputError,
     require_choice,
@@ -212,16 +212,7 @@ class TrainingInputs:
                 )
             set_(self, "power_cap_w", cap)
         if self.moe_top_k is not None:
-            set_(
-                self,
-                "moe_top_k",
-                require_int("moe_top_k", self.moe_top_k, minimum=1, maximum=MAX_EXPERTS),
-            )
-            if self.active_params is None:
-                raise InputError(
-                    "moe_top_k",
-                    "applies to a mixture of experts: give the active parameters too",
-                )
+            set_(self, "moe_top_k", moe_count("moe_top_k", self.moe_top_k, self.active_params))
         require_choice("method", self.method, METHODS)
         set_(self, "gpus", require_int("gpus", self.gpus, minimum=1, maximum=MAX_GPUS))
         if self.utilization is not None:

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import math
 
+from desktopapp.model.validation import InputError, require_int
+
 # The software stack a run uses (model.perf_training models each; here so the training inputs
 # can check it without importing the performance model).
 SOFTWARE_STACKS = ("typical", "megatron", "fsdp")
@@ -40,6 +42,16 @@ DEFAULT_MOE_EXPERTS = 8  # experts per layer when none is given (serving; Mixtra
 MOE_TOP_K_SOURCE = "top-2 routing (GShard, Lepikhin et al. 2020; Mixtral 8x7B)"
 # Highest GPU power cap accepted, W: well above any board's (B300 and MI355X: 1,400 W).
 MAX_POWER_CAP_W = 5000.0
+
+
+def moe_count(name: str, value: object, active_params: float | None) -> int:
+    """Experts per layer or per token (``name``): a whole number from 1 to MAX_EXPERTS, and
+    only for a mixture of experts (``active_params`` given): a dense model routes nothing."""
+    count = require_int(name, value, minimum=1, maximum=MAX_EXPERTS)
+    if active_params is None:
+        raise InputError(name, "applies to a mixture of experts: give the active parameters too")
+    return count
+
 
 MIB_TOKENS = 2**20
 # (largest parameter count, tokens per step)

@@ -116,6 +116,7 @@ def _value_options() -> list[tuple[str, str]]:
                 if kind in {
                     "quantity",
                     "count",
+                    "option_count",
                     "option_number",
                     "_whole_number",
                     "float",
