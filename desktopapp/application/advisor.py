@@ -36,6 +36,7 @@ from desktopapp.model.catalog import (
 from desktopapp.model.inference import InferenceInputs
 from desktopapp.model.interconnect import interconnect_for
 from desktopapp.model.memory import SHAPE_TERMS
+from desktopapp.model.perf_training import TRAINING_PLAN_FIELDS
 from desktopapp.model.planning import default_onprem, default_spot_overhead
 from desktopapp.model.tco import (
     CloudInputs,
@@ -73,18 +74,15 @@ class SearchCancelled(Exception):
 
 # the shape a training workload carries to the modelled run (training_view.shape_of)
 SHAPE_NAMES = ("seq_len", "layers", "hidden", "heads", "kv_heads", *SHAPE_TERMS)
-# the training inputs a workload carries to every option it ranks, by the TrainingInputs name
-# (one list, so a new term reaches the ranking, its checks and the dialog's workload at once)
+# the training inputs a workload carries to every option it ranks, by the TrainingInputs name:
+# the plan fields a scenario saves except the parallel layout each option searches, with the
+# epochs and the goodput (one list, so a new term reaches the ranking, its checks and the
+# dialog's workload at once)
+SEARCHED_PLAN = ("tp", "pp", "micro_batch")
 RUN_TERMS = (
-    "active_params",
     "epochs",
-    "global_batch_tokens",
-    "production_factor",
-    "production_factor_source",
-    "software_stack",
-    "power_cap_w",
-    "moe_top_k",
     "goodput_overhead",
+    *(name for name in TRAINING_PLAN_FIELDS if name not in SEARCHED_PLAN),
 )
 
 
