@@ -342,7 +342,11 @@ def summarize(scenario: Scenario, label: str | None = None, file_name: str = "")
     for title, est in (("Training", t_est), ("Memory", m_est), serving_or_roofline):
         if est is not None:
             groups.append((title, tuple(est.assumptions)))
-    if tco is not None:
+    if snap.cost is not None:  # the Cost tab's: the fleet sized to the demand, the compared prices
+        from desktopapp.application.cost import fleet_assumptions
+
+        groups.append(("Rent or buy", fleet_assumptions(snap.cost)))
+    elif tco is not None:
         groups.append(("Rent or buy", tuple(tco.assumptions)))
     return ScenarioSummary(
         label=label or scenario.name,

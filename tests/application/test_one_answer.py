@@ -769,6 +769,13 @@ def test_the_report_rents_and_owns_as_the_cost_tab_shows() -> None:
 
     if "owning" in verdict_text(verdict):
         assert f"owning {fleet.gpus} GPUs" in verdict_text(verdict)
+    # and its assumptions are the Cost tab's: 4 servers busy 63%, not the file's 2 servers
+    from desktopapp.application.cost import fleet_assumptions
+
+    groups = dict(summary.assumptions)
+    assert groups["Rent or buy"] == fleet_assumptions(comparison)
+    capex = next(a for a in groups["Rent or buy"] if a.name == "capex")
+    assert f"{fleet.servers} servers" in capex.value
 
 
 def test_what_to_run_on_ranks_with_the_workloads_goodput(
