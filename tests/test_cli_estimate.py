@@ -298,7 +298,7 @@ BAD = [
     (["train", "--params", "110M", "--tokens", "3.3B", "--peak-tflops", "312",
       "--utilization", "0"], "--utilization"),
     (["train", "--params=-5", "--tokens", "3.3B", "--peak-tflops", "312"], "--params"),
-    (["train", "--params", "110M", "--tokens", "3.3B"], "--peak-tflops"),
+    (["train", "--params", "110M", "--tokens", "3.3B"], "--accelerator"),
     (["train", "--params", "110M", "--tokens", "3.3B", "--accelerator", "h10"], "--accelerator"),
     (["train", "--preset", "bert"], "--preset"),
     (["train", "--preset", "tree-ensembles"], "--preset"),

@@ -191,7 +191,7 @@ def test_catalog_price_fills_the_price():
         ({"bandwidth_efficiency": 0}, "bandwidth_efficiency"),
         ({"price": -1}, "price"),
         ({"bandwidth_gbs": None}, "bandwidth_gbs"),
-        ({"peak_tflops": None}, "peak_tflops"),
+        ({"peak_tflops": None}, "accelerator"),
         ({"layers": 32}, "hidden"),
         ({"gpus": 0}, "gpus"),
         ({"accelerator": "nope-9000"}, "accelerator"),

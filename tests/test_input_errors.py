@@ -23,7 +23,7 @@ CASES: list[tuple[str, Callable[[], object], str]] = [
         ),
         "kv_heads",
     ),
-    ("training peak", lambda: TrainingInputs(params=7e9, tokens=1e12), "peak_tflops"),
+    ("training accelerator", lambda: TrainingInputs(params=7e9, tokens=1e12), "accelerator"),
     (
         "training precision",
         lambda: TrainingInputs(params=7e9, tokens=1e12, accelerator="v100-sxm2", precision="fp8"),

@@ -290,7 +290,7 @@ def test_sweep_rejects_invalid_values(func, values, field):
         ({"epochs": 0}, "epochs"),
         ({"precision": "int4"}, "precision"),
         ({"method": "magic"}, "method"),
-        ({"peak_tflops": None}, "peak_tflops"),
+        ({"peak_tflops": None}, "accelerator"),
         ({"tokens": None}, "tokens"),
         ({"forward_flops": 1e9, "samples": 1e6}, "method"),
     ],

@@ -33,6 +33,7 @@ from desktopapp.model.training import DEFAULT_UTILIZATION, catalog_price
 from desktopapp.model.training_defaults import DEFAULT_MOE_EXPERTS, moe_count
 from desktopapp.model.validation import (
     InputError,
+    no_accelerator,
     require_choice,
     require_fraction,
     require_int,
@@ -162,7 +163,7 @@ class InferenceInputs:
             raise ValueError(f"accelerator: expected a catalog id, got {self.accelerator!r}")
         acc = None if self.accelerator is None else get_accelerator(self.accelerator)
         if self.peak_tflops is None and acc is None:
-            raise ValueError("peak_tflops: give a per-device peak in TFLOP/s or an accelerator id")
+            raise no_accelerator()
         if self.bandwidth_gbs is None:
             if acc is None:
                 raise ValueError(

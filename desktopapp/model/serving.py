@@ -48,6 +48,7 @@ from desktopapp.model.memory import DEFAULT_OVERHEAD_GIB, KV_PRECISIONS
 from desktopapp.model.training_defaults import DEFAULT_MOE_EXPERTS, MOE_TOP_K
 from desktopapp.model.validation import (
     InputError,
+    no_accelerator,
     require_choice,
     require_fraction,
     require_int,
@@ -291,9 +292,7 @@ class ServingInputs:
         self._check_shape()
         acc = None if self.accelerator is None else get_accelerator(self.accelerator)
         if acc is None and self.peak_tflops is None:
-            raise InputError(
-                "peak_tflops", "give a per-device peak in TFLOP/s or an accelerator id"
-            )
+            raise no_accelerator()
         if self.bandwidth_gbs is None and (acc is None or not acc.memory_bandwidth_gbs):
             raise InputError("bandwidth_gbs", "give the memory bandwidth in GB/s or an accelerator")
 

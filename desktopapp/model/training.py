@@ -26,6 +26,7 @@ from desktopapp.model.catalog import Accelerator, cheapest_offer, get_accelerato
 from desktopapp.model.training_defaults import MAX_POWER_CAP_W, SOFTWARE_STACKS, moe_count
 from desktopapp.model.validation import (
     InputError,
+    no_accelerator,
     require_choice,
     require_fraction,
     require_int,
@@ -232,9 +233,7 @@ class TrainingInputs:
             raise InputError("accelerator", f"expected a catalog id, got {self.accelerator!r}")
         self._check_method()
         if self.accelerator is None and self.peak_tflops is None:
-            raise InputError(
-                "peak_tflops", "give a per-device peak in TFLOP/s or an accelerator id"
-            )
+            raise no_accelerator()
         acc = None if self.accelerator is None else get_accelerator(self.accelerator)
         if self.precision is None:
             set_(self, "precision", default_precision(acc if self.peak_tflops is None else None))

@@ -24,6 +24,17 @@ class InputError(ValueError):
         return (type(self), (self.field, self.text))
 
 
+def no_accelerator() -> InputError:
+    """Neither an accelerator nor a peak: the accelerator is the input to name (the peak is the
+    way out for a device the catalog lacks, and naming it sent users to an option they never
+    typed)."""
+    return InputError(
+        "accelerator",
+        "required: an accelerator id from the catalog (e.g. h100-sxm), or the device's peak "
+        "TFLOP/s when it is not in the catalog",
+    )
+
+
 def error_field(exc: BaseException) -> str:
     """The field a ``ValueError`` is about: ``.field`` of an :class:`InputError`; for a plain
     ``ValueError("field: …")`` still raised by older code, the single word before ``": "``;

@@ -375,6 +375,19 @@ def test_refusals_name_the_true_cause(
     assert "--gpus:" not in err and "--accelerator:" not in err
 
 
+@pytest.mark.parametrize("command", [["train", "--tokens", "1T"], ["inference"]])
+def test_a_missing_accelerator_is_named_not_the_peak_nobody_typed(
+    command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --accelerator (the one required choice) the refusal named --peak-tflops, an
+    option the user never typed and rarely needs."""
+    capsys.readouterr()
+    assert run_command(["estimate", command[0], "--params", "7B", *command[1:]]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("desktopapp estimate: error: --accelerator: required"), err
+    assert "h100-sxm" in err and "peak" in err  # what to give, and the way out of the catalog
+
+
 SIZE_OPTIONS = {
     "--params": ["7B", "1e15", "1e-9"],
     "--layers": ["32", "1e9", "0"],
