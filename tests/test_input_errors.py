@@ -9,9 +9,11 @@ import pytest
 
 from desktopapp.model.catalog import get_accelerator, offer_by_id
 from desktopapp.model.interconnect import collective_seconds, interconnect_for
+from desktopapp.model.inference import InferenceInputs
 from desktopapp.model.memory import MemoryInputs
 from desktopapp.model.perf_training import RunInputs
 from desktopapp.model.ringbuffer import RingBuffer
+from desktopapp.model.serving import ServingInputs
 from desktopapp.model.training import TrainingInputs
 from desktopapp.model.validation import InputError
 
@@ -35,6 +37,20 @@ CASES: list[tuple[str, Callable[[], object], str]] = [
         "collective bandwidth",
         lambda: collective_seconds("all_reduce", 1e6, 8, 0.0, 1e-5),
         "bandwidth",
+    ),
+    # counts below one: a model's time and memory round to nothing and its rates to infinity
+    ("training params below 1", lambda: TrainingInputs(params=0.5, tokens=1e12), "params"),
+    ("training tokens below 1", lambda: TrainingInputs(params=7e9, tokens=1e-300), "tokens"),
+    ("memory params below 1", lambda: MemoryInputs(params=1e-300), "params"),
+    (
+        "serving params below 1",
+        lambda: InferenceInputs(params=1e-300, accelerator="h100-sxm"),
+        "params",
+    ),
+    (
+        "serving active params below 1",
+        lambda: ServingInputs(params=7e9, active_params=0.1, accelerator="h100-sxm"),
+        "active_params",
     ),
     (
         "run accelerator",
@@ -64,3 +80,9 @@ def test_interconnect_for_an_unknown_part_names_the_accelerator() -> None:
     with pytest.raises(InputError) as info:
         interconnect_for("no-such-accelerator")
     assert info.value.field == "accelerator"
+
+
+def test_a_count_below_one_says_what_was_probably_meant() -> None:
+    with pytest.raises(InputError) as caught:
+        TrainingInputs(params=0.5, tokens=1e12, accelerator="h100-sxm")
+    assert caught.value.text == "must be at least 1 (it is a count; 0.5B is 0.5 billion), got 0.5"

@@ -310,6 +310,7 @@ def test_forward_rule_needs_both_fields():
 # --- properties -------------------------------------------------------------------------------
 
 positive = st.floats(min_value=1e-3, max_value=1e15, allow_nan=False, allow_infinity=False)
+counts = st.floats(min_value=1, max_value=1e15, allow_nan=False, allow_infinity=False)
 fractions = st.floats(min_value=1e-3, max_value=1.0)
 devices = st.integers(min_value=1, max_value=100_000)
 
@@ -326,8 +327,8 @@ def training_inputs(draw):
         "epochs": draw(st.floats(min_value=1e-2, max_value=1e3)),
     }
     if forward:
-        return TrainingInputs(forward_flops=draw(positive), samples=draw(positive), **common)
-    return TrainingInputs(params=draw(positive), tokens=draw(positive), **common)
+        return TrainingInputs(forward_flops=draw(positive), samples=draw(counts), **common)
+    return TrainingInputs(params=draw(counts), tokens=draw(counts), **common)
 
 
 @given(training_inputs())

@@ -9,15 +9,13 @@ from functools import partial
 from typing import Any
 
 from desktopapp.cli_base import EXIT_USAGE
+from desktopapp.model import units
 
 Handler = Callable[[argparse.Namespace], int]
 JSON_HELP = "print one JSON object"
 
-# Plausibility bound on every numeric option: far above any real input (the largest training
-# runs have ~1e12-1e13 parameters and ~1e13-1e14 tokens, Epoch AI "Notable AI models", 2024),
-# and low enough that a product of 17 inputs stays below float64's 1.8e308, so no estimate
-# overflows to infinity. Larger values are refused naming the option.
-MAX_OPTION_VALUE = 1e18
+# Larger values are refused naming the option (the window's fields refuse the same).
+MAX_OPTION_VALUE = units.MAX_INPUT_VALUE
 
 
 def _option_value(parse: Callable[..., float], text: str) -> float:

@@ -35,6 +35,7 @@ from desktopapp.model.validation import (
     InputError,
     no_accelerator,
     require_choice,
+    require_count,
     require_fraction,
     require_int,
     require_positive,
@@ -120,10 +121,12 @@ class InferenceInputs:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        set_(self, "params", require_positive("params", self.params))
+        set_(self, "params", require_count("params", self.params))
+        if self.active_params is not None:
+            set_(self, "active_params", require_count("active_params", self.active_params))
         require_choice("architecture", self.architecture, ARCHITECTURES)
         names = ("forward_flops", "peak_tflops", "bandwidth_gbs", "price")
-        for name in (*names, "ttft_target_s", "tpot_target_s", "active_params"):
+        for name in (*names, "ttft_target_s", "tpot_target_s"):
             set_(self, name, _optional_positive(name, getattr(self, name)))
         require_choice("precision", self.precision, INFERENCE_PRECISIONS)
         set_(self, "batch_size", require_int("batch_size", self.batch_size, maximum=MAX_BATCH))

@@ -35,6 +35,7 @@ from desktopapp.model.catalog import BYTES_PER_VALUE, Accelerator, get_accelerat
 from desktopapp.model.validation import (
     InputError,
     require_choice,
+    require_count,
     require_int,
     require_positive,
     require_range,
@@ -444,7 +445,7 @@ class MemoryInputs:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        set_(self, "params", require_positive("params", self.params))
+        set_(self, "params", require_count("params", self.params))
         require_choice("mode", self.mode, MODES)
         require_choice("mlp", self.mlp, MLPS)
         for name in ("ffn_hidden", "vocab"):

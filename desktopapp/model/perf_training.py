@@ -75,6 +75,7 @@ from desktopapp.model.training_defaults import (
 from desktopapp.model.validation import (
     InputError,
     require_choice,
+    require_count,
     require_fraction,
     require_int,
     require_positive,
@@ -488,8 +489,8 @@ class RunInputs:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        set_(self, "params", require_positive("params", self.params))
-        set_(self, "tokens", require_positive("tokens", self.tokens))
+        set_(self, "params", require_count("params", self.params))
+        set_(self, "tokens", require_count("tokens", self.tokens))
         set_(self, "epochs", require_positive("epochs", self.epochs))
         if not isinstance(self.accelerator, str):
             raise InputError("accelerator", f"expected a catalog id, got {self.accelerator!r}")

@@ -50,6 +50,7 @@ from desktopapp.model.validation import (
     InputError,
     no_accelerator,
     require_choice,
+    require_count,
     require_fraction,
     require_int,
     require_positive,
@@ -231,8 +232,10 @@ class ServingInputs:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        set_(self, "params", require_positive("params", self.params))
-        for name in ("peak_tflops", "bandwidth_gbs", "memory_gb", "price", "active_params"):
+        set_(self, "params", require_count("params", self.params))
+        if self.active_params is not None:
+            set_(self, "active_params", require_count("active_params", self.active_params))
+        for name in ("peak_tflops", "bandwidth_gbs", "memory_gb", "price"):
             value = getattr(self, name)
             if value is not None:
                 set_(self, name, require_positive(name, value))

@@ -28,6 +28,7 @@ from desktopapp.model.validation import (
     InputError,
     no_accelerator,
     require_choice,
+    require_count,
     require_fraction,
     require_int,
     require_positive,
@@ -181,9 +182,11 @@ class TrainingInputs:
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        positive = ("params", "tokens", "forward_flops", "samples", "peak_tflops", "price")
-        for name in (*positive, "active_params", "global_batch_tokens"):
+        for name in ("forward_flops", "peak_tflops", "price", "global_batch_tokens"):
             set_(self, name, _optional_positive(name, getattr(self, name)))
+        for name in ("params", "tokens", "samples", "active_params"):  # counts: at least 1
+            value = getattr(self, name)
+            set_(self, name, None if value is None else require_count(name, value))
         for name, top in (("tp", MAX_GPUS), ("pp", 4096), ("micro_batch", 1_000_000)):
             value = getattr(self, name)
             if value is not None:

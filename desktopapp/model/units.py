@@ -270,6 +270,12 @@ def shown_value(text: object, limit: int = _SHOWN_CHARS) -> str:
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 
+# Plausibility bound on every typed number (command-line options and the window's fields alike):
+# far above any real input (the largest training runs have ~1e12-1e13 parameters and
+# ~1e13-1e14 tokens, Epoch AI "Notable AI models", 2024), and low enough that a product of 17
+# inputs stays below float64's 1.8e308, so no estimate overflows to infinity.
+MAX_INPUT_VALUE = 1e18
+
 # What a quantity field accepts, for messages (a price field says its own: "2.49, $1.99").
 QUANTITY_EXAMPLES = "110M, 7B, 1.5e9, 3.3T"
 PRICE_EXAMPLES = "2.49, $1.99, 300k"

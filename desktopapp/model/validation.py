@@ -208,6 +208,18 @@ def require_positive(field: str, value: object) -> float:
     return number
 
 
+def require_count(field: str, value: object) -> float:
+    """A count of things (parameters, tokens, samples): at least one. Below one a model's time
+    and memory round to nothing and its rates to infinity."""
+    number = _as_float(field, value)
+    if number < 1:
+        if number <= 0:
+            raise InputError(field, f"must be greater than 0, got {value!r}")
+        hint = f"; {number:g}B is {number:g} billion" if number >= 1e-3 else ""
+        raise InputError(field, f"must be at least 1 (it is a count{hint}), got {value!r}")
+    return number
+
+
 def require_non_negative(field: str, value: object) -> float:
     number = _as_float(field, value)
     if number < 0:

@@ -252,6 +252,32 @@ def test_invalid_text_is_marked_and_results_show_dash(
     assert window_status[-1] == ""  # status cleared
 
 
+@pytest.mark.parametrize("text", ["1e-300", "0.5"])
+def test_a_parameter_count_below_one_is_refused_at_its_field(
+    qtbot: QtBot, tab: EstimateTab, text: str
+) -> None:
+    """1e-300 parameters computed a serving step of 0 s; the throughput plot then raised
+    'Cannot set range [0.0, inf]' out of a Qt slot."""
+    type_into(qtbot, tab.inputs.params, text)
+    settle(qtbot, tab)
+    message = tab.marked_fields().get(tab.inputs.params, "")
+    assert message.startswith("Parameters: must be at least 1"), message
+
+
+def test_a_parameter_count_beyond_the_command_lines_bound_is_refused(
+    qtbot: QtBot, tab: EstimateTab
+) -> None:
+    """1e40 parameters passed the field (the command line refuses above 1e18) and the shape
+    assumed from it overflowed the Shape spin boxes: OverflowError out of recompute."""
+    type_into(qtbot, tab.inputs.params, "1e40")
+    settle(qtbot, tab)
+    message = tab.marked_fields().get(tab.inputs.params, "")
+    assert message == "Parameters: '1e40' is too large (at most 1e+18)", message
+    type_into(qtbot, tab.inputs.params, "1e18")  # the bound itself is allowed
+    settle(qtbot, tab)
+    assert tab.inputs.params not in tab.marked_fields()
+
+
 def test_model_error_is_mapped_to_its_field(qtbot: QtBot, tab: EstimateTab) -> None:
     # hidden must be divisible by heads: the memory model raises "hidden: …".
     tab.inputs.hidden.setValue(770)

@@ -13,7 +13,12 @@ from collections.abc import Callable
 from PySide6.QtCore import QSignalBlocker, Signal
 from PySide6.QtWidgets import QLineEdit, QWidget
 
-from desktopapp.model.units import QUANTITY_EXAMPLES, parse_money, parse_quantity
+from desktopapp.model.units import (
+    MAX_INPUT_VALUE,
+    QUANTITY_EXAMPLES,
+    parse_money,
+    parse_quantity,
+)
 from desktopapp.model.validation import InputError, user_message
 from desktopapp.ui.common.theme import repolish
 
@@ -154,9 +159,11 @@ class QuantityEdit(QLineEdit):
         try:
             # a price takes a "$" and gives price examples, not "110M, 7B"
             value = (
-                parse_money(text, self.field)
+                parse_money(text, self.field, maximum=MAX_INPUT_VALUE)
                 if self._currency
-                else parse_quantity(text, self.field, examples=QUANTITY_EXAMPLES)
+                else parse_quantity(
+                    text, self.field, maximum=MAX_INPUT_VALUE, examples=QUANTITY_EXAMPLES
+                )
             )
         except ValueError as exc:  # "field: 'lots' is not a number (examples: …)"
             self._error = self._message(exc)

@@ -4,6 +4,7 @@ InferenceView`; computes nothing."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from PySide6.QtWidgets import (
@@ -151,8 +152,8 @@ class InferencePanel(Section):
         item.enableAutoRange(axis="x")
         # throughput from zero: a flat (compute-bound) curve is a line, not six ticks that all
         # read "1.1k", and a 10% rise does not look like a cliff
-        top = max((y for y in curve.throughput if y == y), default=0.0)
-        item.setYRange(0.0, top * 1.15 if top > 0 else 1.0, padding=0.0)
+        top = max((y for y in curve.throughput if math.isfinite(y)), default=0.0)
+        item.setYRange(0.0, top * 1.15 if 0 < top < 1e300 else 1.0, padding=0.0)
 
     def _show_labels(self, curve: InferenceCurve) -> None:
         """Concurrency at a few points of the serving curve ("64" beside its point)."""
