@@ -8,8 +8,8 @@ from collections.abc import Callable
 import pytest
 
 from desktopapp.model.catalog import get_accelerator, offer_by_id
-from desktopapp.model.interconnect import collective_seconds, interconnect_for
 from desktopapp.model.inference import InferenceInputs
+from desktopapp.model.interconnect import collective_seconds, interconnect_for
 from desktopapp.model.memory import MemoryInputs
 from desktopapp.model.perf_training import RunInputs
 from desktopapp.model.ringbuffer import RingBuffer

@@ -463,10 +463,20 @@ def test_a_power_cap_is_watts_per_gpu_and_top_k_needs_a_mixture_of_experts() -> 
         "moe_top_k": 8,
     }
     assert TrainingInputs(**base).power_cap_w is None and TrainingInputs(**base).moe_top_k is None
-    for cap, words in ((0, "greater than 0"), (-300, "greater than 0"), (9000, "at most 5,000 W")):
+    # below a quarter of the TDP drivers refuse the cap (H100 SXM: 200-700 W); 1e-300 W gave
+    # a run of 5.6×10^100 years
+    low = "at least 175 W on the NVIDIA H100 SXM5 80GB"
+    for cap, words in (
+        (0, "greater than 0"),
+        (-300, "greater than 0"),
+        (9000, "at most 5,000 W"),
+        (1e-300, low),
+        (174, low),
+    ):
         with pytest.raises(InputError) as info:
             TrainingInputs(**base, power_cap_w=cap)
         assert info.value.field == "power_cap_w" and words in str(info.value), info.value
+    assert TrainingInputs(**base, power_cap_w=175).power_cap_w == 175.0
     for top_k in (0, 2.5, 5000):
         with pytest.raises(InputError) as info:
             TrainingInputs(**moe, moe_top_k=top_k)

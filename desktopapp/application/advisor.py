@@ -44,7 +44,7 @@ from desktopapp.model.tco import (
     break_even_utilization,
     onprem_cost_per_useful_hour,
 )
-from desktopapp.model.training import TrainingInputs, default_precision
+from desktopapp.model.training import TrainingInputs, default_precision, power_cap_floor
 from desktopapp.model.training_defaults import DEFAULT_STACK
 from desktopapp.model.validation import InputError, error_text, require_range, require_shape
 
@@ -307,6 +307,22 @@ def fleet_sizes(domain: int, max_gpus: int) -> tuple[int, ...]:
 
 def providers() -> tuple[str, ...]:
     return tuple(dict.fromkeys(o.provider for o in cloud_offers()))
+
+
+def budget_usd(value: float | None) -> float | None:
+    """The budget as both faces check it: an amount in USD above 0 (None: no budget)."""
+    if value is not None and not value > 0:
+        raise InputError("budget", f"must be an amount in USD above 0, got {value:g}")
+    return value
+
+
+def parse_budget(text: str) -> float | None:
+    """A budget as typed in the window: "$1.5M", "300k"; empty is no budget. Refused as the
+    command line's --budget is (the same parser and bound, the same check)."""
+    text = text.strip()
+    if not text:
+        return None
+    return budget_usd(units.parse_money(text, "budget", maximum=units.MAX_INPUT_VALUE))
 
 
 def resolve_names(names: Iterable[str], field_name: str) -> tuple[str, ...]:
@@ -580,6 +596,19 @@ def search_training(
     options: list[adv.TrainOption] = []
     searched = 0
     for cand in _stepping(candidates, progress, cancelled):
+        lowest_cap = power_cap_floor(cand.acc)
+        if workload.power_cap_w is not None and workload.power_cap_w < lowest_cap:
+            excluded.append(  # one row for the accelerator, not one per fleet size
+                adv.Excluded(
+                    cand.acc.id,
+                    None,
+                    None,
+                    adv.NOT_MODELLED,
+                    f"{cand.acc.name} cannot be capped below {lowest_cap:,.0f} W (a quarter of "
+                    f"its {cand.acc.tdp_w:,.0f} W TDP): the cap is {workload.power_cap_w:,.0f} W",
+                )
+            )
+            continue
         failures: list[tuple[int, str]] = []
         memory_bound: int | None = None  # the largest fleet found too small for the memory
         # largest fleets first: once a fleet cannot hold the model, no smaller one can

@@ -200,8 +200,7 @@ def constraints_from_args(args: argparse.Namespace) -> adv.Constraints:
     deadline = getattr(args, "deadline_days", None)
     if deadline is not None and not deadline > 0:
         raise InputError("deadline_days", f"must be a number of days above 0, got {deadline:g}")
-    if args.budget is not None and not args.budget > 0:
-        raise InputError("budget", f"must be an amount in USD above 0, got {args.budget:g}")
+    app.budget_usd(args.budget)
     if args.max_gpus is not None and (not isinstance(args.max_gpus, int) or args.max_gpus < 1):
         raise InputError(
             "max_gpus", f"must be a whole number of GPUs, at least 1, got {args.max_gpus}"

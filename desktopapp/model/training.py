@@ -23,7 +23,12 @@ import numpy.typing as npt
 from desktopapp.model import units
 from desktopapp.model.assumptions import Assumption
 from desktopapp.model.catalog import Accelerator, cheapest_offer, get_accelerator
-from desktopapp.model.training_defaults import MAX_POWER_CAP_W, SOFTWARE_STACKS, moe_count
+from desktopapp.model.training_defaults import (
+    MAX_POWER_CAP_W,
+    MIN_POWER_CAP_SHARE,
+    SOFTWARE_STACKS,
+    moe_count,
+)
 from desktopapp.model.validation import (
     InputError,
     no_accelerator,
@@ -138,6 +143,11 @@ def _optional_positive(name: str, value: float | None) -> float | None:
     return None if value is None else require_positive(name, value)
 
 
+def power_cap_floor(acc: Accelerator) -> float:
+    """The lowest power cap, W, the accelerator's drivers accept (0 when its TDP is unknown)."""
+    return MIN_POWER_CAP_SHARE * acc.tdp_w if acc.tdp_w else 0.0
+
+
 @dataclass(frozen=True)
 class TrainingInputs:
     """What to train and on what. Give ``params`` + ``tokens`` (6ND) or ``forward_flops`` +
@@ -243,6 +253,15 @@ class TrainingInputs:
         require_choice("precision", self.precision, TRAINING_PRECISIONS)
         if acc is not None and self.peak_tflops is None:
             acc.peak_flops(self.resolved_precision)  # unsupported → "precision: …"
+        if acc is not None and self.power_cap_w is not None:
+            lowest = power_cap_floor(acc)
+            if self.power_cap_w < lowest:
+                raise InputError(
+                    "power_cap_w",
+                    f"must be at least {lowest:,.0f} W on the {acc.name} (a quarter of its "
+                    f"{acc.tdp_w:,.0f} W TDP; drivers refuse lower caps), "
+                    f"got {self.power_cap_w:,.4g} W",
+                )
 
     @property
     def wall_overhead(self) -> float:

@@ -42,6 +42,11 @@ DEFAULT_MOE_EXPERTS = 8  # experts per layer when none is given (serving; Mixtra
 MOE_TOP_K_SOURCE = "top-2 routing (GShard, Lepikhin et al. 2020; Mixtral 8x7B)"
 # Highest GPU power cap accepted, W: well above any board's (B300 and MI355X: 1,400 W).
 MAX_POWER_CAP_W = 5000.0
+# Lowest power cap accepted, as a share of the board's TDP: drivers refuse lower limits (an H100
+# SXM allows 200-700 W: NVIDIA DGX B200 User Guide, 'Managing Power Capping', Redfish
+# PowerLimitWatts AllowableMin 200 / AllowableMax 700), and the cube-root clock rule of the cap
+# has no support that far down.
+MIN_POWER_CAP_SHARE = 0.25
 
 
 def moe_count(name: str, value: object, active_params: float | None) -> int:

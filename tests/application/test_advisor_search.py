@@ -134,6 +134,22 @@ def test_excluded_options_keep_their_reason():
     assert nothing.recommendation.startswith("No option serves this load")
 
 
+def test_a_power_cap_below_an_accelerators_floor_leaves_it_out_once():
+    """A 200 W cap is allowed on an H100 (200-700 W) but below what a 1,000 W B200 accepts:
+    the B200 is left out with one row saying why (not one refusal per fleet size), and the
+    H100 is still ranked with the cap."""
+    import dataclasses
+
+    capped = dataclasses.replace(TRAIN, power_cap_w=200.0)
+    ranking = app.search_training(
+        capped, adv.Constraints(include=("h100-sxm", "b200")), today=TODAY
+    )
+    rows = [e for e in ranking.excluded if e.accelerator == "b200" and e.kind != adv.NO_PRICE]
+    assert len(rows) == 1 and rows[0].gpus is None, rows
+    assert "cannot be capped below 250 W" in rows[0].reason and "200 W" in rows[0].reason
+    assert {o.accelerator for o in ranking.options} == {"h100-sxm"}
+
+
 def test_owning_uses_the_cost_tabs_overrides():
     base = _search(pricing=("owned",))
     longer = app.search_training(

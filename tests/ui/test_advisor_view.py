@@ -77,6 +77,17 @@ def test_cancel_and_bad_budget(qtbot: QtBot, tab: EstimateTab) -> None:
     dialog.search()
     assert dialog.status.text().startswith("Budget:")
     assert not dialog.is_searching()
+    # refused as `plan train --budget` refuses it: the same bound, words and examples
+    for typed, words in (
+        ("-5", "Budget: must be an amount in USD above 0, got -5"),
+        ("1e40", "Budget: '1e40' is too large (at most 1e+18)"),
+        ("lots", "Budget: 'lots' is not a number (examples: 2.49, $1.99, 300k)"),
+    ):
+        dialog.budget.setText(typed)
+        dialog.search()
+        assert dialog.status.text() == words, dialog.status.text()
+    dialog.budget.setText("$1.5M")
+    assert dialog.constraints().budget_usd == 1.5e6
     dialog.budget.setText("")
     dialog.include.setText("h100-sxn")
     dialog.search()

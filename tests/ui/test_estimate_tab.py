@@ -1232,6 +1232,9 @@ def test_power_cap_and_top_k_are_fields_kept_with_the_workload(
     marked = tab.marked_fields()
     assert marked.get(inp.power_cap, "").startswith("Power cap (W):"), marked
     assert "5,000 W" in marked[inp.power_cap]
+    type_into(qtbot, inp.power_cap, "10")  # below what the A100's drivers accept
+    settle(qtbot, tab)
+    assert "at least 100 W" in tab.marked_fields().get(inp.power_cap, ""), tab.marked_fields()
     type_into(qtbot, inp.power_cap, "")
     settle(qtbot, tab)
     assert tab.marked_fields() == {}

@@ -237,10 +237,7 @@ class AdvisorDialog(QDialog):
     # --- inputs ---------------------------------------------------------------------------------
     def constraints(self) -> adv.Constraints:
         """The constraints as typed; InputError naming the field when one is invalid."""
-        budget_text = self.budget.text().strip()
-        budget = None
-        if budget_text:
-            budget = units.parse_quantity(budget_text.replace("$", ""), "budget")
+        budget = app.parse_budget(self.budget.text())
         serving = self.mode.currentData() == SERVE
         include = app.resolve_names([self.include.text()], "include")
         exclude = app.resolve_names([self.exclude.text()], "exclude")
