@@ -71,7 +71,11 @@ def add_run_terms(p: argparse.ArgumentParser) -> None:
         choices=SOFTWARE_STACKS,
         help="training stack: megatron (fused kernels), fsdp (eager PyTorch), typical (default)",
     )
-    p.add_argument("--power-cap-w", type=option_number, help="GPU power cap, W (default: the TDP)")
+    p.add_argument(
+        "--power-cap-w",
+        type=option_number,
+        help="GPU power cap, W, from a quarter of the TDP up (default: the TDP)",
+    )
     p.add_argument(
         "--moe-top-k", type=option_count, help="experts per token, mixture of experts (2)"
     )

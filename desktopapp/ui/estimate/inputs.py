@@ -317,8 +317,9 @@ class InputsPanel(InputsColumn):
             allow_empty=True,
             placeholder="the TDP",
             tooltip="Sustained board power limit per GPU (nvidia-smi -pl, or a site's power "
-            "budget). Below the TDP the modelled run's matmuls slow as (cap/TDP)^(1/3); empty: "
-            "the TDP (the CLI's --power-cap-w).",
+            "budget). Below the TDP the modelled run's matmuls slow as (cap/TDP)^(1/3); from a "
+            "quarter of the TDP up (drivers refuse lower caps); empty: the TDP (the CLI's "
+            "--power-cap-w).",
         )
         self.power_cap_row = row_widget(with_units(self.power_cap, "", "W"))
         self.power_cap_label = section.add_row("Power cap", self.power_cap_row)
