@@ -180,9 +180,8 @@ class ServeWorkload:
 
         rate = self.requests_per_s
         if not isinstance(rate, int | float) or not math.isfinite(rate) or rate <= 0:
-            raise InputError(
-                "requests_per_s", f"must be a number of requests above 0, got {rate!r}"
-            )
+            shown = f"{rate:g}" if isinstance(rate, int | float) else repr(rate)
+            raise InputError("requests_per_s", f"must be a rate above 0 requests/s, got {shown}")
         require_range("peak_to_mean", self.peak_to_mean, 1.0, 100.0)
         require_range("headroom", self.headroom, 0.0, 10.0)
         if not self.precisions:
@@ -323,6 +322,20 @@ def parse_budget(text: str) -> float | None:
     if not text:
         return None
     return budget_usd(units.parse_money(text, "budget", maximum=units.MAX_INPUT_VALUE))
+
+
+def parse_rate(text: str) -> float:
+    """Requests per second as typed in the window ("20", "1.5k"), refused as the command
+    line's --requests-per-s is (the same parser, bound and check)."""
+    rate = units.parse_quantity(
+        text.strip() or "0",
+        "requests_per_s",
+        maximum=units.MAX_INPUT_VALUE,
+        examples=units.NUMBER_EXAMPLES,
+    )
+    if not rate > 0:
+        raise InputError("requests_per_s", f"must be a rate above 0 requests/s, got {rate:g}")
+    return rate
 
 
 def resolve_names(names: Iterable[str], field_name: str) -> tuple[str, ...]:

@@ -302,10 +302,6 @@ def serve_workload_from_args(args: argparse.Namespace) -> app.ServeWorkload:
         raise InputError("params", "required (e.g. --params 70B), or a --preset with one")
     if args.requests_per_s is None:
         raise InputError("requests_per_s", "required: the mean requests per second to serve")
-    if not args.requests_per_s > 0:
-        raise InputError(
-            "requests_per_s", f"must be a rate above 0 requests/s, got {args.requests_per_s:g}"
-        )
     shape = _shape(args, preset, ("layers", "hidden", "heads", "kv_heads"))
     extra: dict[str, Any] = {}
     for name in (

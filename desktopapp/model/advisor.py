@@ -439,10 +439,12 @@ def _money(usd: float) -> str:
 
 def _range(low: float, high: float) -> str:
     """``$1.0-1.6M``: both ends in the unit of the high end, two significant figures."""
-    if not (math.isfinite(low) and math.isfinite(high)) or high <= 0:
+    if not (math.isfinite(low) and math.isfinite(high)) or high <= 0 or high >= 1e15:
+        # beyond any budget: "$3.5×10^19-$1.0×10^20", not "$34821733148-104795809838B"
         return f"{_money(low)}-{_money(high)}"
     scale, suffix = next(
-        ((s, u) for s, u in ((1e9, "B"), (1e6, "M"), (1e3, "k")) if high >= s), (1.0, "")
+        ((s, u) for s, u in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")) if high >= s),
+        (1.0, ""),
     )
 
     def fig(v: float) -> str:

@@ -348,3 +348,16 @@ def test_nothing_runs_gives_the_commonest_cause_as_its_example():
     ]
     text = adv.training_recommendation([], adv.Constraints(), excluded=excluded)
     assert "101 options were left out for not modelled, e.g. 8 × GPU 0: model too odd" in text
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "text"),
+    [
+        (18e3, 89e3, "$18-89k"),
+        (2e12, 5e12, "$2.0-5.0T"),
+        # 1e18 requests/s printed "(likely $34821733148-104795809838B)"
+        (3.48e19, 1.05e20, "$3.5×10^19-$1.0×10^20"),
+    ],
+)
+def test_a_cost_range_reads_at_every_scale(low: float, high: float, text: str) -> None:
+    assert adv._range(low, high) == text

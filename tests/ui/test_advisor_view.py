@@ -88,6 +88,37 @@ def test_cancel_and_bad_budget(qtbot: QtBot, tab: EstimateTab) -> None:
         assert dialog.status.text() == words, dialog.status.text()
     dialog.budget.setText("$1.5M")
     assert dialog.constraints().budget_usd == 1.5e6
+
+
+@pytest.mark.parametrize(
+    ("typed", "words"),
+    [
+        ("-1", "Requests/s: must be a rate above 0 requests/s, got -1"),
+        ("1e40", "Requests/s: '1e40' is too large (at most 1e+18)"),
+        ("lots", "Requests/s: 'lots' is not a number (examples: 8, 0.5, 2k, 1.5e9)"),
+    ],
+)
+def test_the_request_rate_is_refused_as_plan_serve_refuses_it(
+    qtbot: QtBot, tab: EstimateTab, typed: str, words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """1e40 requests/s was searched (34,686,382,044,680,264 replicas "meeting the
+    constraints"); -1 read "got -1.0" and a word gave parameter-count examples."""
+    from desktopapp.cli import run_command
+
+    dialog = _open(qtbot, tab)
+    dialog.mode.setCurrentIndex(dialog.mode.findData("serve"))
+    dialog.rate.setText(typed)
+    dialog.search()
+    assert dialog.status.text() == words, dialog.status.text()
+    assert not dialog.is_searching()
+    capsys.readouterr()
+    try:
+        status = run_command(["plan", "serve", "--params", "8B", f"--requests-per-s={typed}"])
+    except SystemExit as stop:  # argparse refuses what does not parse
+        status = stop.code
+    assert status == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.endswith(words.split(": ", 1)[1]), err
     dialog.budget.setText("")
     dialog.include.setText("h100-sxn")
     dialog.search()

@@ -268,7 +268,7 @@ class AdvisorDialog(QDialog):
         owning = self._owning()
         relay = self._relay
         if self.mode.currentData() == SERVE:
-            rate = units.parse_quantity(self.rate.text().strip() or "0", "requests_per_s")
+            rate = app.parse_rate(self.rate.text())
             workload: Any = app.serve_workload_of(self.state.inference, rate)
             search: Any = app.search_serving
         else:
