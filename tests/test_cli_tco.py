@@ -142,6 +142,15 @@ def test_text_mode_is_a_readable_table_with_units(capsys):
     assert "Formula:" in out
 
 
+def test_a_large_fleet_counts_its_gpus_with_separators(capsys):
+    """A demand of 5M GPU-hours a month printed "13696 GPUs in 1,712 servers of 8"."""
+    argv = ["estimate", "tco", "--accelerator", "h100-sxm", "--gpu-hours-per-month", "5e6"]
+    assert run_command(argv) == 0
+    out = " ".join(capsys.readouterr().out.split())  # the table wraps its cells
+    assert "13,696 GPUs in 1,712 servers of 8" in out and "(13,696 GPUs)" in out
+    assert "13696" not in out
+
+
 @pytest.mark.parametrize(
     ("extra", "expected"),
     [

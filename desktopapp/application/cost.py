@@ -210,7 +210,7 @@ def utilization_note(comparison: CostComparison) -> str:
         )
     return (
         f"Fleet sized to be busy at most {cap}: {plural(fleet.servers, 'server')}, "
-        f"{fleet.gpus} GPUs. Your demand keeps them {busy_percent(fleet.utilization)} busy; "
+        f"{fleet.gpus:,} GPUs. Your demand keeps them {busy_percent(fleet.utilization)} busy; "
         f"break-even and the curve below use {cap}."
     )
 
@@ -238,7 +238,7 @@ def total_card(comparison: CostComparison) -> CardView | None:
     """Owning the planned fleet over the horizon (None: the demand is not known)."""
     if comparison.owning_horizon_usd is None or comparison.fleet is None:
         return None
-    detail = f"{comparison.fleet.gpus} GPUs, {comparison.inputs.horizon_months} months"
+    detail = f"{comparison.fleet.gpus:,} GPUs, {comparison.inputs.horizon_months} months"
     cheapest = comparison.cheapest
     if cheapest is not None and cheapest.horizon_usd is not None:
         detail += f"; cheapest renting {units.format_money(cheapest.horizon_usd)}"
@@ -334,7 +334,7 @@ def table_view(comparison: CostComparison, colors: Mapping[str, str]) -> TableVi
     owning_tip = owning_tooltip(comparison, "Owning")
     fleet = comparison.fleet
     own_label = (
-        f"Own {fleet.servers} × {comparison.onprem.gpus_per_server}-GPU server"
+        f"Own {fleet.servers:,} × {comparison.onprem.gpus_per_server}-GPU server"
         f"{'s' if fleet.servers != 1 else ''}"
         if fleet is not None
         else "Own"
@@ -388,7 +388,7 @@ def table_view(comparison: CostComparison, colors: Mapping[str, str]) -> TableVi
         note = (
             f"Per useful GPU-hour × {demand} a month = the monthly total (owning at the "
             f"fleet's {busy_percent(fleet.utilization)} utilization); totals for {demand}"
-            f" a month, owning {fleet.gpus} GPUs busy "
+            f" a month, owning {fleet.gpus:,} GPUs busy "
             f"{busy_percent(fleet.utilization)} of hours. Owning pays for the "
             "servers up front (again at the end of their life); payback is the first month "
             "owning has cost no more than renting."

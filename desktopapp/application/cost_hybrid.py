@@ -55,7 +55,7 @@ def hybrid_view(comparison: CostComparison, muted: str) -> HybridView | str:
     if mixed is None or rent is None or own is None:
         return (
             f"No mix of owned and rented GPUs for this demand: the fleet sized for it is "
-            f"{plural(fleet.servers, 'server')} ({fleet.gpus} GPUs), and owning means whole "
+            f"{plural(fleet.servers, 'server')} ({fleet.gpus:,} GPUs), and owning means whole "
             "servers."
         )
     months = comparison.inputs.horizon_months
@@ -65,7 +65,7 @@ def hybrid_view(comparison: CostComparison, muted: str) -> HybridView | str:
     demand = format_gpu_hours(comparison.demand.gpu_hours_per_month)
     shape = PROFILE_LABELS.get(comparison.inputs.profile, comparison.inputs.profile)
     rent_words = f"renting all of it on {rent.label}"
-    own_words = f"owning the {fleet.gpus}-GPU fleet sized for it"
+    own_words = f"owning the {fleet.gpus:,}-GPU fleet sized for it"
     servers = plural(mixed.owned_gpus // per_server, "server")
     rented = float(np.sum(profile - owned))
     rest = (
@@ -74,14 +74,14 @@ def hybrid_view(comparison: CostComparison, muted: str) -> HybridView | str:
         else ": they serve every month, nothing is left to rent"
     )
     summary = (
-        f"<b>Own {mixed.owned_gpus} GPUs</b> ({servers}){rest}: "
+        f"<b>Own {mixed.owned_gpus:,} GPUs</b> ({servers}){rest}: "
         f"<b>{units.format_money(mixed.cost_usd)}</b> over {months} months."
         f"<br><span style='color:{muted}'>The same demand ({html.escape(demand)} a month, "
         f"{html.escape(shape.split(':')[0].lower())}): {html.escape(rent_words)} "
         f"{units.format_money(rent.cost_usd)}; {html.escape(own_words)} "
         f"{units.format_money(own.cost_usd)}.</span>"
     )
-    what = f"{mixed.owned_gpus} owned GPUs" + (" + rented bursts" if rented > 0 else "")
+    what = f"{mixed.owned_gpus:,} owned GPUs" + (" + rented bursts" if rented > 0 else "")
     other, other_words = (rent, rent_words) if rent.cost_usd <= own.cost_usd else (own, own_words)
     saving_usd = other.cost_usd - mixed.cost_usd
     if saving_usd >= 0:

@@ -595,7 +595,7 @@ def _serving(
             served = _attempt(SERVING, [], estimate_serving, replace(inputs, gpus=gpus))
             if served is not None:
                 note = (
-                    f"{gpus} GPUs per replica assumed: the fewest (powers of two) whose memory "
+                    f"{gpus:,} GPUs per replica assumed: the fewest (powers of two) whose memory "
                     "holds the weights and the KV cache; give --gpus to set it"
                 )
                 served = replace(served, notes=(note, *served.notes))

@@ -409,7 +409,7 @@ def plan_rows(
         ("Demand", f"{demand} a month; hybrid plan: {PROFILE_LABELS[profile]}"),
         (
             "Owned fleet",
-            f"{plural(fleet.servers, 'server')} of {gpus_per_server} GPUs ({fleet.gpus} GPUs), "
+            f"{plural(fleet.servers, 'server')} of {gpus_per_server} GPUs ({fleet.gpus:,} GPUs), "
             f"busy {units.format_percent(fleet.utilization)} of hours",
         ),
         (
@@ -437,10 +437,10 @@ def _hybrid_text(plan: DemandPlan, cloud_label: str) -> str:
     if mixed is None:
         return "no mix of owned and rented GPUs is possible for this fleet"
     return (
-        f"own {mixed.owned_gpus} GPUs, rent the rest: {units.format_money(mixed.cost_usd)} over "
+        f"own {mixed.owned_gpus:,} GPUs, rent the rest: {units.format_money(mixed.cost_usd)} over "
         f"{months} months, against {units.format_money(hybrid.all_cloud_cost_usd)} renting "
         f"everything and {units.format_money(plan.plan.onprem_horizon_usd)} owning the "
-        f"{plan.fleet.gpus}-GPU fleet"
+        f"{plan.fleet.gpus:,}-GPU fleet"
     )
 
 
@@ -489,7 +489,8 @@ def text_rows(
         ("Accelerator", f"{acc.name} ({acc.id})" if acc else units.DASH),
         (
             "Fleet",
-            f"{onprem.gpus} GPUs in {plural(onprem.servers, 'server')} of {onprem.gpus_per_server}",
+            f"{onprem.gpus:,} GPUs in {plural(onprem.servers, 'server')} of "
+            f"{onprem.gpus_per_server}",
         ),
         (
             "Capex",

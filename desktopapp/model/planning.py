@@ -368,12 +368,12 @@ class Recommendation:
     @property
     def headline(self) -> str:
         """One plain sentence (no markup) for the CLI and the report."""
-        servers = f"{self.owned_servers} server{'s' if self.owned_servers != 1 else ''}"
+        servers = f"{self.owned_servers:,} server{'s' if self.owned_servers != 1 else ''}"
         if self.choice == RENT:
             return "Rent everything: owned GPUs would sit idle too often for this demand."
         if self.choice == OWN:
-            return f"Own it all: {self.owned_gpus} GPUs ({servers}) cover even the busiest month."
-        return f"Own {self.owned_gpus} GPUs ({servers}) and rent the rest."
+            return f"Own it all: {self.owned_gpus:,} GPUs ({servers}) cover even the busiest month."
+        return f"Own {self.owned_gpus:,} GPUs ({servers}) and rent the rest."
 
 
 def recommend(hybrid: HybridResult, gpus_per_server: int) -> Recommendation:
@@ -447,8 +447,8 @@ class Verdict:
         if plan.choice == RENT:
             return f"renting on {plan.label}"
         if plan.choice == HYBRID:
-            return f"the best hybrid (own {plan.owned_gpus} GPUs, rent the rest on {plan.label})"
-        return f"owning {plan.owned_gpus} GPUs"
+            return f"the best hybrid (own {plan.owned_gpus:,} GPUs, rent the rest on {plan.label})"
+        return f"owning {plan.owned_gpus:,} GPUs"
 
     @property
     def headline(self) -> str:
@@ -457,9 +457,9 @@ class Verdict:
         if best.choice == RENT:
             lead = f"Rent: {best.label}"
         elif best.choice == HYBRID:
-            lead = f"Own {best.owned_gpus} GPUs and rent the rest on {best.label}"
+            lead = f"Own {best.owned_gpus:,} GPUs and rent the rest on {best.label}"
         else:
-            lead = f"Own {best.owned_gpus} GPUs"
+            lead = f"Own {best.owned_gpus:,} GPUs"
         parts = [f"{lead}, {units.format_money(best.cost_usd)} over {self.horizon_months} months"]
         for other in self.others:
             what = "the best hybrid" if other.choice == HYBRID else self.describe(other)

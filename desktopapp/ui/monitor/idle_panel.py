@@ -182,7 +182,7 @@ class IdleCostPanel(Section):
         self.monthly_card.set_value(
             format_money(report.projected_monthly_waste_usd),
             "",
-            f"if this continues on {gpus} GPU{'s' if gpus != 1 else ''}",
+            f"if this continues on {gpus:,} GPU{'s' if gpus != 1 else ''}",
             tip,
         )
         streaks = [g for g in report.gpus if g.idle_streak_s >= 1]
