@@ -180,6 +180,13 @@ def test_suggestion_picks_the_smallest_change_that_fits():
     assert all(s.kind != "batch_size" for s in e.suggestions)
 
 
+def test_a_suggested_device_count_has_thousands_separators():
+    e = estimate_memory(MemoryInputs(params=10e12, gpus=8, memory_gb=80))
+    texts = [s.description for s in e.suggestions if s.kind == "gpus"]
+    assert texts and any("2,048 devices" in t for t in texts), texts
+    assert not any("2048" in t for t in texts)
+
+
 def test_no_suggestion_that_does_not_help():
     # Single device, no shape, ZeRO-0: sharding needs more devices; 8-bit Adam and pure bf16
     # help; checkpointing has nothing to act on.

@@ -105,6 +105,13 @@ def test_non_finite_values_render_as_dash_never_nan(bad):
         assert fmt(bad) == units.DASH
 
 
+def test_large_percentages_group_their_thousands():
+    """A model 1,955× too large for the device printed "headroom … (-195479.0%)"."""
+    assert units.format_percent(-1954.79) == "-195,479.0%"
+    assert units.format_percent(12.744) == "1,274.4%"
+    assert units.format_percent(0.4) == "40.0%"
+
+
 def test_month_is_a_twelfth_of_a_year():
     assert pytest.approx(units.HOURS_PER_YEAR) == units.HOURS_PER_MONTH * 12
     assert pytest.approx(730.5) == units.HOURS_PER_MONTH

@@ -169,7 +169,7 @@ def print_serving(
     e: ServingEstimate, device: str, single: ServingEstimate | None = None, headline: str = ""
 ) -> None:
     inp = e.inputs
-    where = f"{inp.gpus} × {device}" + (f", {inp.replicas} replicas" if inp.replicas > 1 else "")
+    where = f"{inp.gpus} × {device}" + (f", {inp.replicas:,} replicas" if inp.replicas > 1 else "")
     mode = (
         f"continuous batching, {units.plural(e.concurrency, 'sequence')}"
         if e.batching == "continuous"

@@ -631,7 +631,7 @@ def _with_formula(e: InferenceEstimate) -> InferenceEstimate:
             f"{inp.batch_size} = {units.format_flops(e.flops_per_step, 4)}"
         )
         lines.append(f"bytes read per step = weights = {units.format_bytes(e.bytes_per_step)}")
-    gpus = f" × {inp.gpus} devices" if inp.gpus > 1 else ""
+    gpus = f" × {inp.gpus:,} devices" if inp.gpus > 1 else ""
     lines.append(
         f"compute = FLOPs / (peak × U{gpus}) = {units.format_flops(e.flops_per_step, 4)} / "
         f"({peak} × "

@@ -1130,7 +1130,7 @@ def _suggestions(base: MemoryEstimate) -> list[MemorySuggestion]:
     if train and inp.gpus > 1 and inp.zero_stage < 3:
         options(
             "zero_stage",
-            "shard more with ZeRO-{zero_stage} across the {gpus} devices",
+            "shard more with ZeRO-{zero_stage} across the {gpus:,} devices",
             [{"zero_stage": s, "gpus": inp.gpus} for s in range(inp.zero_stage + 1, 4)],
         )
     if train and inp.has_shape and not inp.checkpointing:
@@ -1181,12 +1181,12 @@ def _suggestions(base: MemoryEstimate) -> list[MemorySuggestion]:
             g *= 2
         if train and inp.zero_stage == 0:
             variants = [{"gpus": c, "zero_stage": 3} for c in counts]
-            text = "shard with ZeRO-3 (FSDP) across {gpus} devices"
+            text = "shard with ZeRO-3 (FSDP) across {gpus:,} devices"
         elif train:
             variants = [{"gpus": c} for c in counts]
-            text = "spread ZeRO-" + str(inp.zero_stage) + " sharding across {gpus} devices"
+            text = "spread ZeRO-" + str(inp.zero_stage) + " sharding across {gpus:,} devices"
         else:
             variants = [{"gpus": c} for c in counts]
-            text = "split the model across {gpus} devices (tensor/pipeline parallel)"
+            text = "split the model across {gpus:,} devices (tensor/pipeline parallel)"
         options("gpus", text, variants)
     return out

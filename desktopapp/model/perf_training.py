@@ -976,7 +976,7 @@ def _user_candidates(pb: _Problem, inp: RunInputs) -> _Cands:
         )
     if inp.gpus % (tp * pp * cp):
         raise PlanError(
-            f"tp: TP {tp} × PP {pp} × CP {cp} does not divide {inp.gpus} GPUs into whole "
+            f"tp: TP {tp} × PP {pp} × CP {cp} does not divide {inp.gpus:,} GPUs into whole "
             "data-parallel replicas"
         )
     if tp > pb.domain:

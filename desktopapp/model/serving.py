@@ -1066,7 +1066,7 @@ def _formula(e: ServingEstimate, s: _Setup, sh: _Shares) -> str:
         )
     else:
         lines.append(
-            f"batch time = prefill of {inp.batch_size} prompts + {inp.output_tokens} steps; "
+            f"batch time = prefill of {inp.batch_size:,} prompts + {inp.output_tokens:,} steps; "
             f"throughput = B × output / batch time = {e.tokens_per_second:,.4g} tokens/s"
         )
     if e.max_concurrency is not None and e.kv_free_bytes is not None:

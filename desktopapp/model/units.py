@@ -200,7 +200,7 @@ def format_percent(fraction: float | None, digits: int = 1) -> str:
     assert fraction is not None
     if abs(fraction) * 100 >= PLAIN_LIMIT:
         return f"{format_power_of_ten(fraction * 100, 3)}%"
-    return f"{fraction * 100:.{digits}f}%"
+    return f"{fraction * 100:,.{digits}f}%"
 
 
 def format_number(value: float | None, digits: int = 3) -> str:
