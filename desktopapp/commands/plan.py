@@ -26,7 +26,12 @@ from desktopapp.commands.options import (
     option_number,
     option_size,
 )
-from desktopapp.commands.output import output_width, print_json, print_paragraph
+from desktopapp.commands.output import (
+    output_width,
+    print_json,
+    print_paragraph,
+    warn_implausible,
+)
 from desktopapp.commands.serving import add_routing_options
 from desktopapp.model import advisor as adv
 from desktopapp.model import units
@@ -343,6 +348,7 @@ def _run(args: argparse.Namespace, workload_from_args: Any, search: Any, table: 
     """Search for the workload the options describe; print the ranking as JSON or text."""
     constraints = constraints_from_args(args)
     workload = workload_from_args(args)
+    warn_implausible(workload, quiet=args.json)
     rows = _rows(args)
     ranking = search(workload, constraints, owning=owning_from_args(args))
     if args.json:

@@ -129,6 +129,13 @@ PLAUSIBLE_LIMITS: dict[str, Limit] = {
     "batch_size": Limit("batch size", 1e7, "the largest batches in use: ~1e5-1e6"),
     "layers": Limit("layers", 10_000, "the deepest production transformers: ~100-200 layers"),
     "hidden": Limit("hidden size", 1e6, "the widest production transformers: ~20k-30k"),
+    # ChatGPT: 2.5 billion prompts a day, about 29,000 a second (OpenAI to Axios, 2025-07-21);
+    # Google Search: about 5 trillion searches a year, about 160,000 a second (Alphabet, 2025)
+    "requests_per_s": Limit(
+        "requests per second",
+        1e7,
+        "ChatGPT: 2.5 billion prompts a day, ~29,000/s (OpenAI, 2025-07)",
+    ),
 }
 
 

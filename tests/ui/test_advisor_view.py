@@ -246,3 +246,25 @@ def test_the_notes_every_option_assumes_are_shown_as_the_cli_prints_them(
     assert dialog.notes.text().splitlines() == list(note_lines(ranking))
     assert f"Note: production factor for every option: {source}." in dialog.notes.text()
     assert all(o.accelerator == "h100-sxm" for o in ranking.options)
+
+
+def test_a_rate_beyond_any_real_service_is_searched_and_flagged(
+    qtbot: QtBot, tab: EstimateTab, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """1e9 requests/s (ChatGPT serves about 29,000/s) was planned without a word; the dialog
+    and `plan serve` now both say so, and still answer."""
+    from desktopapp.cli import run_command
+
+    dialog = _open(qtbot, tab)
+    dialog.mode.setCurrentIndex(dialog.mode.findData("serve"))
+    dialog.rate.setText("1e9")
+    dialog.include.setText("h100-sxm")
+    ranking = _search(qtbot, dialog)
+    assert ranking.options
+    first = dialog.notes.text().splitlines()[0]
+    assert first.startswith("Check this input: requests per second: 1B is beyond any real"), first
+    capsys.readouterr()
+    argv = ["plan", "serve", "--params", "8B", "--requests-per-s", "1e9", "--include", "h100-sxm"]
+    assert run_command(argv) == 0
+    err = " ".join(capsys.readouterr().err.split())  # a terminal wraps the warning
+    assert f"warning: {first.removeprefix('Check this input: ')}" in err, err

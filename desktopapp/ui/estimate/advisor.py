@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktopapp.application import advisor as app
+from desktopapp.application.text import implausible_inputs
 from desktopapp.model import advisor as adv
 from desktopapp.model import units
 from desktopapp.model.validation import error_field, error_text
@@ -87,6 +88,7 @@ class AdvisorDialog(QDialog):
         self.ranking: adv.Ranking | None = None
         self._worker: Worker | None = None
         self._generation = 0
+        self._input_warnings: list[str] = []
         self._relay = _Relay(self)
         self._relay.progress.connect(self._on_progress)
         self._plot: Any = None
@@ -274,6 +276,8 @@ class AdvisorDialog(QDialog):
         else:
             workload = app.train_workload_of(self.state.training, self.state.memory, self._preset())
             search = app.search_training
+        # inputs beyond any real system: searched all the same, and said above the notes
+        self._input_warnings = implausible_inputs(workload)
 
         def run() -> adv.Ranking:
             thread = QThread.currentThread()
@@ -353,7 +357,8 @@ class AdvisorDialog(QDialog):
     def show_ranking(self, ranking: adv.Ranking) -> None:
         self.ranking = ranking
         self.recommendation.setText(ranking.recommendation)
-        lines = app.note_lines(ranking)
+        warnings = [f"Check this input: {w}" for w in self._input_warnings]
+        lines = [*warnings, *app.note_lines(ranking)]
         self.notes.setText("\n".join(lines))
         self.notes.setVisible(bool(lines))
         meeting = sum(1 for o in ranking.options if o.meets_constraints)
