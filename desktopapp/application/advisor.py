@@ -948,10 +948,15 @@ def search_serving(
                             pipeline_stages=pp,
                         )
                     )
-    ranked = adv.rank_serving(options, constraints)
+    # the same largest fleet as training's search (the default both faces state): a fleet past it
+    # is ranked but misses the constraints, so a load no real fleet serves is not "met"
+    limit = constraints.max_gpus or DEFAULT_MAX_GPUS
+    ranked = adv.rank_serving(options, replace(constraints, max_gpus=limit))
     note = _owning_note(ranked, owning, constraints)
-    text = adv.serving_recommendation(ranked, constraints, note, excluded)
+    text = adv.serving_recommendation(ranked, replace(constraints, max_gpus=limit), note, excluded)
     notes: tuple[str, ...] = (
+        f"fleets up to {limit:,} GPUs in all ({MAX_GPUS_SOURCE}); larger ones are listed as "
+        "missing the constraints",
         f"load: {workload.requests_per_s:g} requests/s × peak-to-mean {workload.peak_to_mean:g} "
         f"× {workload.output_tokens} output tokens, + {workload.headroom:.0%} headroom "
         f"({HEADROOM_SOURCE})",

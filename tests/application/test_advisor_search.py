@@ -150,6 +150,23 @@ def test_a_power_cap_below_an_accelerators_floor_leaves_it_out_once():
     assert {o.accelerator for o in ranking.options} == {"h100-sxm"}
 
 
+def test_serving_fleets_past_the_stated_default_miss_the_constraints():
+    """Both faces say the largest fleet considered is 16,384 GPUs by default, but serving
+    applied no limit: 1e9 requests/s 'met the constraints' with 88 million H100s."""
+    huge = app.ServeWorkload(params=8e9, requests_per_s=1e9)
+    ranking = app.search_serving(huge, adv.Constraints(include=("h100-sxm",)), today=TODAY)
+    assert ranking.options and not any(o.meets_constraints for o in ranking.options)
+    assert "over the maximum of 16,384" in ranking.options[0].misses
+    assert "16,384 GPUs binds" in ranking.recommendation
+    raised = app.search_serving(
+        huge, adv.Constraints(include=("h100-sxm",), max_gpus=1_000_000), today=TODAY
+    )
+    assert "over the maximum of 1,000,000" in raised.options[0].misses
+    small = app.ServeWorkload(params=8e9, requests_per_s=5.0)
+    ranked = app.search_serving(small, adv.Constraints(include=("h100-sxm",)), today=TODAY)
+    assert ranked.options[0].meets_constraints
+
+
 def test_owning_uses_the_cost_tabs_overrides():
     base = _search(pricing=("owned",))
     longer = app.search_training(
