@@ -105,7 +105,7 @@ def owned_idle_view(comparison: CostComparison) -> tuple[str, str]:
         )
     idle_pct = units.format_percent(owned.idle_fraction, 0 if owned.idle_fraction < 0.99 else 1)
     text = (
-        f"Your {owned.gpus} owned GPUs would be idle {idle_pct} of the time. An idle owned "
+        f"Your {owned.gpus:,} owned GPUs would be idle {idle_pct} of the time. An idle owned "
         f"GPU still costs {units.format_money(owned.price_per_hour)} an hour (depreciation, "
         f"operations, idle power): <b>{units.format_money(owned.monthly_usd)} a month</b> "
         "for the fleet."

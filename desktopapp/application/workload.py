@@ -560,7 +560,7 @@ def inference_view(
         else CardView(units.format_money(est.cost_per_million), f"per million {unit}s", tip),
         bound=CardView(est.bound.capitalize(), switch, tip, unit="bound"),
         note=(
-            f"Batch of {inputs.batch_size}, {est.compute_precision} compute on {inputs.gpus} × "
+            f"Batch of {inputs.batch_size}, {est.compute_precision} compute on {inputs.gpus:,} × "
             f"{est.accelerator_name or 'device'}; {note}"
         ),
         curve=InferenceCurve(

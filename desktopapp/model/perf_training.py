@@ -972,7 +972,7 @@ def _user_candidates(pb: _Problem, inp: RunInputs) -> _Cands:
     if inp.dp is not None and inp.dp * tp * pp * cp != inp.gpus:
         raise PlanError(
             f"dp: TP {tp} × PP {pp} × CP {cp} × DP {inp.dp} = {tp * pp * cp * inp.dp} GPUs, "
-            f"but the run has {inp.gpus}; make them multiply to the GPU count"
+            f"but the run has {inp.gpus:,}; make them multiply to the GPU count"
         )
     if inp.gpus % (tp * pp * cp):
         raise PlanError(

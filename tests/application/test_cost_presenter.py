@@ -193,3 +193,12 @@ def test_recommendation_is_the_one_verdict_rendering() -> None:
     assert result.verdict is not None
     shown = presenter.recommendation_html(result)
     assert re.sub(r"<[^>]+>", "", shown) == verdict_text(result.verdict)
+
+
+def test_fleet_counts_in_the_tabs_texts_group_their_thousands() -> None:
+    """5M GPU-hours a month: "Your 13696 owned GPUs would be idle …" read as one number."""
+    c = comparison(gpu_hours=5e6)
+    assert c.fleet is not None and c.fleet.gpus >= 10_000
+    text, _tip = hybrid_presenter.owned_idle_view(c)
+    assert f"Your {c.fleet.gpus:,} owned GPUs" in text, text
+    assert f"{c.fleet.gpus:,} GPUs" in presenter.utilization_note(c)
