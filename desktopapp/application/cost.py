@@ -149,6 +149,10 @@ def demand_rule_view(comparison: CostComparison, source: str) -> tuple[str, str]
             f"{comparison.onprem.gpus_per_server} GPUs, busy "
             f"{busy_percent(fleet.utilization)} of hours."
         )
+    from desktopapp.model.measurement import plausibility_warnings
+
+    for warning in plausibility_warnings({"gpu_hours_per_month": demand.gpu_hours_per_month}):
+        text += f"<br>Check this input: {html.escape(warning)}"  # planned all the same
     tips = {
         DEMAND_SPREAD: "GPU-hours of the run ÷ horizon months",
         DEMAND_RUNS: "GPU-hours per run × runs per month",

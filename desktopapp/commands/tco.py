@@ -581,7 +581,7 @@ def _cloud_label(resolved: ResolvedTco) -> str:
 
 def run_tco(args: argparse.Namespace) -> int:
     resolved = resolve(args)
-    warn_implausible(resolved.onprem, quiet=args.json)
+    warn_implausible(resolved.onprem, resolved, quiet=args.json)
     result = estimate_tco(resolved.onprem, resolved.cloud, resolved.months)
     plan = demand_plan(resolved, result, args.profile)
     per_server = resolved.onprem.gpus_per_server

@@ -129,6 +129,13 @@ PLAUSIBLE_LIMITS: dict[str, Limit] = {
     "batch_size": Limit("batch size", 1e7, "the largest batches in use: ~1e5-1e6"),
     "layers": Limit("layers", 10_000, "the deepest production transformers: ~100-200 layers"),
     "hidden": Limit("hidden size", 1e6, "the widest production transformers: ~20k-30k"),
+    # a million GPUs busy every hour of a month: beyond the largest clusters (~100k-200k GPUs,
+    # the "devices" limit above) several times over
+    "gpu_hours_per_month": Limit(
+        "GPU-hours a month",
+        1e9,
+        "a million GPUs busy all month: ~730M GPU-h; the largest clusters have ~100k-200k",
+    ),
     # ChatGPT: 2.5 billion prompts a day, about 29,000 a second (OpenAI to Axios, 2025-07-21);
     # Google Search: about 5 trillion searches a year, about 160,000 a second (Alphabet, 2025)
     "requests_per_s": Limit(

@@ -202,3 +202,19 @@ def test_fleet_counts_in_the_tabs_texts_group_their_thousands() -> None:
     text, _tip = hybrid_presenter.owned_idle_view(c)
     assert f"Your {c.fleet.gpus:,} owned GPUs" in text, text
     assert f"{c.fleet.gpus:,} GPUs" in presenter.utilization_note(c)
+
+
+def test_a_demand_beyond_any_fleet_is_flagged_under_the_demand(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """1e17 GPU-hours a month was planned without a word on the Cost tab and in estimate tco."""
+    from desktopapp.cli import run_command
+
+    text, _tip = presenter.demand_rule_view(comparison(gpu_hours=1e17), "typed")
+    words = "GPU-hours a month: 1.00×10^17 is beyond any real system"
+    assert f"Check this input: {words}" in text, text
+    assert "Check this input" not in presenter.demand_rule_view(comparison(), "typed")[0]
+    argv = ["estimate", "tco", "--accelerator", "h100-sxm", "--gpu-hours-per-month", "1e17"]
+    capsys.readouterr()
+    assert run_command(argv) == 0
+    assert f"warning: {words}" in " ".join(capsys.readouterr().err.split())
