@@ -326,16 +326,13 @@ def parse_budget(text: str) -> float | None:
 
 def parse_rate(text: str) -> float:
     """Requests per second as typed in the window ("20", "1.5k"), refused as the command
-    line's --requests-per-s is (the same parser, bound and check)."""
-    rate = units.parse_quantity(
+    line's --requests-per-s is (the same parser and bound)."""
+    return units.parse_quantity(  # above 0: ServeWorkload's check, the command line's too
         text.strip() or "0",
         "requests_per_s",
         maximum=units.MAX_INPUT_VALUE,
         examples=units.NUMBER_EXAMPLES,
     )
-    if not rate > 0:
-        raise InputError("requests_per_s", f"must be a rate above 0 requests/s, got {rate:g}")
-    return rate
 
 
 def resolve_names(names: Iterable[str], field_name: str) -> tuple[str, ...]:
@@ -951,9 +948,10 @@ def search_serving(
     # the same largest fleet as training's search (the default both faces state): a fleet past it
     # is ranked but misses the constraints, so a load no real fleet serves is not "met"
     limit = constraints.max_gpus or DEFAULT_MAX_GPUS
-    ranked = adv.rank_serving(options, replace(constraints, max_gpus=limit))
+    bounded = replace(constraints, max_gpus=limit)
+    ranked = adv.rank_serving(options, bounded)
     note = _owning_note(ranked, owning, constraints)
-    text = adv.serving_recommendation(ranked, replace(constraints, max_gpus=limit), note, excluded)
+    text = adv.serving_recommendation(ranked, bounded, note, excluded)
     notes: tuple[str, ...] = (
         f"fleets up to {limit:,} GPUs in all ({MAX_GPUS_SOURCE}); larger ones are listed as "
         "missing the constraints",

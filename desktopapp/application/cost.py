@@ -25,6 +25,7 @@ from desktopapp.application.text import (
     break_even_text,
     busy_percent,
     formula_tooltip,
+    implausible_inputs,
 )
 from desktopapp.application.verdict import lead, verdict_text
 from desktopapp.model import units
@@ -149,10 +150,8 @@ def demand_rule_view(comparison: CostComparison, source: str) -> tuple[str, str]
             f"{comparison.onprem.gpus_per_server} GPUs, busy "
             f"{busy_percent(fleet.utilization)} of hours."
         )
-    from desktopapp.model.measurement import plausibility_warnings
-
-    for warning in plausibility_warnings({"gpu_hours_per_month": demand.gpu_hours_per_month}):
-        text += f"<br>Check this input: {html.escape(warning)}"  # planned all the same
+    for warning in implausible_inputs(demand):  # planned all the same
+        text += f"<br>Check this input: {html.escape(warning)}"
     tips = {
         DEMAND_SPREAD: "GPU-hours of the run ÷ horizon months",
         DEMAND_RUNS: "GPU-hours per run × runs per month",

@@ -14,20 +14,18 @@ from desktopapp.model import units
 Handler = Callable[[argparse.Namespace], int]
 JSON_HELP = "print one JSON object"
 
-# Larger values are refused naming the option (the window's fields refuse the same).
-MAX_OPTION_VALUE = units.MAX_INPUT_VALUE
-
 
 def _option_value(parse: Callable[..., float], text: str) -> float:
     try:
-        return parse(text, "value", maximum=MAX_OPTION_VALUE)
+        return parse(text, "value", maximum=units.MAX_INPUT_VALUE)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc).removeprefix("value: ")) from None
 
 
 def option_number(text: str) -> float:
     """An option's number (``8``, ``0.5``, ``2k``, ``1.5e9``, ``1,000``) as an argparse type:
-    NaN, inf, ``1,5`` and values above :data:`MAX_OPTION_VALUE` are an argparse error (exit 2)."""
+    NaN, inf, ``1,5`` and values above :data:`desktopapp.model.units.MAX_INPUT_VALUE` (the
+    window refuses the same) are an argparse error (exit 2)."""
     from desktopapp.model.units import NUMBER_EXAMPLES, parse_quantity
 
     return _option_value(partial(parse_quantity, examples=NUMBER_EXAMPLES), text)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from desktopapp.application.verdict import verdict_for_demand
-from desktopapp.commands.options import MAX_OPTION_VALUE, add_command, add_json_option
+from desktopapp.commands.options import add_command, add_json_option
 from desktopapp.commands.output import (
     print_json,
     print_key_values,
@@ -159,8 +159,8 @@ def _number(args: argparse.Namespace, dest: str) -> float | None:
     # as the option reads: a share (0.4 or 40%), dollars (2.49 or $1.99) or a number
     parse = {"F": parse_fraction, "USD": parse_money}.get(_NUMBER_OPTIONS[dest][0])
     if parse is not None:
-        return parse(raw, dest, maximum=MAX_OPTION_VALUE)
-    return parse_quantity(raw, dest, maximum=MAX_OPTION_VALUE, examples=NUMBER_EXAMPLES)
+        return parse(raw, dest, maximum=units.MAX_INPUT_VALUE)
+    return parse_quantity(raw, dest, maximum=units.MAX_INPUT_VALUE, examples=NUMBER_EXAMPLES)
 
 
 def resolve(args: argparse.Namespace) -> ResolvedTco:
