@@ -17,13 +17,7 @@ from typing import Any
 
 from desktopapp.model import units
 
-# section → the fields with no Workload-tab field (the CLI's options for them)
-CARRIED_FIELDS: Mapping[str, tuple[str, ...]] = {
-    "training": ("peak_tflops",),
-    "memory": ("memory_gb", "overhead_gib", "micro_batches"),
-    "inference": ("peak_tflops", "bandwidth_gbs", "utilization", "bandwidth_efficiency"),
-}
-
+# (section, field) with no Workload-tab field → how the note names it (the CLI's option)
 _WORDS: Mapping[tuple[str, str], str] = {
     ("training", "peak_tflops"): "training peak {v:g} TFLOP/s per device (--peak-tflops)",
     ("memory", "memory_gb"): "device memory {v:g} GB (--memory-gb)",
@@ -36,6 +30,12 @@ _WORDS: Mapping[tuple[str, str], str] = {
         "inference",
         "bandwidth_efficiency",
     ): "serving bandwidth efficiency {p} (--bandwidth-efficiency)",
+}
+
+# section → its fields with no Workload-tab field, in the note's order
+CARRIED_FIELDS: Mapping[str, tuple[str, ...]] = {
+    section: tuple(name for sec, name in _WORDS if sec == section)
+    for section in dict.fromkeys(sec for sec, _name in _WORDS)
 }
 
 
